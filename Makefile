@@ -1,0 +1,134 @@
+# rnnscale — the one build entry.  `make help` lists every target and variable.
+#
+# Code is compiled once, without -march=native: files named *_avx512.c and *_avx2.c
+# get those ISA flags and are called only after a CPUID check (common/cpu.c).
+# Optional libraries are probed with pkg-config or a test link and announced.
+
+ifeq ($(origin CC),default)
+CC = gcc
+endif
+OPT     ?= -O2
+WERROR  ?=
+QUICK   ?=
+RUN     ?=
+THREADS ?=
+
+BUILD := build
+OBJ   := $(BUILD)/obj
+BIN   := $(BUILD)/bin
+
+# ---- optional features (probed at parse time; `make deps` runs first) ------------
+have_pc   = $(shell pkg-config --exists $(1) 2>/dev/null && echo 1)
+have_link = $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - $(1) -o /dev/null 2>/dev/null && echo 1)
+HAVE_SLEEF     := $(call have_pc,sleef)
+HAVE_PAPI      := $(call have_pc,papi)
+HAVE_CRITERION := $(call have_pc,criterion)
+HAVE_LIBMVEC   := $(call have_link,-lmvec)
+HAVE_LIKWID    := $(shell test -f /usr/include/likwid-marker.h && echo 1)$(if $(call have_link,-llikwid),,0)
+
+FEATURE_DEFS := $(if $(HAVE_SLEEF),-DHAVE_SLEEF) $(if $(HAVE_PAPI),-DHAVE_PAPI) \
+                $(if $(HAVE_LIBMVEC),-DHAVE_LIBMVEC) $(if $(filter 1,$(HAVE_LIKWID)),-DHAVE_LIKWID)
+FEATURE_LIBS := $(if $(HAVE_SLEEF),-lsleef) $(if $(HAVE_PAPI),-lpapi) \
+                $(if $(HAVE_LIBMVEC),-lmvec) $(if $(filter 1,$(HAVE_LIKWID)),-llikwid)
+
+# ---- flags ------------------------------------------------------------------------
+WARN    := -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror)
+INC     := -Icommon -Imicrobench/exp -Imicrobench/peak
+CFLAGS  ?=
+ALL_CFLAGS = -std=gnu11 -g $(OPT) -fopenmp -MMD -MP $(WARN) $(INC) $(FEATURE_DEFS) $(CFLAGS) $(ISAFLAGS)
+LDLIBS  := $(FEATURE_LIBS) -ldl -lm -fopenmp
+
+$(OBJ)/%_avx512.o: ISAFLAGS = -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma
+$(OBJ)/%_avx2.o:   ISAFLAGS = -mavx2 -mfma
+
+# ---- sources: a new file in these folders needs no edit here ----------------------
+COMMON_SRC := $(wildcard common/*.c)
+MB_SRC     := $(wildcard microbench/exp/*.c microbench/peak/*.c)
+TEST_SRC   := $(wildcard test/test_*.c)
+
+COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)
+MB_OBJ     := $(MB_SRC:%.c=$(OBJ)/%.o)
+TESTS      := $(TEST_SRC:test/%.c=$(BUILD)/test/%)
+PROGRAMS   := $(BIN)/microbench
+
+.PHONY: all deps test check bench figures simulate scaling help clean features FORCE
+.DEFAULT_GOAL := all
+
+all: features $(PROGRAMS)
+
+features:
+	@echo "features: sleef=$(if $(HAVE_SLEEF),yes,no) libmvec=$(if $(HAVE_LIBMVEC),yes,no)" \
+	  "papi=$(if $(HAVE_PAPI),yes,no) likwid=$(if $(filter 1,$(HAVE_LIKWID)),yes,no)" \
+	  "criterion=$(if $(HAVE_CRITERION),yes,no)"
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Build facts recorded in machine.json: rebuilt every time so the commit is current.
+$(OBJ)/common/buildinfo.o: FORCE
+$(OBJ)/common/buildinfo.o: ALL_CFLAGS += -DRS_COMMIT='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' \
+	-DRS_CFLAGS='"$(OPT) $(CFLAGS) $(FEATURE_DEFS)"'
+
+$(BIN)/microbench: $(OBJ)/microbench/main.o $(MB_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/test/%: $(OBJ)/test/%.o $(MB_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LDLIBS) -lcriterion
+
+# ---- set-up -------------------------------------------------------------------------
+DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \
+            libsleef-dev libpapi-dev papi-tools likwid libcriterion-dev gnuplot-nox \
+            libsimgrid-dev simgrid
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing" $$missing; mkdir -p $(BUILD); \
+	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	    --no-install-recommends $$missing ) > $(BUILD)/deps.log 2>&1 \
+	  || { echo "deps: apt-get failed; see $(BUILD)/deps.log"; exit 1; }; \
+	  echo "deps: done"; fi
+
+# ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
+test: deps
+	@$(MAKE) --no-print-directory WERROR=1 check
+
+check: all $(TESTS)
+	@fail=0; for t in $(TESTS); do echo "== $$t"; $$t --jobs 1 || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "make test: all tests passed"; else echo "make test: FAILED"; exit 1; fi
+
+# ---- the campaign -------------------------------------------------------------------
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@QUICK=$(QUICK) THREADS=$(THREADS) sh results/bench.sh
+
+figures:
+	@sh plot/figures.sh $(RUN)
+
+simulate:
+	@echo "make simulate: not yet (the SimGrid SMPI issue)"; exit 2
+
+scaling:
+	@echo "make scaling: not yet (the scaling issue)"; exit 2
+
+help:
+	@echo "rnnscale targets:"
+	@echo "  make deps       install missing Debian packages (apt-get; idempotent)"
+	@echo "  make            build everything into $(BUILD)/ (announces optional features)"
+	@echo "  make test       deps + build (warnings as errors) + every test"
+	@echo "  make bench      deps + build + the campaign into a new results/runs/<stamp>-<host>/"
+	@echo "  make figures    redraw figures of RUN=results/runs/... (default: newest run)"
+	@echo "  make simulate   allreduce at scale under SimGrid SMPI (not yet)"
+	@echo "  make scaling    RNN strong/weak scaling sweeps (not yet)"
+	@echo "  make clean      remove $(BUILD)/"
+	@echo "variables: CC=$(CC) OPT=$(OPT) CFLAGS= WERROR=1 QUICK=1 THREADS=N RUN=DIR"
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

@@ -1,0 +1,46 @@
+/* bench.h — the one place where timing discipline lives.
+ *
+ * A kernel is a function that performs `reps` repetitions of its work on the
+ * working set of thread `tid`.  rs_bench() warms it up, picks reps so that each
+ * sample spans at least 20 timer ticks and cfg->min_sample_s, then takes samples
+ * until both cfg->min_samples and cfg->min_time_s are reached (or max_time_s).
+ * With nthreads > 1 every thread runs the kernel at once on its own data, inside
+ * one OpenMP team pinned one thread per CPU; a sample is the wall time from a
+ * barrier before to a barrier after.  Results are per repetition. */
+#ifndef RS_BENCH_H
+#define RS_BENCH_H
+
+#include "stats.h"
+
+typedef void (*rs_kernel_fn)(void *ctx, int tid, long reps);
+
+typedef struct {
+    double warmup_s;     /* run untimed at least this long first (default 0.02) */
+    double min_sample_s; /* each sample spans at least this long (default 1e-4) */
+    int min_samples;     /* at least this many samples (default 11) */
+    int max_samples;     /* at most (default 1000) */
+    double min_time_s;   /* keep sampling until this much time was spent (default 0.1) */
+    double max_time_s;   /* stop after this long even below min_samples (default 5) */
+} rs_bench_cfg;
+
+/* Defaults above; quick != 0 shortens everything ~5x for smoke runs. */
+rs_bench_cfg rs_bench_defaults(int quick);
+
+typedef struct {
+    rs_stats ns;      /* nanoseconds per repetition over the samples */
+    long reps;        /* repetitions per sample */
+    int threads;
+} rs_bench_result;
+
+/* Time fn(ctx, tid, reps) on nthreads threads. Returns 0, or -1 (rs_lasterr). */
+int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
+             rs_bench_result *out);
+
+/* Threads: the number of online CPUs, and pinning of the calling thread. */
+int rs_ncpus(void);
+int rs_pin_thread(int cpu);  /* 0 ok; -1 where the OS refuses (recorded, not fatal) */
+
+/* Run fn(ctx, tid) once on each of nthreads pinned threads (e.g. first-touch init). */
+void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx);
+
+#endif

@@ -1,0 +1,56 @@
+/* check.h — error reporting and CHECK macros shared by every rnnscale program.
+ *
+ * Library code never exits: it records one human-readable line with rs_seterr()
+ * and returns -1 (or NULL).  Only main() turns that into an exit status:
+ *   RS_EXIT_OK 0, RS_EXIT_WRONG 1 (a correctness check failed),
+ *   RS_EXIT_USAGE 2 (bad usage or input), RS_EXIT_INTR 130 (Ctrl-C).
+ * The CHECK macros carry file and line so a failure names its place. */
+#ifndef RS_CHECK_H
+#define RS_CHECK_H
+
+#include <stdio.h>
+
+enum { RS_EXIT_OK = 0, RS_EXIT_WRONG = 1, RS_EXIT_USAGE = 2, RS_EXIT_INTR = 130 };
+
+/* Record the last error (printf-style, one line, no trailing newline). */
+void rs_seterr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The last recorded error, or "unknown error". */
+const char *rs_lasterr(void);
+/* Program name used as the prefix of fatal messages ("microbench exp"). */
+void rs_set_progname(const char *name);
+const char *rs_progname(void);
+/* Print "<prog>: <last error>" on stderr and exit with code (main only). */
+void rs_die(int code) __attribute__((noreturn));
+/* Print "<prog>: <message>" on stderr and exit with code (main only). */
+void rs_fatal(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+/* In a function returning int status: on failure record the message and return -1. */
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            rs_seterr(__VA_ARGS__);                                             \
+            return -1;                                                          \
+        }                                                                       \
+    } while (0)
+
+/* Same, for functions returning a pointer. */
+#define CHECK_NULL(cond, ...)                                                   \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            rs_seterr(__VA_ARGS__);                                             \
+            return NULL;                                                        \
+        }                                                                       \
+    } while (0)
+
+/* A proven invariant: aborts with expression, file and line (a bug, not input). */
+#define RS_ASSERT(cond)                                                         \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "%s:%d: internal error: %s\n", __FILE__, __LINE__, #cond); \
+            abort();                                                            \
+        }                                                                       \
+    } while (0)
+
+#define RS_ARRAY_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+#endif

@@ -1,0 +1,26 @@
+/* counters.h — hardware counters (PAPI) and likwid marker regions, never fatal.
+ *
+ * rs_counters_init() tries PAPI (PAPI_TOT_CYC and PAPI_TOT_INS); where that fails —
+ * as in a VM without a PMU, where PAPI_add_event gives PAPI_ECMP_DISABLED — it
+ * records why in rs_counters_status() and every later call does nothing.  Marker
+ * regions are active only when the program runs under `likwid-perfctr -m`. */
+#ifndef RS_COUNTERS_H
+#define RS_COUNTERS_H
+
+typedef struct {
+    long long cycles;       /* -1 where unavailable */
+    long long instructions; /* -1 where unavailable */
+} rs_counts;
+
+int rs_counters_init(void);            /* 1 counting available, 0 not (never fails) */
+const char *rs_counters_status(void);  /* "papi: ok" or "papi: unavailable: <why>" */
+void rs_counters_start(void);
+void rs_counters_stop(rs_counts *out);
+
+void rs_markers_init(void);            /* likwid: only if run under likwid-perfctr -m */
+const char *rs_markers_status(void);
+void rs_marker_start(const char *region);
+void rs_marker_stop(const char *region);
+void rs_markers_close(void);
+
+#endif

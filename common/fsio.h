@@ -1,0 +1,27 @@
+/* fsio.h — result files that are never half-written and never overwritten.
+ *
+ * rs_write_atomic() writes through a temporary file in the target's folder, flushes
+ * and fsyncs it, then link()s it to the target name — which fails if the target
+ * exists, so an existing result is never replaced — and removes the temporary.
+ * If the writer fails, or the process is interrupted (SIGINT/SIGTERM, see
+ * rs_install_signal_handlers), the temporary is removed and no target appears. */
+#ifndef RS_FSIO_H
+#define RS_FSIO_H
+
+#include <stdio.h>
+
+/* writer returns 0 on success; its failure (or a write error) aborts the file. */
+typedef int (*rs_writer_fn)(FILE *f, void *ctx);
+int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx);
+
+/* Fails early, with a clear message, if `path` exists or its folder is not writable:
+ * call before a long run so bad output paths are caught before the work is done. */
+int rs_check_writable(const char *path);
+
+int rs_mkdir_p(const char *dir);          /* like mkdir -p */
+
+/* Ctrl-C / SIGTERM: remove the temporary being written, print one line, exit 130. */
+void rs_install_signal_handlers(void);
+int rs_interrupted(void);                 /* a signal arrived (for cooperative loops) */
+
+#endif

@@ -1,0 +1,41 @@
+/* opts.h — command-line options from one table, with clear one-line errors.
+ *
+ * Each program describes its options in one static rs_opt table (name, kind, where
+ * to store, help).  Errors say which option, what was wrong and what is expected,
+ * e.g. "--n: 'abc' is not a size (expected a positive integer like 4096, 64k, 1M)".
+ * Sizes accept k/M/G (powers of 1024) suffixes.  --help prints the usage generated
+ * from the table. */
+#ifndef RS_OPTS_H
+#define RS_OPTS_H
+
+typedef enum {
+    RS_OPT_FLAG,  /* int*: set to 1 */
+    RS_OPT_INT,   /* long*: integer in [min, max] */
+    RS_OPT_SIZE,  /* long*: integer with k/M/G suffix, in [min, max] */
+    RS_OPT_DBL,   /* double* */
+    RS_OPT_STR,   /* const char**: the argument as given */
+} rs_opt_kind;
+
+typedef struct {
+    const char *name;     /* long name without dashes: "threads" */
+    rs_opt_kind kind;
+    void *dest;
+    const char *metavar;  /* "N", "FILE", "LIST"; NULL for flags */
+    const char *help;     /* one line */
+    double min, max;      /* RS_OPT_INT / SIZE / DBL bounds (both 0 = no bounds) */
+} rs_opt;
+
+/* Parses argv[1..argc-1].  Positional arguments are refused unless npos != NULL,
+ * where they are returned in pos[0..*npos-1] (argv pointers).  Returns 0 on success,
+ * 1 if --help was given (usage printed to stdout), -1 on error (rs_lasterr). */
+int rs_opts_parse(int argc, char **argv, const rs_opt *opts, int nopts, const char *usage,
+                  char **pos, int *npos);
+void rs_opts_usage(FILE *f, const rs_opt *opts, int nopts, const char *usage);
+
+/* Parse "4096", "64k", "1M" (powers of 1024). 0 ok, -1 bad. */
+int rs_parse_size(const char *s, long *out);
+
+/* Split a comma list "a,b,c" in place into at most max items; returns the count. */
+int rs_split_list(char *s, char **items, int max);
+
+#endif

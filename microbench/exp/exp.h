@@ -1,0 +1,47 @@
+/* exp.h — the expf variants of `microbench exp`, one file each behind one interface.
+ *
+ * Every variant computes y[i] = e^x[i] for float arrays (n any size; x and y may
+ * not alias; no alignment required).  Each declares the accuracy it promises — a max
+ * ULP error over its domain and whether C99 Annex F special values are exact (NaN in
+ * -> NaN out, exp(+inf) = +inf, exp(-inf) = +0, exp(±0) = 1, overflow to +inf,
+ * underflow to +0 through correctly scaled subnormals) — and the tests hold it to that.
+ * The reference is exp() in double precision (exp_ref.c); errors are measured in ULPs
+ * of the float result at the reference (exp_accuracy.h).
+ *
+ * Names are part of the contract (DESIGN.md): variants libm, libmvec, sleef, poly,
+ * table, schraudolph; ISAs avx512, avx2, portable. */
+#ifndef RS_EXP_H
+#define RS_EXP_H
+
+#include <stddef.h>
+
+#include "cpu.h"
+
+typedef void (*exp_fn)(const float *x, float *y, size_t n);
+
+typedef struct {
+    const char *variant;   /* "poly" */
+    rs_isa isa;            /* instruction set it needs (checked before calling) */
+    const char *impl;      /* what actually runs, e.g. "Sleef_expf16_u10" */
+    double ulp_bound;      /* declared max ULP error on [domain_lo, domain_hi] */
+    int specials;          /* 1: special values exact as above; 0: not handled */
+    float domain_lo, domain_hi; /* inputs where ulp_bound holds */
+    exp_fn run;
+} exp_variant;
+
+/* The registry (exp_registry.c): every variant compiled in, in display order.
+ * The scalar libm loop is first: it is the seed's "before". */
+extern const exp_variant exp_variants[];
+extern const int exp_nvariants;
+
+/* Look up by variant and ISA names; NULL if none. */
+const exp_variant *exp_find(const char *variant, rs_isa isa);
+
+/* The FMA-port bound: the fewest vector operations a polynomial expf needs per
+ * vector (scale to base 2, round, two-part reduction, degree-5 polynomial, scale
+ * back: ~10), divided over the vector FMAs per cycle the machine measured.  Stated
+ * once here so every figure uses the same bound (REFERENCES.md: ~0.3 cycles/elem
+ * with AVX-512 on 2 FMA ports). */
+#define EXP_BOUND_VECOPS 10.0
+
+#endif
