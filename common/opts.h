@@ -8,6 +8,8 @@
 #ifndef RS_OPTS_H
 #define RS_OPTS_H
 
+#include <stdio.h>
+
 typedef enum {
     RS_OPT_FLAG,  /* int*: set to 1 */
     RS_OPT_INT,   /* long*: integer in [min, max] */
@@ -39,3 +41,22 @@ int rs_parse_size(const char *s, long *out);
 int rs_split_list(char *s, char **items, int max);
 
 #endif
+
+/* ---- options every driver shares (DESIGN.md: --csv, --json, --quick) ---- */
+typedef struct {
+    const char *csv;   /* --csv FILE */
+    const char *json;  /* --json FILE */
+    int quick;         /* --quick */
+} rs_common_opts;
+
+#define RS_COMMON_OPTS(c)                                                               \
+    {"csv", RS_OPT_STR, &(c).csv, "FILE", "also write the results as CSV (never overwrites)", 0, 0}, \
+    {"json", RS_OPT_STR, &(c).json, "FILE", "also write the results as JSON (never overwrites)", 0, 0}, \
+    {"quick", RS_OPT_FLAG, &(c).quick, NULL, "a short smoke run (fewer sizes and samples)", 0, 0}
+
+/* Before the work: fail if an output exists or cannot be written. */
+int rs_common_check_outputs(const rs_common_opts *c);
+
+/* Parse a thread list "1,2" or "all" (= online CPUs) into out[0..n-1]; each in
+ * 1..1024.  Returns n, or -1 (rs_lasterr). */
+int rs_parse_threads(const char *s, int *out, int max);

@@ -1,0 +1,130 @@
+/* bench.c — warm-up, adaptive repetitions and sampling; threads and pinning.
+ *
+ * The timed region of a multi-threaded sample is barrier-to-barrier on the master
+ * thread, so a sample is the time the slowest thread needed (what a parallel
+ * program waits for). */
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include <math.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsio.h"
+#include "timer.h"
+
+rs_bench_cfg rs_bench_defaults(int quick)
+{
+    rs_bench_cfg c = {.warmup_s = 0.02, .min_sample_s = 1e-4, .min_samples = 11,
+                      .max_samples = 1000, .min_time_s = 0.1, .max_time_s = 5};
+    if (quick) {
+        c.warmup_s = 0.005;
+        c.min_samples = 5;
+        c.min_time_s = 0.02;
+        c.max_time_s = 1;
+    }
+    return c;
+}
+
+int rs_ncpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int rs_pin_thread(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu % rs_ncpus(), &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : -1;
+}
+
+void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx)
+{
+#pragma omp parallel num_threads(nthreads)
+    {
+        int tid = omp_get_thread_num();
+        rs_pin_thread(tid);
+        fn(ctx, tid);
+    }
+}
+
+/* One sample: all threads run `reps` repetitions between two barriers. */
+static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps)
+{
+    uint64_t t0 = 0, t1 = 0;
+    if (nthreads == 1) {
+        t0 = rs_now_ns();
+        fn(ctx, 0, reps);
+        t1 = rs_now_ns();
+        return (double)(t1 - t0);
+    }
+#pragma omp parallel num_threads(nthreads)
+    {
+        int tid = omp_get_thread_num();
+        rs_pin_thread(tid);
+#pragma omp barrier
+#pragma omp master
+        t0 = rs_now_ns();
+        fn(ctx, tid, reps);
+#pragma omp barrier
+#pragma omp master
+        t1 = rs_now_ns();
+    }
+    return (double)(t1 - t0);
+}
+
+int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
+             rs_bench_result *out)
+{
+    CHECK(nthreads >= 1, "threads must be at least 1 (got %d)", nthreads);
+    int pinned_self = 0;
+    if (nthreads == 1)
+        pinned_self = rs_pin_thread(0) == 0;
+    (void)pinned_self;
+
+    /* Warm-up (caches, page faults, frequency) while finding reps per sample. */
+    double floor_ns = fmax(20 * rs_timer_granularity_ns(), cfg->min_sample_s * 1e9);
+    long reps = 1;
+    double spent = 0, t;
+    for (;;) {
+        t = run_sample(nthreads, fn, ctx, reps);
+        spent += t;
+        if (t >= floor_ns && spent >= cfg->warmup_s * 1e9)
+            break;
+        if (t < floor_ns)
+            reps = t > 0 ? (long)ceil(reps * fmin(floor_ns * 1.2 / t, 100.0)) : reps * 10;
+        if (rs_interrupted()) {
+            rs_seterr("interrupted");
+            return -1;
+        }
+    }
+
+    int cap = cfg->max_samples > 0 ? cfg->max_samples : 1000;
+    double *s = malloc(sizeof *s * (size_t)cap);
+    CHECK(s != NULL, "out of memory for %d samples", cap);
+    int n = 0;
+    uint64_t start = rs_now_ns();
+    for (;;) {
+        s[n++] = run_sample(nthreads, fn, ctx, reps) / (double)reps;
+        double el = (double)(rs_now_ns() - start) * 1e-9;
+        if (n >= cap || el >= cfg->max_time_s)
+            break;
+        if (n >= cfg->min_samples && el >= cfg->min_time_s)
+            break;
+        if (rs_interrupted()) {
+            free(s);
+            rs_seterr("interrupted");
+            return -1;
+        }
+    }
+    rs_stats_compute(s, n, &out->ns);
+    free(s);
+    out->reps = reps;
+    out->threads = nthreads;
+    return 0;
+}

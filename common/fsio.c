@@ -1,0 +1,133 @@
+/* fsio.c — atomic, never-overwriting result files; mkdir -p; Ctrl-C handling.
+ *
+ * Why link() and not rename(): rename() replaces an existing target, link() fails
+ * with EEXIST — so "refuse an existing result" is decided by the kernel, atomically,
+ * even if two runs race for the same name. */
+#define _GNU_SOURCE
+#include "fsio.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static volatile sig_atomic_t got_signal;
+/* The temporary file being written, removed by the signal handler. */
+static char tmp_in_flight[4096];
+static volatile sig_atomic_t tmp_active;
+
+static void on_signal(int sig)
+{
+    got_signal = sig;
+    if (tmp_active)
+        unlink(tmp_in_flight);
+    static const char msg[] = "\ninterrupted: results already written are kept; "
+                              "no partial file was left\n";
+    if (write(2, msg, sizeof msg - 1) < 0) {
+        /* nothing more can be done in a handler */
+    }
+    _exit(RS_EXIT_INTR);
+}
+
+void rs_install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int rs_interrupted(void) { return got_signal != 0; }
+
+static void dir_of(const char *path, char *dir, size_t len)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    snprintf(dir, len, "%s", dirname(tmp));
+}
+
+int rs_check_writable(const char *path)
+{
+    char dir[4096];
+    struct stat st;
+    CHECK(path && *path, "empty output file name");
+    CHECK(stat(path, &st) != 0, "%s already exists; results are never overwritten "
+                                "(choose a new name or remove it)", path);
+    dir_of(path, dir, sizeof dir);
+    CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
+          "cannot write %s: folder %s does not exist (create it first)", path, dir);
+    CHECK(access(dir, W_OK) == 0, "cannot write %s: folder %s is not writable", path, dir);
+    return 0;
+}
+
+int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx)
+{
+    if (rs_check_writable(path) != 0)
+        return -1;
+    char tmpl[4096];
+    int len = snprintf(tmpl, sizeof tmpl, "%s.tmp.XXXXXX", path);
+    CHECK(len > 0 && (size_t)len < sizeof tmpl, "path too long: %s", path);
+
+    /* Block signals while the temporary's name is being published to the handler. */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    int fd = mkstemp(tmpl);
+    if (fd >= 0) {
+        memcpy(tmp_in_flight, tmpl, (size_t)len + 1);
+        tmp_active = 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    CHECK(fd >= 0, "cannot create a file next to %s: %s", path, strerror(errno));
+    fchmod(fd, 0644);
+
+    FILE *f = fdopen(fd, "w");
+    int ok = f != NULL;
+    char why[512] = "write error";
+    if (ok && writer(f, ctx) != 0) {
+        ok = 0;
+        snprintf(why, sizeof why, "%s", rs_lasterr());
+    }
+    if (ok && (fflush(f) != 0 || ferror(f) || fsync(fd) != 0)) {
+        ok = 0;
+        snprintf(why, sizeof why, "%s", strerror(errno));
+    }
+    if (f)
+        fclose(f);
+    else
+        close(fd);
+    if (ok && link(tmpl, path) != 0) {
+        ok = 0;
+        snprintf(why, sizeof why, "%s", errno == EEXIST ? "it appeared while writing; not replaced"
+                                                        : strerror(errno));
+    }
+    unlink(tmpl);
+    tmp_active = 0;
+    CHECK(ok, "cannot write %s: %s", path, why);
+    return 0;
+}
+
+int rs_mkdir_p(const char *dir)
+{
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf, "%s", dir);
+    CHECK(n > 0 && (size_t)n < sizeof buf, "path too long: %s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            CHECK(0, "cannot create folder %s: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        CHECK(0, "cannot create folder %s: %s", buf, strerror(errno));
+    return 0;
+}

@@ -1,0 +1,191 @@
+/* opts.c — table-driven option parsing: --name VALUE, --name=VALUE, flags; every
+ * error is one line naming the option, the bad value and what is expected. */
+#include "opts.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+int rs_parse_size(const char *s, long *out)
+{
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || errno || v != floor(v) || *s == '-' || *s == '+')
+        return -1;
+    double mult = 1;
+    switch (*end) {
+    case 'k': case 'K': mult = 1024.0; end++; break;
+    case 'm': case 'M': mult = 1048576.0; end++; break;
+    case 'g': case 'G': mult = 1073741824.0; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'B')  /* accept 64KiB, 64kB, 64KB */
+        end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+    if (*end)
+        return -1;
+    v *= mult;
+    if (v > 9.0e18)
+        return -1;
+    *out = (long)v;
+    return 0;
+}
+
+int rs_split_list(char *s, char **items, int max)
+{
+    int n = 0;
+    for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
+        items[n++] = tok;
+    return n;
+}
+
+static const rs_opt *find(const rs_opt *opts, int nopts, const char *name, size_t len)
+{
+    for (int i = 0; i < nopts; i++)
+        if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+static int out_of_range(const rs_opt *o, double v)
+{
+    return (o->min != 0 || o->max != 0) && (v < o->min || v > o->max);
+}
+
+static int set_value(const rs_opt *o, const char *val)
+{
+    char *end;
+    switch (o->kind) {
+    case RS_OPT_FLAG:
+        *(int *)o->dest = 1;
+        return 0;
+    case RS_OPT_STR:
+        CHECK(*val, "--%s: empty value (expected %s)", o->name, o->metavar ? o->metavar : "text");
+        *(const char **)o->dest = val;
+        return 0;
+    case RS_OPT_INT: {
+        errno = 0;
+        long v = strtol(val, &end, 10);
+        CHECK(*val && !*end && !errno, "--%s: '%s' is not an integer (expected e.g. --%s %g)",
+              o->name, val, o->name, o->min > 0 ? o->min : 1);
+        CHECK(!out_of_range(o, (double)v), "--%s: %ld is out of range (expected %g..%g)",
+              o->name, v, o->min, o->max);
+        *(long *)o->dest = v;
+        return 0;
+    }
+    case RS_OPT_SIZE: {
+        long v;
+        CHECK(rs_parse_size(val, &v) == 0,
+              "--%s: '%s' is not a size (expected a positive integer like 4096, 64k, 1M)",
+              o->name, val);
+        CHECK(!out_of_range(o, (double)v), "--%s: %s is out of range (expected %.0f..%.0f)",
+              o->name, val, o->min, o->max);
+        *(long *)o->dest = v;
+        return 0;
+    }
+    case RS_OPT_DBL: {
+        errno = 0;
+        double v = strtod(val, &end);
+        CHECK(*val && !*end && !errno && isfinite(v), "--%s: '%s' is not a number", o->name, val);
+        CHECK(!out_of_range(o, v), "--%s: %s is out of range (expected %g..%g)", o->name, val,
+              o->min, o->max);
+        *(double *)o->dest = v;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+void rs_opts_usage(FILE *f, const rs_opt *opts, int nopts, const char *usage)
+{
+    fprintf(f, "%s\n\noptions:\n", usage);
+    for (int i = 0; i < nopts; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
+                 opts[i].metavar ? opts[i].metavar : "");
+        fprintf(f, "  %-24s %s\n", left, opts[i].help);
+    }
+    fprintf(f, "  %-24s %s\n", "--help", "show this help and exit");
+}
+
+int rs_opts_parse(int argc, char **argv, const rs_opt *opts, int nopts, const char *usage,
+                  char **pos, int *npos)
+{
+    int maxpos = npos ? *npos : 0, np = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            rs_opts_usage(stdout, opts, nopts, usage);
+            return 1;
+        }
+        if (strncmp(a, "--", 2) != 0 || a[2] == 0) {
+            CHECK(pos && np < maxpos, "unexpected argument '%s' (see --help)", a);
+            pos[np++] = argv[i];
+            continue;
+        }
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const rs_opt *o = find(opts, nopts, name, len);
+        CHECK(o != NULL, "unknown option '--%.*s' (see --help)", (int)len, name);
+        const char *val = NULL;
+        if (o->kind == RS_OPT_FLAG) {
+            CHECK(!eq, "--%s takes no value", o->name);
+        } else if (eq) {
+            val = eq + 1;
+        } else {
+            CHECK(i + 1 < argc, "--%s needs a value (%s)", o->name, o->metavar ? o->metavar : "value");
+            val = argv[++i];
+        }
+        if (set_value(o, val) != 0)
+            return -1;
+    }
+    if (npos)
+        *npos = np;
+    return 0;
+}
+
+#include "bench.h"
+#include "fsio.h"
+
+int rs_common_check_outputs(const rs_common_opts *c)
+{
+    if (c->csv && rs_check_writable(c->csv) != 0)
+        return -1;
+    if (c->json && rs_check_writable(c->json) != 0)
+        return -1;
+    CHECK(!(c->csv && c->json && strcmp(c->csv, c->json) == 0),
+          "--csv and --json name the same file %s", c->csv);
+    return 0;
+}
+
+int rs_parse_threads(const char *s, int *out, int max)
+{
+    char buf[256], *items[64];
+    snprintf(buf, sizeof buf, "%s", s);
+    int n = rs_split_list(buf, items, 64), k = 0;
+    CHECK(n > 0, "--threads: empty list (expected e.g. 1,2 or all)");
+    for (int i = 0; i < n && k < max; i++) {
+        long v;
+        if (strcmp(items[i], "all") == 0)
+            v = rs_ncpus();
+        else {
+            char *end;
+            v = strtol(items[i], &end, 10);
+            CHECK(*items[i] && !*end, "--threads: '%s' is not a thread count (expected e.g. 1,2 or all)",
+                  items[i]);
+        }
+        CHECK(v >= 1 && v <= 1024, "--threads: %ld is out of range (expected 1..1024)", v);
+        int dup = 0;
+        for (int j = 0; j < k; j++)
+            dup |= out[j] == v;
+        if (!dup)
+            out[k++] = (int)v;
+    }
+    return k;
+}
