@@ -1,0 +1,52 @@
+/* fma.c — the FMA-throughput registry (one row per ISA) and peak_fma_gflops().
+ *
+ * peak_fma_gflops() is what `microbench peak` and other studies call to get the
+ * compute limit: it runs the ISA's kernel under rs_bench() on nthreads threads and
+ * converts the minimum time per repetition into GFLOP/s (min: a peak is the best
+ * the machine did, DESIGN.md measurement rules). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "peak.h"
+#include "peak_kernels.h"
+
+const peak_fma_variant peak_fma_variants[RS_ISA_COUNT] = {
+    [RS_ISA_PORTABLE] = {RS_ISA_PORTABLE, peak_fma_portable, PEAK_FMA_NACC_PORTABLE,
+                         "scalar mul+add pair (no ISA flags)"},
+    [RS_ISA_AVX2] = {RS_ISA_AVX2, peak_fma_avx2, PEAK_FMA_NACC_AVX2, "vfmadd ymm (8 x fp32)"},
+    [RS_ISA_AVX512] = {RS_ISA_AVX512, peak_fma_avx512, PEAK_FMA_NACC_AVX512,
+                       "vfmadd zmm (16 x fp32)"},
+};
+
+double peak_fma_flops_per_rep(const peak_fma_variant *v)
+{
+    /* One FMA lane = a multiply and an add = 2 flops. */
+    return (double)PEAK_FMA_ITERS * v->nacc * rs_isa_lanes(v->isa) * 2.0;
+}
+
+int peak_fma_gflops(rs_isa isa, int nthreads, const rs_bench_cfg *cfg, double *gflops)
+{
+    *gflops = -1.0;
+    CHECK(isa >= 0 && isa < RS_ISA_COUNT && rs_isa_supported(isa),
+          "peak fma: ISA %d (%s) is not supported on this CPU", (int)isa,
+          isa >= 0 && isa < RS_ISA_COUNT ? rs_isa_name(isa) : "unknown");
+    CHECK(nthreads >= 1, "peak fma: %d threads (expected >= 1)", nthreads);
+
+    const peak_fma_variant *v = &peak_fma_variants[isa];
+    /* mul and add are read at run time (volatile), so the chains cannot fold. */
+    volatile float mul = 0.999999f, add = 1e-6f;
+    peak_fma_ctx ctx = {mul, add, calloc((size_t)nthreads * PEAK_SINK_STRIDE, sizeof(float))};
+    CHECK(ctx.sink, "peak fma: out of memory");
+
+    rs_bench_result r;
+    int rc = rs_bench(cfg, nthreads, v->fn, &ctx, &r);
+    free(ctx.sink);
+    if (rc != 0)
+        return -1;
+    CHECK(r.ns.min > 0, "peak fma %s: zero time per repetition", rs_isa_name(isa));
+
+    /* Every thread does a repetition's flops in the measured wall time. */
+    *gflops = peak_fma_flops_per_rep(v) * nthreads / r.ns.min;
+    return isfinite(*gflops) ? 0 : -1;
+}

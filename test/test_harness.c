@@ -1,0 +1,213 @@
+/* test_harness.c — the shared harness: statistics, the bench loop, options, JSON. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "bench.h"
+#include "check.h"
+#include "cpu.h"
+#include "json.h"
+#include "opts.h"
+#include "stats.h"
+#include "timer.h"
+
+Test(stats, odd_count_median_min_max)
+{
+    double x[] = {5, 1, 4, 2, 3};
+    rs_stats s;
+    cr_assert_eq(rs_stats_compute(x, 5, &s), 0);
+    cr_assert_eq(s.n, 5);
+    cr_assert_float_eq(s.min, 1, 0);
+    cr_assert_float_eq(s.max, 5, 0);
+    cr_assert_float_eq(s.median, 3, 0);
+    cr_assert_float_eq(s.mean, 3, 1e-12);
+    /* sample stddev of 1..5 is sqrt(2.5) */
+    cr_assert_float_eq(s.cv, sqrt(2.5) / 3, 1e-12);
+    cr_assert_float_eq(x[0], 5, 0, "input must not be reordered");
+}
+
+Test(stats, even_count_median_is_mean_of_middle)
+{
+    double x[] = {10, 40, 20, 30};
+    rs_stats s;
+    cr_assert_eq(rs_stats_compute(x, 4, &s), 0);
+    cr_assert_float_eq(s.median, 25, 0);
+}
+
+Test(stats, single_and_empty)
+{
+    double x[] = {7};
+    rs_stats s;
+    cr_assert_eq(rs_stats_compute(x, 1, &s), 0);
+    cr_assert_float_eq(s.cv, 0, 0);
+    cr_assert_eq(rs_stats_compute(x, 0, &s), -1);
+}
+
+Test(timer, monotonic_and_calibrated)
+{
+    uint64_t a = rs_now_ns(), b = rs_now_ns();
+    cr_assert_geq(b, a);
+    double g = rs_timer_granularity_ns();
+    cr_assert(g > 0 && g < 1e6, "granularity %g ns", g);
+    double ghz = rs_tsc_ghz();
+    cr_assert(ghz > 0.1 && ghz < 10, "TSC %g GHz", ghz);
+}
+
+/* A kernel with a known cost: reps x a busy wait of 20 us. */
+static void spin20us(void *ctx, int tid, long reps)
+{
+    (void)ctx;
+    (void)tid;
+    for (long r = 0; r < reps; r++) {
+        uint64_t t0 = rs_now_ns();
+        while (rs_now_ns() - t0 < 20000)
+            ;
+    }
+}
+
+Test(bench, measures_a_known_duration)
+{
+    rs_bench_cfg cfg = rs_bench_defaults(1);
+    rs_bench_result r;
+    cr_assert_eq(rs_bench(&cfg, 1, spin20us, NULL, &r), 0);
+    cr_assert_geq(r.ns.n, cfg.min_samples);
+    cr_assert(r.ns.min >= 20000 && r.ns.min < 40000, "min %g ns for a 20 us kernel", r.ns.min);
+    /* every sample spans at least 20 timer ticks and min_sample_s */
+    cr_assert_geq(r.reps * r.ns.min, fmax(20 * rs_timer_granularity_ns(), cfg.min_sample_s * 1e9) * 0.99);
+}
+
+Test(bench, threads_run_concurrently)
+{
+    rs_bench_cfg cfg = rs_bench_defaults(1);
+    rs_bench_result r;
+    cr_assert_eq(rs_bench(&cfg, 2, spin20us, NULL, &r), 0);
+    cr_assert_eq(r.threads, 2);
+    cr_assert(r.ns.min >= 20000, "min %g", r.ns.min);
+}
+
+Test(bench, rejects_zero_threads)
+{
+    rs_bench_cfg cfg = rs_bench_defaults(1);
+    rs_bench_result r;
+    cr_assert_eq(rs_bench(&cfg, 0, spin20us, NULL, &r), -1);
+    cr_assert(strstr(rs_lasterr(), "threads") != NULL);
+}
+
+Test(cpu, isa_names_round_trip_and_portable_always)
+{
+    for (int i = 0; i < RS_ISA_COUNT; i++) {
+        rs_isa back;
+        cr_assert_eq(rs_isa_from_name(rs_isa_name((rs_isa)i), &back), 0);
+        cr_assert_eq((int)back, i);
+    }
+    rs_isa x;
+    cr_assert_eq(rs_isa_from_name("sse9", &x), -1);
+    cr_assert(rs_isa_supported(RS_ISA_PORTABLE));
+    cr_assert(rs_isa_supported(rs_isa_best()));
+    /* AVX-512 implies AVX2 on every x86 CPU that exists */
+    if (rs_isa_supported(RS_ISA_AVX512))
+        cr_assert(rs_isa_supported(RS_ISA_AVX2));
+}
+
+Test(opts, sizes_with_suffixes)
+{
+    long v;
+    cr_assert_eq(rs_parse_size("4096", &v), 0);
+    cr_assert_eq(v, 4096);
+    cr_assert_eq(rs_parse_size("64k", &v), 0);
+    cr_assert_eq(v, 65536);
+    cr_assert_eq(rs_parse_size("1M", &v), 0);
+    cr_assert_eq(v, 1 << 20);
+    cr_assert_eq(rs_parse_size("2GiB", &v), 0);
+    cr_assert_eq(v, 2L << 30);
+    cr_assert_eq(rs_parse_size("abc", &v), -1);
+    cr_assert_eq(rs_parse_size("-5", &v), -1);
+    cr_assert_eq(rs_parse_size("1.5", &v), -1);
+    cr_assert_eq(rs_parse_size("", &v), -1);
+    cr_assert_eq(rs_parse_size("12x", &v), -1);
+}
+
+static long o_n;
+static int o_flag;
+static const char *o_str;
+static const rs_opt topts[] = {
+    {"n", RS_OPT_SIZE, &o_n, "N", "elements", 1, 1e6},
+    {"flag", RS_OPT_FLAG, &o_flag, NULL, "a flag", 0, 0},
+    {"name", RS_OPT_STR, &o_str, "S", "a name", 0, 0},
+};
+
+static int parse(int argc, char **argv)
+{
+    o_n = 0;
+    o_flag = 0;
+    o_str = NULL;
+    return rs_opts_parse(argc, argv, topts, 3, "usage: t", NULL, NULL);
+}
+
+Test(opts, parses_forms)
+{
+    char *a[] = {"t", "--n", "64k", "--flag", "--name=x"};
+    cr_assert_eq(parse(5, a), 0);
+    cr_assert_eq(o_n, 65536);
+    cr_assert_eq(o_flag, 1);
+    cr_assert_str_eq(o_str, "x");
+}
+
+Test(opts, errors_name_the_option)
+{
+    char *a1[] = {"t", "--bogus"};
+    cr_assert_eq(parse(2, a1), -1);
+    cr_assert(strstr(rs_lasterr(), "unknown option '--bogus'"), "%s", rs_lasterr());
+    char *a2[] = {"t", "--n", "abc"};
+    cr_assert_eq(parse(3, a2), -1);
+    cr_assert(strstr(rs_lasterr(), "--n: 'abc' is not a size"), "%s", rs_lasterr());
+    char *a3[] = {"t", "--n", "0"};
+    cr_assert_eq(parse(3, a3), -1);
+    cr_assert(strstr(rs_lasterr(), "out of range"), "%s", rs_lasterr());
+    char *a4[] = {"t", "--n"};
+    cr_assert_eq(parse(2, a4), -1);
+    cr_assert(strstr(rs_lasterr(), "needs a value"), "%s", rs_lasterr());
+    char *a5[] = {"t", "stray"};
+    cr_assert_eq(parse(2, a5), -1);
+    cr_assert(strstr(rs_lasterr(), "unexpected argument"), "%s", rs_lasterr());
+    for (const char *e = rs_lasterr(); *e; e++)
+        cr_assert_neq(*e, '\n', "error messages are one line");
+}
+
+Test(opts, thread_lists)
+{
+    int t[8];
+    cr_assert_eq(rs_parse_threads("1,2", t, 8), 2);
+    cr_assert_eq(t[1], 2);
+    cr_assert_eq(rs_parse_threads("all", t, 8), 1);
+    cr_assert_eq(t[0], rs_ncpus());
+    cr_assert_eq(rs_parse_threads("1,1", t, 8), 1, "duplicates are dropped");
+    cr_assert_eq(rs_parse_threads("0", t, 8), -1);
+    cr_assert_eq(rs_parse_threads("x", t, 8), -1);
+}
+
+Test(json, parse_and_paths)
+{
+    rs_json *v = rs_json_parse("{\"a\": {\"b\": [1, 2.5e3, \"x\\ny\"], \"c\": -3}, \"t\": true, \"n\": null}");
+    cr_assert_not_null(v, "%s", rs_lasterr());
+    cr_assert_float_eq(rs_json_num(v, "a.c", 0), -3, 0);
+    cr_assert_float_eq(rs_json_num(v, "a.missing", 42), 42, 0);
+    const rs_json *b = rs_json_path(v, "a.b");
+    cr_assert_eq(b->type, RS_JARR);
+    cr_assert_eq(b->n, 3);
+    cr_assert_float_eq(b->items[1]->num, 2500, 0);
+    cr_assert_str_eq(b->items[2]->str, "x\ny");
+    cr_assert_eq(rs_json_path(v, "t")->type, RS_JBOOL);
+    cr_assert_eq(rs_json_path(v, "n")->type, RS_JNULL);
+    rs_json_free(v);
+}
+
+Test(json, rejects_malformed)
+{
+    const char *bad[] = {"{", "{\"a\" 1}", "[1,]", "{\"a\":1} x", "nul", "\"unterminated"};
+    for (int i = 0; i < RS_ARRAY_LEN(bad); i++) {
+        rs_json *v = rs_json_parse(bad[i]);
+        cr_assert_null(v, "accepted %s", bad[i]);
+        cr_assert(strstr(rs_lasterr(), "JSON syntax error"), "%s", rs_lasterr());
+    }
+}

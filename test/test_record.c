@@ -1,0 +1,167 @@
+/* test_record.c — result tables and their writers: CSV and JSON round trips, the
+ * refusal to overwrite, and no partial file after a failure in the middle. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsio.h"
+#include "json.h"
+#include "record.h"
+
+static char dir[256];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/rnnscale-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static int count_files(void)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static const rs_col cols[] = {
+    {"variant", RS_STR, 0}, {"threads", RS_INT, 0}, {"ns_per_elem", RS_DBL, 4}, {"note", RS_STR, 0},
+};
+
+static rs_table *sample_table(void)
+{
+    rs_table *t = rs_table_new("exp", cols, 4);
+    rs_table_meta(t, "command", "microbench exp --quick");
+    int r = rs_table_row(t);
+    rs_set_str(t, r, "variant", "poly");
+    rs_set_int(t, r, "threads", 2);
+    rs_set_dbl(t, r, "ns_per_elem", 0.123456789012345);
+    rs_set_str(t, r, "note", "has, a comma and \"quotes\"");
+    r = rs_table_row(t);
+    rs_set_str(t, r, "variant", "libm");
+    rs_set_int(t, r, "threads", 1);
+    /* ns_per_elem left unset: empty in CSV, null in JSON */
+    rs_set_str(t, r, "note", "plain");
+    return t;
+}
+
+TestSuite(writers, .init = make_dir, .fini = remove_dir);
+
+Test(writers, csv_round_trip)
+{
+    rs_table *t = sample_table();
+    char path[300];
+    snprintf(path, sizeof path, "%s/exp.csv", dir);
+    cr_assert_eq(rs_table_write_csv(t, path), 0, "%s", rs_lasterr());
+    rs_table *b = rs_table_read_csv(path);
+    cr_assert_not_null(b, "%s", rs_lasterr());
+    cr_assert_eq(rs_table_nrows(b), 2);
+    cr_assert_eq(rs_table_ncols(b), 4);
+    int v = rs_table_col_index(b, "variant"), ns = rs_table_col_index(b, "ns_per_elem"),
+        note = rs_table_col_index(b, "note"), th = rs_table_col_index(b, "threads");
+    cr_assert_str_eq(rs_cell_str(b, 0, v), "poly");
+    cr_assert_str_eq(rs_cell_str(b, 0, note), "has, a comma and \"quotes\"");
+    cr_assert_float_eq(rs_cell_dbl(b, 1, th), 1, 0);
+    /* CSV keeps at least 6 significant digits */
+    cr_assert_float_eq(rs_cell_dbl(b, 0, ns), 0.123457, 1e-6);
+    cr_assert_eq(rs_cell_isset(b, 1, ns), 0, "an unset value stays unset");
+    rs_table_free(b);
+    rs_table_free(t);
+}
+
+Test(writers, json_round_trip)
+{
+    rs_table *t = sample_table();
+    char path[300];
+    snprintf(path, sizeof path, "%s/exp.json", dir);
+    cr_assert_eq(rs_table_write_json(t, path), 0, "%s", rs_lasterr());
+    rs_json *j = rs_json_load(path);
+    cr_assert_not_null(j, "%s", rs_lasterr());
+    cr_assert_str_eq(rs_json_path(j, "study")->str, "exp");
+    cr_assert_str_eq(rs_json_path(j, "meta.command")->str, "microbench exp --quick");
+    const rs_json *rows = rs_json_path(j, "rows");
+    cr_assert_eq(rows->n, 2);
+    /* JSON keeps full precision */
+    cr_assert_eq(rs_json_num(rows->items[0], "ns_per_elem", 0), 0.123456789012345);
+    cr_assert_str_eq(rs_json_get(rows->items[0], "note")->str, "has, a comma and \"quotes\"");
+    cr_assert_eq(rs_json_get(rows->items[1], "ns_per_elem")->type, RS_JNULL);
+    rs_json_free(j);
+    rs_table_free(t);
+}
+
+Test(writers, refuses_to_overwrite)
+{
+    rs_table *t = sample_table();
+    char path[300];
+    snprintf(path, sizeof path, "%s/exp.csv", dir);
+    FILE *f = fopen(path, "w");
+    fputs("precious\n", f);
+    fclose(f);
+    cr_assert_eq(rs_table_write_csv(t, path), -1);
+    cr_assert(strstr(rs_lasterr(), "already exists"), "%s", rs_lasterr());
+    char buf[64] = {0};
+    f = fopen(path, "r");
+    cr_assert_not_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    cr_assert_str_eq(buf, "precious\n", "the existing file is untouched");
+    cr_assert_eq(count_files(), 1, "no temporary left behind");
+    rs_table_free(t);
+}
+
+/* A writer that writes half its output, then fails: the injected failure. */
+static int failing_writer(FILE *f, void *ctx)
+{
+    (void)ctx;
+    fputs("variant,ns_per_elem\npoly,0.1", f);
+    rs_seterr("injected failure");
+    return -1;
+}
+
+Test(writers, no_partial_file_after_failure)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/partial.csv", dir);
+    cr_assert_eq(rs_write_atomic(path, failing_writer, NULL), -1);
+    cr_assert(strstr(rs_lasterr(), "injected failure"), "%s", rs_lasterr());
+    struct stat st;
+    cr_assert_neq(stat(path, &st), 0, "no target after a failed write");
+    cr_assert_eq(count_files(), 0, "no temporary left behind");
+}
+
+Test(writers, unwritable_folder_is_a_clear_error)
+{
+    cr_assert_eq(rs_check_writable("/nonexistent-dir/x.csv"), -1);
+    cr_assert(strstr(rs_lasterr(), "does not exist"), "%s", rs_lasterr());
+}
+
+Test(writers, table_printer_aligns_and_marks_unset)
+{
+    rs_table *t = sample_table();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cr_assert_eq(rs_table_print(t, f, "variant,threads,ns_per_elem"), 0);
+    fclose(f);
+    /* header + 2 rows, all lines the same width, unset shown as "-" */
+    char *l1 = strtok(buf, "\n"), *l2 = strtok(NULL, "\n"), *l3 = strtok(NULL, "\n");
+    cr_assert(l1 && l2 && l3);
+    cr_assert_eq(strlen(l1), strlen(l2));
+    cr_assert_eq(strlen(l2), strlen(l3));
+    cr_assert(strstr(l3, " -"), "%s", l3);
+    free(buf);
+    rs_table_free(t);
+}
