@@ -33,7 +33,7 @@ FEATURE_LIBS := $(if $(HAVE_SLEEF),-lsleef) $(if $(HAVE_PAPI),-lpapi) \
 
 # ---- flags ------------------------------------------------------------------------
 WARN    := -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror)
-INC     := -Icommon -Imicrobench/exp -Imicrobench/peak
+INC     := -Icommon -Imicrobench/exp -Imicrobench/peak -Imicrobench/softmax -Imicrobench/gemm
 CFLAGS  ?=
 ALL_CFLAGS = -std=gnu11 -g $(OPT) -fopenmp -MMD -MP $(WARN) $(INC) $(FEATURE_DEFS) $(CFLAGS) $(ISAFLAGS)
 LDLIBS  := $(FEATURE_LIBS) -ldl -lm -fopenmp
@@ -43,13 +43,17 @@ $(OBJ)/%_avx2.o:   ISAFLAGS = -mavx2 -mfma
 
 # ---- sources: a new file in these folders needs no edit here ----------------------
 COMMON_SRC := $(wildcard common/*.c)
-MB_SRC     := $(wildcard microbench/exp/*.c microbench/peak/*.c)
+MB_SRC     := $(wildcard microbench/exp/*.c microbench/peak/*.c microbench/softmax/*.c microbench/gemm/*.c)
 TEST_SRC   := $(wildcard test/test_*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)
 MB_OBJ     := $(MB_SRC:%.c=$(OBJ)/%.o)
 TESTS      := $(TEST_SRC:test/%.c=$(BUILD)/test/%)
 PROGRAMS   := $(BIN)/microbench
+# Areas with their own programs (MPI) add to these in their own make fragment.
+EXTRA_CHECKS :=
+
+-include collectives/collectives.mk
 
 .PHONY: all deps test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
@@ -100,6 +104,7 @@ test: deps
 
 check: all $(TESTS)
 	@fail=0; for t in $(TESTS); do echo "== $$t"; $$t --jobs 1 || fail=1; done; \
+	for c in $(EXTRA_CHECKS); do $(MAKE) --no-print-directory $$c || fail=1; done; \
 	if [ $$fail = 0 ]; then echo "make test: all tests passed"; else echo "make test: FAILED"; exit 1; fi
 
 # ---- the campaign -------------------------------------------------------------------
