@@ -82,14 +82,11 @@ static void cpuinfo_field(const char *key, char *out, size_t len)
     fclose(f);
 }
 
-static long cache_bytes(int level)
+/* Per-level data/unified cache size.  sysfs first: it is what the kernel (and, in a
+ * VM, the hypervisor's topology) reports for this CPU — glibc's sysconf may report a
+ * whole chip's L3 that this VM's cores never share (here: 256 MiB vs 32 MiB). */
+static long cache_sysfs(int level)
 {
-    /* sysconf knows L1d/L2/L3 on glibc; fall back to sysfs index files. */
-    int name = level == 1 ? _SC_LEVEL1_DCACHE_SIZE : level == 2 ? _SC_LEVEL2_CACHE_SIZE
-                                                                : _SC_LEVEL3_CACHE_SIZE;
-    long v = sysconf(name);
-    if (v > 0)
-        return v;
     for (int idx = 0; idx < 8; idx++) {
         char path[128], buf[64];
         snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", idx);
@@ -122,6 +119,16 @@ static long cache_bytes(int level)
             return kb * 1024;
     }
     return 0;
+}
+
+static long cache_bytes(int level)
+{
+    long v = cache_sysfs(level);
+    if (v > 0)
+        return v;
+    v = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : level == 2 ? _SC_LEVEL2_CACHE_SIZE
+                                                                 : _SC_LEVEL3_CACHE_SIZE);
+    return v > 0 ? v : 0;
 }
 
 long rs_llc_bytes(void)

@@ -40,8 +40,6 @@ int rs_parse_size(const char *s, long *out);
 /* Split a comma list "a,b,c" in place into at most max items; returns the count. */
 int rs_split_list(char *s, char **items, int max);
 
-#endif
-
 /* ---- options every driver shares (DESIGN.md: --csv, --json, --quick) ---- */
 typedef struct {
     const char *csv;   /* --csv FILE */
@@ -60,3 +58,5 @@ int rs_common_check_outputs(const rs_common_opts *c);
 /* Parse a thread list "1,2" or "all" (= online CPUs) into out[0..n-1]; each in
  * 1..1024.  Returns n, or -1 (rs_lasterr). */
 int rs_parse_threads(const char *s, int *out, int max);
+
+#endif

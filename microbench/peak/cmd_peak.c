@@ -10,8 +10,10 @@
  * writes machine.json (machine_json.c), which the other studies read back.
  *
  * Columns: gflops (2 flops per FMA lane), gbytes_per_s (1e9 B/s, STREAM's byte
- * counts), fma_per_cycle = vector FMAs per TSC cycle per thread (for a core with
- * two FMA ports and no throttling, 2; for `portable`, scalar mul+add pairs).
+ * counts), fma_per_cycle = vector FMAs per TSC cycle per thread (`portable`: scalar
+ * mul+add pairs).  Two FMA ports give 2 per *core* cycle; the TSC ticks at a fixed
+ * rate, so a core boosting above it shows more (2.65 on a Zen 3 VM: 2 x ~3.25 GHz
+ * core / 2.45 GHz TSC) and one throttled below it (AVX-512 licences) shows less.
  * Exit: 0 ok, 1 a STREAM result was wrong, 2 bad usage, 130 interrupted. */
 #include <math.h>
 #include <stdio.h>
@@ -51,6 +53,7 @@ static const char usage[] =
 static const rs_col limit_cols[] = {
     {"limit", RS_STR, 0},          /* fma, copy, triad */
     {"isa", RS_STR, 0},
+    {"kernel", RS_STR, 0},         /* the instruction measured (fma.c) */
     {"threads", RS_INT, 0},
     {"gflops", RS_DBL, 4},
     {"gbytes_per_s", RS_DBL, 4},
@@ -69,6 +72,7 @@ static void add_fma_row(rs_table *t, rs_isa isa, int threads, double gflops)
     int r = rs_table_row(t);
     rs_set_str(t, r, "limit", "fma");
     rs_set_str(t, r, "isa", rs_isa_name(isa));
+    rs_set_str(t, r, "kernel", peak_fma_variants[isa].what);
     rs_set_int(t, r, "threads", threads);
     rs_set_dbl(t, r, "gflops", gflops);
     rs_set_dbl(t, r, "fma_per_cycle", peak_fma_per_cycle(isa, gflops, threads));
@@ -81,6 +85,7 @@ static void add_stream_rows(rs_table *t, int threads, const peak_stream *s)
     for (int k = 0; k < 2; k++) {
         int r = rs_table_row(t);
         rs_set_str(t, r, "limit", names[k]);
+        rs_set_str(t, r, "kernel", k == 0 ? "c=a" : "a=b+s*c");
         rs_set_int(t, r, "threads", threads);
         if (isfinite(rates[k]))   /* a failed check leaves the cell unset ("-") */
             rs_set_dbl(t, r, "gbytes_per_s", rates[k]);

@@ -13,10 +13,10 @@
 
 const peak_fma_variant peak_fma_variants[RS_ISA_COUNT] = {
     [RS_ISA_PORTABLE] = {RS_ISA_PORTABLE, peak_fma_portable, PEAK_FMA_NACC_PORTABLE,
-                         "scalar mul+add pair (no ISA flags)"},
-    [RS_ISA_AVX2] = {RS_ISA_AVX2, peak_fma_avx2, PEAK_FMA_NACC_AVX2, "vfmadd ymm (8 x fp32)"},
+                         "scalar mulss+addss"},
+    [RS_ISA_AVX2] = {RS_ISA_AVX2, peak_fma_avx2, PEAK_FMA_NACC_AVX2, "vfmadd ymm"},
     [RS_ISA_AVX512] = {RS_ISA_AVX512, peak_fma_avx512, PEAK_FMA_NACC_AVX512,
-                       "vfmadd zmm (16 x fp32)"},
+                       "vfmadd zmm"},
 };
 
 double peak_fma_flops_per_rep(const peak_fma_variant *v)

@@ -33,7 +33,7 @@ typedef struct {
     rs_isa isa;
     rs_kernel_fn fn;
     int nacc;                   /* independent accumulators (vectors or scalars) */
-    const char *what;           /* what one "FMA" is for this variant */
+    const char *what;           /* the instruction(s) one "FMA" is, e.g. "vfmadd ymm" */
 } peak_fma_variant;
 
 void peak_fma_avx512(void *ctx, int tid, long reps);

@@ -1,0 +1,206 @@
+/* test_peak.c — Criterion tests of microbench/peak/: STREAM kernels and their check,
+ * the FMA measurement per ISA, the BLAS kernel-name mapping and probe, machine.json.
+ * Nothing here assumes this particular CPU: ISA-dependent expectations are derived
+ * from rs_isa_supported() / rs_isa_best(). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "json.h"
+#include "peak.h"
+#include "peak_kernels.h"
+
+static rs_bench_cfg tiny_cfg(void)
+{
+    rs_bench_cfg c = rs_bench_defaults(1);
+    c.warmup_s = 0.001;
+    c.min_samples = 3;
+    c.min_time_s = 0.005;
+    c.max_time_s = 0.2;
+    return c;
+}
+
+static int test_threads(void) { return rs_ncpus() >= 2 ? 2 : 1; }
+
+/* ---- STREAM ---- */
+
+Test(stream, copy_and_triad_compute_the_stream_results)
+{
+    enum { N = 1001 };   /* odd: covers the vector loop's remainder */
+    double *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b), *c = malloc(N * sizeof *c);
+    for (long i = 0; i < N; i++) {
+        a[i] = peak_stream_a(i);
+        b[i] = peak_stream_b(i);
+        c[i] = -1.0;
+    }
+    peak_stream_copy(c, a, N);
+    for (long i = 0; i < N; i++)
+        cr_assert_eq(c[i], a[i], "copy: c[%ld] = %g, expected %g", i, c[i], a[i]);
+    peak_stream_triad(a, b, c, PEAK_STREAM_SCALAR, N);
+    for (long i = 0; i < N; i++) {
+        double want = peak_stream_b(i) + PEAK_STREAM_SCALAR * peak_stream_a(i);
+        cr_assert_eq(a[i], want, "triad: a[%ld] = %g, expected %g", i, a[i], want);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
+Test(stream, measure_checks_and_reports_positive_rates)
+{
+    rs_bench_cfg cfg = tiny_cfg();
+    peak_stream s;
+    /* Not a multiple of 64 bytes per thread: uneven chunks are covered too. */
+    long bytes = 64 * 1024 + 3 * 8;
+    cr_assert_eq(peak_stream_measure(test_threads(), bytes, &cfg, &s), 0, "%s", rs_lasterr());
+    cr_assert_eq(s.array_bytes, bytes);
+    cr_assert(isfinite(s.copy_gbytes_per_s) && s.copy_gbytes_per_s > 0);
+    cr_assert(isfinite(s.triad_gbytes_per_s) && s.triad_gbytes_per_s > 0);
+}
+
+Test(stream, refuses_arrays_too_small_for_the_threads)
+{
+    rs_bench_cfg cfg = tiny_cfg();
+    peak_stream s;
+    cr_assert_eq(peak_stream_measure(4, 64, &cfg, &s), -1);
+}
+
+/* ---- FMA ---- */
+
+Test(fma, gflops_positive_for_supported_isas_and_minus_one_otherwise)
+{
+    rs_bench_cfg cfg = tiny_cfg();
+    for (int i = 0; i < RS_ISA_COUNT; i++) {
+        rs_isa isa = (rs_isa)i;
+        double g = 0;
+        int rc = peak_fma_gflops(isa, 1, &cfg, &g);
+        if (rs_isa_supported(isa)) {
+            cr_assert_eq(rc, 0, "%s: %s", rs_isa_name(isa), rs_lasterr());
+            cr_assert(isfinite(g) && g > 0, "%s: %g GFLOP/s", rs_isa_name(isa), g);
+        } else {
+            cr_assert_eq(rc, -1, "%s is not supported here but measured", rs_isa_name(isa));
+            cr_assert_eq(g, -1.0);
+        }
+    }
+}
+
+Test(fma, registry_has_one_row_per_isa)
+{
+    for (int i = 0; i < RS_ISA_COUNT; i++) {
+        cr_assert_eq(peak_fma_variants[i].isa, (rs_isa)i);
+        cr_assert_not_null(peak_fma_variants[i].fn);
+        cr_assert_eq(peak_fma_flops_per_rep(&peak_fma_variants[i]),
+                     (double)PEAK_FMA_ITERS * peak_fma_variants[i].nacc * rs_isa_lanes((rs_isa)i) * 2);
+    }
+}
+
+Test(fma, all_threads_measure_too)
+{
+    rs_bench_cfg cfg = tiny_cfg();
+    double g = 0;
+    cr_assert_eq(peak_fma_gflops(RS_ISA_PORTABLE, test_threads(), &cfg, &g), 0, "%s", rs_lasterr());
+    cr_assert(isfinite(g) && g > 0);
+}
+
+/* ---- BLAS ---- */
+
+Test(blas, kernel_names_map_to_isa_levels)
+{
+    static const struct { const char *name; rs_isa isa; } known[] = {
+        {"Prescott", RS_ISA_PORTABLE}, {"Sandybridge", RS_ISA_PORTABLE},
+        {"Haswell", RS_ISA_AVX2},      {"Zen", RS_ISA_AVX2},
+        {"zen3", RS_ISA_AVX2},         {"haswell", RS_ISA_AVX2},
+        {"SkylakeX", RS_ISA_AVX512},   {"Cooperlake", RS_ISA_AVX512},
+        {"skx", RS_ISA_AVX512},        {"SKYLAKEX", RS_ISA_AVX512},
+    };
+    for (int i = 0; i < (int)(sizeof known / sizeof known[0]); i++) {
+        rs_isa isa;
+        cr_assert_eq(peak_blas_kernel_isa(known[i].name, &isa), 0, "%s unknown", known[i].name);
+        cr_assert_eq(isa, known[i].isa, "%s -> %s, expected %s", known[i].name,
+                     rs_isa_name(isa), rs_isa_name(known[i].isa));
+    }
+    rs_isa isa;
+    cr_assert_eq(peak_blas_kernel_isa("NoSuchCore", &isa), -1);
+}
+
+Test(blas, probe_reports_openblas_and_is_consistent)
+{
+    char *before = getenv("OPENBLAS_CORETYPE");
+    peak_blas b[2];
+    cr_assert_eq(peak_blas_probe(0, b), 0);
+    cr_assert_str_eq(b[0].name, "openblas");
+    cr_assert_str_eq(b[1].name, "blis");
+    cr_assert_eq(b[0].found, 1, "OpenBLAS (libopenblas.so.0) is a build dependency");
+    for (int i = 0; i < 2; i++) {
+        if (!b[i].found)
+            continue;
+        cr_assert(b[i].detected[0] && b[i].used[0] && b[i].version[0], "%s: empty report", b[i].name);
+        rs_isa isa;
+        if (peak_blas_kernel_isa(b[i].detected, &isa) == 0)
+            cr_assert_eq(b[i].below_cpu, isa < rs_isa_best(), "%s: below_cpu", b[i].name);
+        cr_assert_eq(b[i].fix_applied, 0, "allow_fix = 0 must not apply a fix");
+        if (b[i].fix[0])   /* "VAR=value" for this library */
+            cr_assert(strncmp(b[i].fix, i == 0 ? "OPENBLAS_CORETYPE=" : "BLIS_ARCH_TYPE=",
+                              i == 0 ? 18 : 15) == 0, "%s: fix '%s'", b[i].name, b[i].fix);
+        else
+            cr_assert_eq(b[i].below_cpu, 0, "%s: below the CPU without a fix", b[i].name);
+    }
+    char *after = getenv("OPENBLAS_CORETYPE");
+    cr_assert((before == NULL) == (after == NULL), "the probe changed the environment");
+}
+
+/* ---- machine.json ---- */
+
+Test(machine_json, has_the_documented_shape)
+{
+    peak_run run = {.threads_all = 2, .command = "microbench peak --quick"};
+    for (int i = 0; i < RS_ISA_COUNT; i++)
+        run.fma_gflops_1t[i] = run.fma_gflops_all[i] = 10.0 * (i + 1);
+    run.stream_1t = (peak_stream){10, 11, 1 << 20};
+    run.stream_all = (peak_stream){20, NAN, 1 << 20};
+    strcpy(run.blas[0].name, "openblas");
+    run.blas[0].found = 1;
+    strcpy(run.blas[0].detected, "Prescott");
+    strcpy(run.blas[1].name, "blis");
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(peak_write_machine_json(f, &run), 0);
+    fclose(f);
+    rs_json *j = rs_json_parse(text);
+    cr_assert_not_null(j, "invalid JSON: %s\n%s", rs_lasterr(), text);
+
+    const rs_json *schema = rs_json_path(j, "schema");
+    cr_assert(schema && schema->type == RS_JSTR && strcmp(schema->str, "rnnscale.machine/1") == 0);
+    cr_assert_eq(rs_json_num(j, "peak.fma.portable.lanes", -1), 1);
+    cr_assert_eq(rs_json_num(j, "peak.fma.portable.gflops_1t", -1), 10);
+    cr_assert_eq(rs_json_num(j, "peak.stream.copy_gbytes_per_s_all", -1), 20);
+    const rs_json *triad = rs_json_path(j, "peak.stream.triad_gbytes_per_s_all");
+    cr_assert(triad && triad->type == RS_JNULL, "an unmeasured rate is null");
+    cr_assert_eq(rs_json_num(j, "peak.stream.array_bytes", -1), 1 << 20);
+    const rs_json *found = rs_json_path(j, "blas.openblas.found");
+    cr_assert(found && found->type == RS_JBOOL && found->num == 1);
+    found = rs_json_path(j, "blas.blis.found");
+    cr_assert(found && found->type == RS_JBOOL && found->num == 0);
+    static const char *keys[] = {
+        "date_utc", "command", "host", "kernel", "cpu.model", "cpu.vendor", "cpu.flags",
+        "cpu.ncpus", "cpu.l1d_bytes", "cpu.l2_bytes", "cpu.l3_bytes", "cpu.hypervisor",
+        "cpu.isa_best", "timer.tsc_ghz", "timer.granularity_ns", "peak.stream.threads_all",
+        "blas.openblas.version", "blas.openblas.used", "blas.openblas.below_cpu",
+        "blas.openblas.fix", "blas.openblas.fix_applied", "counters.papi", "counters.likwid",
+        "build.compiler", "build.cflags", "build.commit", "mpi", "simgrid"};
+    for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); i++)
+        cr_assert_not_null(rs_json_path(j, keys[i]), "machine.json lacks %s", keys[i]);
+    for (int i = 0; i < RS_ISA_COUNT; i++) {
+        char k[64];
+        snprintf(k, sizeof k, "peak.fma.%s", rs_isa_name((rs_isa)i));
+        cr_assert_eq(rs_json_path(j, k) != NULL, rs_isa_supported((rs_isa)i) != 0,
+                     "%s present iff supported", k);
+    }
+    rs_json_free(j);
+    free(text);
+}
