@@ -5,7 +5,7 @@
  * ULP error over its domain and whether C99 Annex F special values are exact (NaN in
  * -> NaN out, exp(+inf) = +inf, exp(-inf) = +0, exp(±0) = 1, overflow to +inf,
  * underflow to +0 through correctly scaled subnormals) — and the tests hold it to that.
- * The reference is exp() in double precision (exp_ref.c); errors are measured in ULPs
+ * The reference is exp() in double precision; errors are measured in ULPs
  * of the float result at the reference (exp_accuracy.h).
  *
  * Names are part of the contract (DESIGN.md): variants libm, libmvec, sleef, poly,
