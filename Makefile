@@ -88,7 +88,7 @@ $(BUILD)/test/%: $(OBJ)/test/%.o $(MB_OBJ) $(COMMON_OBJ)
 # ---- set-up -------------------------------------------------------------------------
 DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \
             libsleef-dev libpapi-dev papi-tools likwid libcriterion-dev gnuplot-nox \
-            libsimgrid-dev simgrid
+            libsimgrid-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
