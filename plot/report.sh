@@ -22,11 +22,17 @@ md_table() {
     }
     NR == 1 { n = parse($0); for (i = 1; i <= n; i++) idx[fld[i]] = i
               m = split(cols, want, ","); h = "|"; s = "|"
-              for (j = 1; j <= m; j++) { h = h " " want[j] " |"; s = s " ---: |" }
+              for (j = 1; j <= m; j++) { h = h " " want[j] " |"; s = s " --- |" }
               print h; print s; next }
     { parse($0); for (k in idx) v[k] = fld[idx[k]]
       if (!('"$3"')) next
-      r = "|"; for (j = 1; j <= m; j++) r = r " " v[want[j]] " |"; print r }' "$1"
+      r = "|"
+      for (j = 1; j <= m; j++) {   # numbers to 4 significant digits, as people read them
+          x = v[want[j]]
+          if (x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && x !~ /^[0-9]+$/) x = sprintf("%.4g", x)
+          r = r " " x " |"
+      }
+      print r }' "$1"
 }
 
 json_str() { sed -n "s/^ *\"$1\": \"\\(.*\\)\",\\{0,1\\}\$/\\1/p" "$run/machine.json" | head -n 1; }
@@ -36,7 +42,7 @@ echo "# rnnscale run $(basename "$run")"
 echo
 if [ -f "$run/machine.json" ]; then
     echo "Machine: $(json_str model), $(json_num ncpus) CPUs, best ISA $(json_str isa_best)," \
-         "TSC $(json_num tsc_ghz) GHz; commit $(json_str commit); $(json_str compiler)."
+         "TSC $(printf '%.3f' "$(json_num tsc_ghz)") GHz; commit $(json_str commit); $(json_str compiler)."
     echo
     echo "Counters: $(json_str papi); $(json_str likwid)."
     echo
@@ -46,7 +52,9 @@ if [ -f "$run/peak.csv" ]; then
     echo
     md_table "$run/peak.csv" "$(head -n 1 "$run/peak.csv")" 1
     echo
-    [ -f "$run/peak.txt" ] && grep -iE '^(blas|openblas|blis)' "$run/peak.txt" | sed 's/^/    /'
+    echo "BLAS dispatch (the kernel each library picks, and the fix applied for this run):"
+    echo
+    [ -f "$run/peak.txt" ] && grep -E '^(library|openblas|blis) ' "$run/peak.txt" | sed 's/^/    /'
     echo
 fi
 if [ -f "$run/exp.csv" ]; then
