@@ -15,11 +15,24 @@ run=${run%/}
 command -v gnuplot >/dev/null || { echo "figures: gnuplot is missing (make deps)" >&2; exit 2; }
 mkdir -p "$run/figures"
 drawn=0; status=0
+# The roofline's points come from every study's CSV; its roofs from machine.json.
+extra=""
+if [ -f "$run/machine.json" ]; then
+    sh plot/roofline.sh "$run"
+    num() { sed -n "s/^ *\"$1\": \([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$run/machine.json" | head -n 1; }
+    isa=$(sed -n 's/^ *"isa_best": "\(.*\)",\{0,1\}$/\1/p' "$run/machine.json" | head -n 1)
+    # the first gflops_1t after the best ISA's key, and the portable one
+    best=$(awk -v isa="\"$isa\":" '$1 == isa {f = 1} f && /gflops_1t/ {gsub(/[^0-9.eE+-]/, "", $2); print $2; exit}' "$run/machine.json")
+    scalar=$(awk '$1 == "\"portable\":" {f = 1} f && /gflops_1t/ {gsub(/[^0-9.eE+-]/, "", $2); print $2; exit}' "$run/machine.json")
+    extra="peak_best=${best:-1}; peak_scalar=${scalar:-1}; bw=$(num triad_gbytes_per_s_1t); isa='$isa';"
+else
+    rm -f "$run/roofline.csv"
+fi
 for gp in plot/*.gp; do
     name=$(basename "$gp" .gp)
     csv="$run/${name%%_*}.csv"
     [ -f "$csv" ] || continue
-    if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'" "$gp"; then
+    if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; $extra" "$gp"; then
         echo "figures: $run/figures/$name.png"; drawn=$((drawn + 1))
     else
         echo "figures: $gp failed on $csv" >&2; status=1

@@ -4,35 +4,29 @@
 # what this run measured.  Everything quoted comes from RUN's CSV/JSON files.
 set -u
 run=${1:?usage: report.sh RUN}
+case "$run" in /*) ;; *) run="$PWD/$run" ;; esac
+cd "$(dirname "$0")/.."
 run=${run%/}
 
 # md_table CSV COLS FILTER: the named columns of the rows where the awk expression
 # FILTER (on columns by name, e.g. v["threads"]==1) holds, as a Markdown table.
 md_table() {
-    awk -v cols="$2" -F, '
-    function parse(line,   i, n, c, f, q) {   # CSV with "quoted, fields"
-        n = 0; f = ""; q = 0
-        for (i = 1; i <= length(line); i++) {
-            c = substr(line, i, 1)
-            if (c == "\"") { if (q && substr(line, i + 1, 1) == "\"") { f = f c; i++ } else q = !q }
-            else if (c == "," && !q) { fld[++n] = f; f = "" }
-            else f = f c
+    awk -v cols="$2" "$(cat plot/csv.awk)"'
+    function emit(   j, x, r) {
+        if (!hdone) {
+            m = split(cols, want, ","); h = "|"; sep = "|"
+            for (j = 1; j <= m; j++) { h = h " " want[j] " |"; sep = sep " --- |" }
+            print h; print sep; hdone = 1
         }
-        fld[++n] = f; return n
-    }
-    NR == 1 { n = parse($0); for (i = 1; i <= n; i++) idx[fld[i]] = i
-              m = split(cols, want, ","); h = "|"; s = "|"
-              for (j = 1; j <= m; j++) { h = h " " want[j] " |"; s = s " --- |" }
-              print h; print s; next }
-    { parse($0); for (k in idx) v[k] = fld[idx[k]]
-      if (!('"$3"')) next
-      r = "|"
-      for (j = 1; j <= m; j++) {   # numbers to 4 significant digits, as people read them
-          x = v[want[j]]
-          if (x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && x !~ /^[0-9]+$/) x = sprintf("%.4g", x)
-          r = r " " x " |"
-      }
-      print r }' "$1"
+        if (!('"$3"')) return
+        r = "|"
+        for (j = 1; j <= m; j++) {   # numbers to 4 significant digits, as people read them
+            x = v[want[j]]
+            if (x ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/ && x !~ /^[0-9]+$/) x = sprintf("%.4g", x)
+            r = r " " x " |"
+        }
+        print r
+    }' "$1"
 }
 
 json_str() { sed -n "s/^ *\"$1\": \"\\(.*\\)\",\\{0,1\\}\$/\\1/p" "$run/machine.json" | head -n 1; }
@@ -72,9 +66,11 @@ if [ -f "$run/exp.csv" ]; then
     echo
     echo "### Targets (this run, side by side)"
     echo
-    awk -F, '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $c["threads"] == 1 && $c["cache"] == "L1" { k = $c["variant"] "/" $c["isa"]; cyc[k] = $c["cycles_per_elem"]; ulp[k] = $c["max_ulp"] }
+    awk "$(cat plot/csv.awk)"'
+    function emit(   k) {
+        if (v["threads"] != 1 || v["cache"] != "L1") return
+        k = v["variant"] "/" v["isa"]; cyc[k] = v["cycles_per_elem"]; ulp[k] = v["max_ulp"]
+    }
     function show(name, ok, text) { printf "- %s: %s — %s\n", name, text, ok }
     END {
         if ("poly/avx512" in cyc) {
@@ -92,5 +88,16 @@ if [ -f "$run/exp.csv" ]; then
             if ("libm/portable" in cyc) show("own AVX2 speedup over glibc expf", "measured", sprintf("%.1fx", cyc["libm/portable"] / cyc["poly/avx2"]))
         }
     }' "$run/exp.csv"
+    echo
+fi
+if [ -f "$run/figures/roofline.png" ]; then
+    echo "## Roofline"
+    echo
+    echo "![roofline](figures/roofline.png)"
+    echo
+    echo "Every kernel of this run at 1 thread, placed by arithmetic intensity (flops and bytes per"
+    echo "kernel are stated in plot/roofline.sh) and measured GFLOP/s, under this machine's measured"
+    echo "FMA peak and STREAM triad bandwidth. Cache-resident points may sit above the DRAM slope:"
+    echo "the roof drawn is the DRAM one. Points: roofline.csv."
     echo
 fi
