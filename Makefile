@@ -58,6 +58,18 @@ EXTRA_CHECKS :=
 
 -include collectives/collectives.mk
 
+# libxsmm: Debian ships only static archives (position-independent); the gemm backend
+# dlopens build/lib/libxsmmext.so.1, made here from them when they are installed.
+LIBXSMM_A := $(wildcard /usr/lib/libxsmmext.a)
+ifneq ($(LIBXSMM_A),)
+PROGRAMS += $(BUILD)/lib/libxsmmext.so.1
+$(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
+	@mkdir -p $(@D)
+	$(CC) -shared -fopenmp -o $@ -Wl,--whole-archive /usr/lib/libxsmmext.a /usr/lib/libxsmm.a \
+	  /usr/lib/libxsmmnoblas.a -Wl,--no-whole-archive -lpthread -lm -ldl -lrt
+endif
+
+
 .PHONY: all deps test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
@@ -88,7 +100,7 @@ $(BUILD)/test/%: $(OBJ)/test/%.o $(MB_OBJ) $(COMMON_OBJ)
 # ---- set-up -------------------------------------------------------------------------
 DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \
             libsleef-dev libpapi-dev papi-tools likwid libcriterion-dev gnuplot-nox \
-            libsimgrid-dev
+            libsimgrid-dev libxsmm-dev libdnnl-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:

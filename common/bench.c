@@ -35,11 +35,32 @@ int rs_ncpus(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* The CPUs this process was started on (taskset, Slurm, mpirun binding), captured
+ * before anything pinned a thread: thread i is pinned to the i-th of them, so two
+ * studies started under different `taskset`s do not collide on CPU 0. */
+static cpu_set_t start_mask;
+static int start_count;
+
+__attribute__((constructor)) static void capture_start_mask(void)
+{
+    if (sched_getaffinity(0, sizeof start_mask, &start_mask) == 0)
+        start_count = CPU_COUNT(&start_mask);
+}
+
 int rs_pin_thread(int cpu)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(cpu % rs_ncpus(), &set);
+    if (start_count > 0) {
+        int want = cpu % start_count, seen = 0;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &start_mask) && seen++ == want) {
+                CPU_SET(c, &set);
+                break;
+            }
+    } else {
+        CPU_SET(cpu % rs_ncpus(), &set);
+    }
     return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : -1;
 }
 

@@ -38,7 +38,9 @@ int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
 
 /* Threads: the number of online CPUs, and pinning of the calling thread. */
 int rs_ncpus(void);
-int rs_pin_thread(int cpu);  /* 0 ok; -1 where the OS refuses (recorded, not fatal) */
+/* Pin the calling thread to the cpu-th CPU of those the process started with
+ * (modulo their count). 0 ok; -1 where the OS refuses (not fatal). */
+int rs_pin_thread(int cpu);
 
 /* Run fn(ctx, tid) once on each of nthreads pinned threads (e.g. first-touch init). */
 void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx);

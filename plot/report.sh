@@ -90,6 +90,27 @@ if [ -f "$run/exp.csv" ]; then
     }' "$run/exp.csv"
     echo
 fi
+if [ -f "$run/gemm.csv" ]; then
+    echo "## GEMM (\`microbench gemm\`)"
+    echo
+    echo "![fraction of peak per shape and backend](figures/gemm.png)"
+    echo
+    echo "One thread, square 2048 and the DeepBench N = 64 training shapes (fraction of this"
+    echo "run's measured FMA peak; residual in units of eps K max|A| max|B|):"
+    echo
+    md_table "$run/gemm.csv" "backend,m,n,k,trans,gflops,frac_of_peak,residual,dispatch,gain_vs_default" \
+        'v["threads"] == 1 && v["backend"] != "naive" && (v["set"] == "square" || (v["set"] == "deepbench" && v["n"] == 64))'
+    echo
+    echo "All shapes (inference N = 1, 2, 4, every DeepBench N, the RNN models' GEMMs by name) and"
+    echo "both thread counts are in gemm.csv."
+    echo
+    if [ -f "$run/gemm.txt" ]; then
+        echo "### Targets and dispatch (this run, side by side)"
+        echo
+        grep -E '^(target|dispatch):' "$run/gemm.txt" | sed 's/^/- /'
+        echo
+    fi
+fi
 if [ -f "$run/figures/roofline.png" ]; then
     echo "## Roofline"
     echo

@@ -34,6 +34,8 @@ step peak build/bin/microbench peak $q ${THREADS:+--threads $THREADS} \
 [ -f "$run/machine.json" ] || { echo "bench: peak wrote no machine.json; stopping"; exit 1; }
 step exp build/bin/microbench exp $q $t --machine "$run/machine.json" \
     --csv "$run/exp.csv" --json "$run/exp.json"
+step gemm build/bin/microbench gemm $q $t --machine "$run/machine.json" \
+    --csv "$run/gemm.csv" --json "$run/gemm.json"
 
 sh plot/figures.sh "$run" || status=1
 sh plot/report.sh "$run" > "$run/report.md.tmp" && mv "$run/report.md.tmp" "$run/report.md"

@@ -1,0 +1,457 @@
+/* cmd_gemm.c — `microbench gemm`: RNN-shaped sgemm across backends (gemm.h), each
+ * result checked against the double-precision reference before it is timed, reported
+ * as GFLOP/s (2 M N K / median time), fraction of the measured FMA peak, residual and
+ * the kernel the library dispatched to, on 1 thread and on all threads.
+ *
+ * Order of work, and why:
+ *   1. options, shapes and backends are validated (bad input: exit 2, one line);
+ *   2. the libraries are loaded, after microbench/peak's dispatch probe set its fix
+ *      and before anything pins this thread (threads a library creates at load inherit
+ *      the creator's CPU mask);
+ *   3. the FMA peak per thread count, from --machine or measured now;
+ *   4. for each thread count, backend, shape: check (residual), then time.  Backends
+ *      outermost within a thread count, so a library's idle pool (OpenBLAS spins
+ *      ~0.1 s after a call) is switched once, not before every row.
+ * Exit: 0 ok, 1 a result was WRONG, 2 bad usage, 130 interrupted. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "check.h"
+#include "gemm.h"
+#include "gemm_dl.h"
+#include "gemm_report.h"
+#include "json.h"
+#include "meta.h"
+#include "opts.h"
+#include "peak.h"
+#include "progress.h"
+#include "record.h"
+
+#define MAX_SHAPES 128
+#define MAX_THREADS 16
+#define MAX_BACKENDS 16
+/* naive is the oracle, not a contender: it is timed only up to this many flops per
+ * call (~0.1 s at its ~1-2 GFLOP/s), enough to show the gap on small shapes. */
+#define NAIVE_MAX_FLOPS (1L << 27)
+/* DeepBench's alpha = beta = 1: C is read and written, as in gradient accumulation. */
+#define GEMM_ALPHA 1.0f
+#define GEMM_BETA 1.0f
+
+/* ---- options ---- */
+static struct {
+    rs_common_opts c;
+    const char *backends;  /* --backend LIST (default: every available one) */
+    const char *shapes;    /* --shape LIST: model GEMM names or MxNxK[:tAtB] */
+    const char *sets;      /* --set LIST: deepbench,square,inference,models,all */
+    const char *threads;   /* --threads LIST (default 1,all) */
+    const char *machine;   /* --machine FILE: machine.json with the measured FMA peak */
+    long seed;             /* --seed: inputs and sampled check positions */
+    int list;              /* --list: print the backends and shapes and exit */
+} opt = {.seed = 1};
+
+static const rs_opt options[] = {
+    {"backend", RS_OPT_STR, &opt.backends, "LIST", "backends: naive,blocked,openblas,openblas:default,blis,blis:default,libxsmm,onednn (default: all available; a :default copy only where its dispatch was fixed)", 0, 0},
+    {"shape", RS_OPT_STR, &opt.shapes, "LIST", "shapes: MxNxK[:tAtB] (e.g. 1760x64x1760:TN) or a model GEMM's name (lstm_input; see --list)", 0, 0},
+    {"set", RS_OPT_STR, &opt.sets, "LIST", "shape sets: deepbench,square,inference,models,all (default all; --quick a few of each)", 0, 0},
+    {"threads", RS_OPT_STR, &opt.threads, "LIST", "thread counts, e.g. 1,2 or all (default 1,all)", 0, 0},
+    {"machine", RS_OPT_STR, &opt.machine, "FILE", "machine.json from `microbench peak` (default: measure the FMA peak now)", 0, 0},
+    {"seed", RS_OPT_INT, &opt.seed, "N", "seed of the inputs and of the sampled check (default 1)", 0, 1e15},
+    {"list", RS_OPT_FLAG, &opt.list, NULL, "list the backends (available or why not) and the named shapes, and exit", 0, 0},
+    RS_COMMON_OPTS(opt.c),
+};
+
+static const char usage[] =
+    "usage: microbench gemm [options]\n"
+    "Times C = A B + C (column-major sgemm, alpha = beta = 1) on DeepBench's RNN shapes,\n"
+    "2048^3, inference shapes and this project's LSTM model GEMMs, for every BLAS backend,\n"
+    "after checking each against a double-precision reference.  Reports GFLOP/s, the\n"
+    "fraction of the measured FMA peak, the residual and the kernel each library dispatched\n"
+    "to (OpenBLAS/BLIS corrected where they pick below the CPU; X:default = uncorrected).";
+
+static const rs_col columns[] = {
+    {"backend", RS_STR, 0},      {"set", RS_STR, 0},          {"shape", RS_STR, 0},
+    {"m", RS_INT, 0},            {"n", RS_INT, 0},            {"k", RS_INT, 0},
+    {"trans", RS_STR, 0},        {"threads", RS_INT, 0},      {"gflops", RS_DBL, 4},
+    {"gflops_max", RS_DBL, 4},   {"time_us", RS_DBL, 4},      {"time_us_min", RS_DBL, 4},
+    {"cv", RS_DBL, 2},           {"frac_of_peak", RS_DBL, 3}, {"peak_gflops", RS_DBL, 4},
+    {"residual", RS_DBL, 3},     {"check", RS_STR, 0},        {"dispatch", RS_STR, 0},
+    {"gain_vs_default", RS_DBL, 3}, {"samples", RS_INT, 0},
+};
+
+/* ---- selection ---- */
+static int split(const char *list, char *buf, size_t len, char **items, int max)
+{
+    snprintf(buf, len, "%s", list);
+    return rs_split_list(buf, items, max);
+}
+
+static int list_has(const char *list, const char *name)
+{
+    char buf[1024], *items[64];
+    int n = split(list, buf, sizeof buf, items, 64);
+    for (int i = 0; i < n; i++)
+        if (strcmp(items[i], name) == 0 || strcmp(items[i], "all") == 0)
+            return 1;
+    return 0;
+}
+
+/* Bytes a shape needs: A, B, C0 and C in float, plus a full reference in double. */
+static double shape_bytes(const gemm_shape *s)
+{
+    double m = (double)s->m, n = (double)s->n, k = (double)s->k;
+    int full = m * n * k <= (double)GEMM_FULL_CHECK_MACS;
+    return 4 * (m * k + k * n + 2 * m * n) + (full ? 8 * m * n : 0);
+}
+
+static int select_shapes(gemm_shape *out)
+{
+    int n = 0;
+    char buf[2048], *items[MAX_SHAPES];
+    if (opt.sets) {
+        int k = split(opt.sets, buf, sizeof buf, items, MAX_SHAPES);
+        CHECK(k > 0, "--set: empty list (expected e.g. deepbench,models)");
+        for (int i = 0; i < k; i++)
+            CHECK(gemm_is_set(items[i]), "--set: unknown set '%s' (expected deepbench, square, "
+                                         "inference, models or all)", items[i]);
+    }
+    /* With neither --set nor --shape: every set (a few shapes of each with --quick). */
+    const char *sets = opt.sets ? opt.sets : opt.shapes ? NULL : "all";
+    for (int i = 0; sets && i < gemm_nshapes && n < MAX_SHAPES; i++)
+        if (list_has(sets, gemm_shapes[i].set) && (opt.sets || !opt.c.quick || gemm_shapes[i].quick))
+            out[n++] = gemm_shapes[i];
+    if (opt.shapes) {
+        int k = split(opt.shapes, buf, sizeof buf, items, MAX_SHAPES);
+        CHECK(k > 0, "--shape: empty list (expected e.g. 1760x64x1760:TN,lstm_input)");
+        for (int i = 0; i < k && n < MAX_SHAPES; i++)
+            if (gemm_parse_shape(items[i], &out[n++]) != 0)
+                return -1;
+    }
+    double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < n; i++)
+        CHECK(shape_bytes(&out[i]) <= mem / 2, "--shape: %ldx%ldx%ld needs %.1f GiB, more than half "
+              "this machine's %.1f GiB of memory", out[i].m, out[i].n, out[i].k,
+              shape_bytes(&out[i]) / (1 << 30), mem / (1 << 30));
+    return n;
+}
+
+/* Backends by name (a typo is an error), then loaded; unavailable ones are noted. */
+static int select_backends(const gemm_backend **sel)
+{
+    if (opt.backends) {
+        char buf[1024], *items[MAX_BACKENDS];
+        int k = split(opt.backends, buf, sizeof buf, items, MAX_BACKENDS);
+        CHECK(k > 0, "--backend: empty list");
+        for (int i = 0; i < k; i++)
+            CHECK(gemm_find(items[i]) || strcmp(items[i], "all") == 0,
+                  "--backend: unknown backend '%s' (expected naive, blocked, openblas, "
+                  "openblas:default, blis, blis:default, libxsmm or onednn)", items[i]);
+    }
+    int n = 0;
+    for (int i = 0; i < gemm_nbackends; i++) {
+        const gemm_backend *b = gemm_backends[i];
+        if (opt.backends ? !list_has(opt.backends, b->name) : 0)
+            continue;
+        if (b->pair && !opt.backends) {
+            /* An uncorrected copy is only worth timing where the correction changed
+             * something; --backend NAME:default runs it anyway. */
+            const peak_blas *pb = gemm_blas_probe(b->pair);
+            if (pb && !pb->fix_applied) {
+                printf("not run: %s: %s picks %s by itself on this CPU (no fix needed; "
+                       "--backend %s runs it anyway)\n", b->name, b->pair, pb->detected, b->name);
+                continue;
+            }
+        }
+        if (b->load(b) != 0) {
+            printf("skipped: %s: %s\n", b->name, rs_lasterr());
+            continue;
+        }
+        sel[n++] = b;
+    }
+    return n;
+}
+
+static int print_list(void)
+{
+    printf("%-17s %-44s %s\n", "backend", "dispatch (or why unavailable)", "what");
+    for (int i = 0; i < gemm_nbackends; i++) {
+        const gemm_backend *b = gemm_backends[i];
+        int ok = b->load(b) == 0;
+        printf("%-17s %-44s %s\n", b->name, ok ? b->dispatch(b) : rs_lasterr(), b->what);
+    }
+    printf("\nnamed shapes (LSTM: H=%d E=%d B=%d T=%d V=%d; M x N x K, column-major):\n",
+           GEMM_MODEL_H, GEMM_MODEL_E, GEMM_MODEL_B, GEMM_MODEL_T, GEMM_MODEL_V);
+    for (int i = 0; i < gemm_nshapes; i++)
+        if (gemm_shapes[i].name[0])
+        {
+            char dims[64];
+            snprintf(dims, sizeof dims, "%ldx%ldx%ld:%s", gemm_shapes[i].m, gemm_shapes[i].n,
+                     gemm_shapes[i].k, gemm_trans_str(gemm_shapes[i].ta, gemm_shapes[i].tb));
+            printf("  %-18s %-18s %s\n", gemm_shapes[i].name, dims, gemm_shapes[i].why);
+        }
+    printf("sets: deepbench (M=K in 1760,2048,2560; N in 16,32,64,128; NN,TN), square (2048^3),\n"
+           "      inference (N in 1,2,4), models (the above)\n");
+    return RS_EXIT_OK;
+}
+
+/* ---- the FMA peak for a thread count (machine.json, else measured now) ---- */
+static double fma_gflops_for(int threads, const rs_json *machine)
+{
+    rs_isa best = rs_isa_best();
+    char key[96];
+    if (machine) {
+        snprintf(key, sizeof key, "peak.fma.%s.threads_all", rs_isa_name(best));
+        int all = (int)rs_json_num(machine, key, 0);
+        snprintf(key, sizeof key, "peak.fma.%s.gflops_%s", rs_isa_name(best), threads == 1 ? "1t" : "all");
+        double g = rs_json_num(machine, key, -1);
+        if (g > 0 && (threads == 1 || threads == all))
+            return g;
+    }
+    rs_bench_cfg cfg = rs_bench_defaults(1);
+    double g = -1;
+    return peak_fma_gflops(best, threads, &cfg, &g) == 0 ? g : -1;
+}
+
+/* ---- the timed kernel ---- */
+static cpu_set_t start_mask;   /* this process's CPUs before anything pinned it */
+
+typedef struct {
+    const gemm_backend *b;
+    const gemm_problem *p;
+    float *c;
+    int threads, unpinned;
+} work;
+
+/* rs_bench pins a single-thread caller to CPU 0; a library running threads of its own
+ * from this caller needs the other CPUs back — also before its first parallel call,
+ * since threads it creates then inherit this thread's mask. */
+static void unpin(void) { sched_setaffinity(0, sizeof start_mask, &start_mask); }
+
+static void run_kernel(void *ctx, int tid, long reps)
+{
+    work *w = ctx;
+    if (w->threads > 1 && !w->unpinned) {
+        unpin();
+        w->unpinned = 1;
+    }
+    const gemm_problem *p = w->p;
+    for (long r = 0; r < reps; r++)
+        w->b->sgemm(w->b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb,
+                    p->beta, w->c, p->ldc);
+}
+
+/* ---- one shape's data: inputs regenerated per use, the reference kept ---- */
+typedef struct {
+    gemm_shape s;
+    gemm_problem p;
+    float *a, *b, *c0, *c;
+    gemm_ref ref;
+    int have_ref;
+} shape_data;
+
+static int shape_alloc(shape_data *d, uint64_t seed)
+{
+    gemm_problem *p = &d->p;
+    *p = (gemm_problem){d->s.ta, d->s.tb, d->s.m, d->s.n, d->s.k, GEMM_ALPHA, GEMM_BETA,
+                        NULL, NULL, NULL, d->s.ta == 'N' ? d->s.m : d->s.k,
+                        d->s.tb == 'N' ? d->s.k : d->s.n, d->s.m};
+    long na = gemm_size_a(p), nb = gemm_size_b(p), nc = gemm_size_c(p);
+    d->a = malloc(sizeof(float) * (size_t)na);
+    d->b = malloc(sizeof(float) * (size_t)nb);
+    d->c0 = malloc(sizeof(float) * (size_t)nc);
+    d->c = malloc(sizeof(float) * (size_t)nc);
+    CHECK(d->a && d->b && d->c0 && d->c, "out of memory for %ldx%ldx%ld", p->m, p->n, p->k);
+    gemm_fill(d->a, na, seed, 0);
+    gemm_fill(d->b, nb, seed, 1);
+    gemm_fill(d->c0, nc, seed, 2);
+    p->a = d->a;
+    p->b = d->b;
+    p->c0 = d->c0;
+    if (!d->have_ref) {
+        if (gemm_ref_build(p, seed, rs_ncpus(), &d->ref) != 0)
+            return -1;
+        d->have_ref = 1;
+    }
+    return 0;
+}
+
+static void shape_release(shape_data *d)
+{
+    free(d->a);
+    free(d->b);
+    free(d->c0);
+    free(d->c);
+    d->a = d->b = d->c0 = d->c = NULL;
+}
+
+/* ---- one row: check, then time ---- */
+enum { ROW_OK, ROW_WRONG, ROW_NAIVE_SKIPPED, ROW_UNSUPPORTED, ROW_SKIPPED };
+
+static int run_row(rs_table *t, const gemm_backend *b, shape_data *d, int T, double peak,
+                   const rs_bench_cfg *cfg)
+{
+    const gemm_problem *p = &d->p;
+    double flops = 2.0 * (double)d->s.m * (double)d->s.n * (double)d->s.k;
+    if (b == &gemm_backend_naive && flops > (double)NAIVE_MAX_FLOPS)
+        return ROW_NAIVE_SKIPPED;
+    if (b->trans_unsupported & gemm_trans_bit(d->s.ta, d->s.tb))
+        return ROW_UNSUPPORTED;
+    if (shape_alloc(d, (uint64_t)opt.seed) != 0)
+        rs_die(RS_EXIT_USAGE);
+    /* 1. Correctness, outside the timed region. */
+    if (T > 1)
+        unpin();
+    memcpy(d->c, d->c0, sizeof(float) * (size_t)gemm_size_c(p));
+    if (b->sgemm(b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb, p->beta,
+                 d->c, p->ldc) != 0) {
+        printf("skipped: %s on %ldx%ldx%ld:%s: %s\n", b->name, p->m, p->n, p->k,
+               gemm_trans_str(p->ta, p->tb), rs_lasterr());
+        shape_release(d);
+        return ROW_SKIPPED;
+    }
+    double res = gemm_residual(p, &d->ref, d->c);
+    int wrong = !(res <= GEMM_RESIDUAL_MAX);
+    if (wrong)
+        fprintf(stderr, "WRONG: %s %ldx%ldx%ld:%s %d threads: residual %.3g > %g\n", b->name, p->m,
+                p->n, p->k, gemm_trans_str(p->ta, p->tb), T, res, GEMM_RESIDUAL_MAX);
+    /* 2. Speed. */
+    work w = {.b = b, .p = p, .c = d->c, .threads = T};
+    rs_bench_result r;
+    if (rs_bench(cfg, 1, run_kernel, &w, &r) != 0)
+        rs_die(RS_EXIT_INTR);
+    int row = rs_table_row(t);
+    rs_set_str(t, row, "backend", b->name);
+    rs_set_str(t, row, "set", d->s.set);
+    if (d->s.name[0])
+        rs_set_str(t, row, "shape", d->s.name);
+    rs_set_int(t, row, "m", p->m);
+    rs_set_int(t, row, "n", p->n);
+    rs_set_int(t, row, "k", p->k);
+    rs_set_str(t, row, "trans", gemm_trans_str(p->ta, p->tb));
+    rs_set_int(t, row, "threads", T);
+    rs_set_dbl(t, row, "gflops", flops / r.ns.median);
+    rs_set_dbl(t, row, "gflops_max", flops / r.ns.min);
+    rs_set_dbl(t, row, "time_us", r.ns.median * 1e-3);
+    rs_set_dbl(t, row, "time_us_min", r.ns.min * 1e-3);
+    rs_set_dbl(t, row, "cv", r.ns.cv);
+    if (peak > 0) {
+        rs_set_dbl(t, row, "frac_of_peak", flops / r.ns.median / peak);
+        rs_set_dbl(t, row, "peak_gflops", peak);
+    }
+    rs_set_dbl(t, row, "residual", res);
+    char buf[32];
+    snprintf(buf, sizeof buf, d->ref.full ? "full" : "sampled %ld", d->ref.nent);
+    rs_set_str(t, row, "check", buf);
+    rs_set_str(t, row, "dispatch", b->dispatch(b));
+    rs_set_int(t, row, "samples", r.ns.n);
+    shape_release(d);
+    return wrong ? ROW_WRONG : ROW_OK;
+}
+
+int cmd_gemm(int argc, char **argv)
+{
+    sched_getaffinity(0, sizeof start_mask, &start_mask);
+    int rc = rs_opts_parse(argc, argv, options, RS_ARRAY_LEN(options), usage, NULL, NULL);
+    if (rc == 1)
+        return RS_EXIT_OK;
+    if (rc < 0)
+        rs_die(RS_EXIT_USAGE);
+    if (opt.list)
+        return print_list();
+    int threads[MAX_THREADS], nthr;
+    char all[32];
+    snprintf(all, sizeof all, "1,%d", rs_ncpus());
+    if ((nthr = rs_parse_threads(opt.threads ? opt.threads : all, threads, MAX_THREADS)) < 0)
+        rs_die(RS_EXIT_USAGE);
+    static gemm_shape shapes[MAX_SHAPES];
+    int nshapes = select_shapes(shapes);
+    if (nshapes < 0 || rs_common_check_outputs(&opt.c) != 0)
+        rs_die(RS_EXIT_USAGE);
+    if (nshapes == 0)
+        rs_fatal(RS_EXIT_USAGE, "no shape selected (see --list)");
+    rs_json *machine = NULL;
+    if (opt.machine && !(machine = rs_json_load(opt.machine)))
+        rs_die(RS_EXIT_USAGE);
+    const gemm_backend *sel[MAX_BACKENDS];
+    int nsel = select_backends(sel);
+    if (nsel < 0)
+        rs_die(RS_EXIT_USAGE);
+    if (nsel == 0)
+        rs_fatal(RS_EXIT_USAGE, "no selected backend is available here (see --list)");
+
+    double peak[MAX_THREADS];
+    for (int ti = 0; ti < nthr; ti++)
+        peak[ti] = fma_gflops_for(threads[ti], machine);
+
+    /* A 2048^3 call takes 0.1-0.3 s here: at most ~1.5 s per row keeps the default
+     * campaign to minutes on 2 cores (>= 5 samples even then; the min is the peak). */
+    rs_bench_cfg cfg = rs_bench_defaults(opt.c.quick);
+    cfg.max_time_s = opt.c.quick ? 0.5 : 1.5;
+    rs_table *t = rs_table_new("gemm", columns, RS_ARRAY_LEN(columns));
+    rs_table_meta_std(t, argc, argv);
+    char buf[256];
+    snprintf(buf, sizeof buf, "column-major, alpha = %g, beta = %g, flops = 2 m n k", GEMM_ALPHA, GEMM_BETA);
+    rs_table_meta(t, "gemm", buf);
+    snprintf(buf, sizeof buf, "%ld", opt.seed);
+    rs_table_meta(t, "seed", buf);
+    snprintf(buf, sizeof buf, "residual <= %g; every entry up to m n k = %ld, else 4 corners + %d "
+             "sampled entries (dot products in double)", GEMM_RESIDUAL_MAX, GEMM_FULL_CHECK_MACS, GEMM_CHECK_SAMPLES);
+    rs_table_meta(t, "check", buf);
+    rs_table_meta(t, "fma_peak_source", opt.machine ? opt.machine : "measured now (quick)");
+
+    static shape_data data[MAX_SHAPES];
+    for (int s = 0; s < nshapes; s++)
+        data[s].s = shapes[s];
+    int wrong = 0, naive_skipped = 0, unsupported[MAX_BACKENDS] = {0}, total = nthr * nsel * nshapes, done = 0;
+    rs_progress_begin(total);
+    for (int ti = 0; ti < nthr; ti++) {
+        int T = threads[ti];
+        for (int bi = 0; bi < nsel; bi++) {
+            const gemm_backend *b = sel[bi];
+            b->set_threads(b, T);
+            for (int s = 0; s < nshapes; s++) {
+                shape_data *d = &data[s];
+                snprintf(buf, sizeof buf, "gemm %s %ldx%ldx%ld:%s t=%d", b->name, d->s.m, d->s.n,
+                         d->s.k, gemm_trans_str(d->s.ta, d->s.tb), T);
+                rs_progress(done++, buf);
+                int st = run_row(t, b, d, T, peak[ti], &cfg);
+                naive_skipped += st == ROW_NAIVE_SKIPPED;
+                unsupported[bi] += st == ROW_UNSUPPORTED;
+                wrong |= st == ROW_WRONG;
+            }
+        }
+    }
+    rs_progress_done();
+    gemm_report_gains(t);
+
+    rs_table_print(t, stdout, "backend,set,shape,m,n,k,trans,threads,gflops,frac_of_peak,residual,"
+                              "dispatch,gain_vs_default");
+    if (naive_skipped)
+        printf("naive (the oracle) timed only up to %.2g GFLOP per call: %d rows left out\n",
+               NAIVE_MAX_FLOPS * 1e-9, naive_skipped);
+    for (int bi = 0; bi < nsel; bi++)
+        if (unsupported[bi])
+            printf("%s: %d rows left out: transposes it does not support (--list)\n", sel[bi]->name,
+                   unsupported[bi]);
+    printf("gflops = 2 m n k / median time; frac_of_peak against the %s FMA peak (%s); "
+           "residual in units of eps K max|A| max|B|\n",
+           rs_isa_name(rs_isa_best()), opt.machine ? opt.machine : "measured now");
+    gemm_report_dispatch(t);
+    gemm_report_target(t, "2048^3", "square", 2048, 0.85);
+    gemm_report_target(t, "DeepBench N=64", "deepbench", 64, 0.70);
+    if ((opt.c.csv && rs_table_write_csv(t, opt.c.csv) != 0) ||
+        (opt.c.json && rs_table_write_json(t, opt.c.json) != 0))
+        rs_die(RS_EXIT_USAGE);
+    rs_table_free(t);
+    rs_json_free(machine);
+    for (int s = 0; s < nshapes; s++)
+        gemm_ref_free(&data[s].ref);
+    if (wrong)
+        fprintf(stderr, "microbench gemm: a correctness check failed (see WRONG lines above)\n");
+    return wrong ? RS_EXIT_WRONG : RS_EXIT_OK;
+}

@@ -1,0 +1,29 @@
+/* gemm_blocked.h — the register-blocked micro-kernels of the `blocked` backend, one
+ * per ISA (gemm_blocked_<isa>.c, each the template gemm_blocked_ukernel.h compiled
+ * with that ISA's flags), and the cache-block sizes that go with them.
+ *
+ * A micro-kernel computes one MR x NR tile of C from packed panels, BLIS-style:
+ *   a: kc x MR, MR contiguous floats per k (a column of op(A) per step)
+ *   b: kc x NR, NR contiguous floats per k (a row of op(B) per step)
+ *   C (MR x NR, ldc) = alpha a^T b + beta C       (beta == 0: C is not read)
+ * The driver (gemm_blocked.c) packs, blocks for the caches and handles edges. */
+#ifndef RS_GEMM_BLOCKED_H
+#define RS_GEMM_BLOCKED_H
+
+#include "cpu.h"
+
+typedef void (*gemm_ukr_fn)(long kc, const float *a, const float *b, float *c, long ldc,
+                            float alpha, float beta);
+
+typedef struct {
+    const char *name;   /* "gemm_blocked_ukernel_avx2_16x6" */
+    const char *label;  /* "avx2 16x6": the row's dispatch string */
+    rs_isa isa;         /* checked with rs_isa_supported() before use */
+    int mr, nr;         /* register tile: MR = 2 vectors, NR broadcasts of B */
+    int mc, kc, nc;     /* cache blocks: mc x kc of A in L2, kc x nc of B in L3 */
+    gemm_ukr_fn run;
+} gemm_ukernel;
+
+extern const gemm_ukernel gemm_ukernel_avx512, gemm_ukernel_avx2, gemm_ukernel_portable;
+
+#endif

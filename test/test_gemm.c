@@ -1,0 +1,408 @@
+/* test_gemm.c — Criterion tests of microbench/gemm/: every available backend against
+ * the double reference on odd shapes and all four transposes, alpha/beta handling
+ * (beta = 0 must not read C), threads, the residual and its sampled check, the
+ * --shape parser, and bad command lines (exit 2, one line).
+ * A backend whose library is not installed is skipped with a note, never failed. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "gemm.h"
+#include "gemm_report.h"
+#include "record.h"
+
+/* ---- helpers ---- */
+
+/* A column-major problem with padded leading dimensions (ld = rows + pad), so a
+ * backend that confuses rows, columns or ld is caught. */
+typedef struct {
+    gemm_problem p;
+    float *a, *b, *c0, *c;
+} case_data;
+
+static void case_init(case_data *d, char ta, char tb, long m, long n, long k, float alpha,
+                      float beta, long pad, uint64_t seed)
+{
+    d->p = (gemm_problem){ta, tb, m, n, k, alpha, beta, NULL, NULL, NULL,
+                          (ta == 'N' ? m : k) + pad, (tb == 'N' ? k : n) + pad, m + pad};
+    long na = gemm_size_a(&d->p), nb = gemm_size_b(&d->p), nc = gemm_size_c(&d->p);
+    d->a = malloc(sizeof(float) * (size_t)na);
+    d->b = malloc(sizeof(float) * (size_t)nb);
+    d->c0 = malloc(sizeof(float) * (size_t)nc);
+    d->c = malloc(sizeof(float) * (size_t)nc);
+    cr_assert(d->a && d->b && d->c0 && d->c);
+    gemm_fill(d->a, na, seed, 0);
+    gemm_fill(d->b, nb, seed, 1);
+    gemm_fill(d->c0, nc, seed, 2);
+    memcpy(d->c, d->c0, sizeof(float) * (size_t)nc);
+    d->p.a = d->a;
+    d->p.b = d->b;
+    d->p.c0 = d->c0;
+}
+
+static void case_free(case_data *d)
+{
+    free(d->a);
+    free(d->b);
+    free(d->c0);
+    free(d->c);
+}
+
+/* Run backend b on the case; returns the residual against the reference, or -1 for a
+ * transpose case the backend declares unsupported.  Also checks that the padding rows
+ * of C (between m and ldc) were not written. */
+static double run_case(const gemm_backend *b, case_data *d)
+{
+    const gemm_problem *p = &d->p;
+    if (b->trans_unsupported & gemm_trans_bit(p->ta, p->tb)) {
+        cr_assert(p->ta != 'N' || p->tb != 'N', "%s: every backend must support NN", b->name);
+        return -1;
+    }
+    cr_assert_eq(b->sgemm(b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb,
+                          p->beta, d->c, p->ldc), 0, "%s: %s", b->name, rs_lasterr());
+    for (long j = 0; j < p->n; j++)
+        for (long i = p->m; i < p->ldc; i++)
+            cr_assert(memcmp(&d->c[i + j * p->ldc], &d->c0[i + j * p->ldc], sizeof(float)) == 0,
+                      "%s wrote C(%ld,%ld) outside the matrix (ldc %ld)", b->name, i, j, p->ldc);
+    gemm_ref r;
+    cr_assert_eq(gemm_ref_build(p, 7, 1, &r), 0);
+    double res = gemm_residual(p, &r, d->c);
+    gemm_ref_free(&r);
+    return res;
+}
+
+/* Load by name; NULL (with a note) when the library is not installed here. */
+static const gemm_backend *load_or_skip(const char *name)
+{
+    const gemm_backend *b = gemm_find(name);
+    cr_assert_not_null(b, "no backend %s in the registry", name);
+    if (b->load(b) != 0) {
+        cr_log_info("%s unavailable here, skipped: %s", name, rs_lasterr());
+        return NULL;
+    }
+    b->set_threads(b, 1);
+    return b;
+}
+
+/* ---- every backend: odd shapes x all transposes ---- */
+
+static void odd_shapes(const char *name)
+{
+    const gemm_backend *b = load_or_skip(name);
+    if (!b)
+        return;
+    static const long dims[] = {1, 7, 17, 33, 100};
+    static const char tr[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
+    for (int t = 0; t < 4; t++)
+        for (int im = 0; im < 5; im++)
+            for (int in = 0; in < 5; in++)
+                for (int ik = 0; ik < 5; ik++) {
+                    case_data d;
+                    case_init(&d, tr[t][0], tr[t][1], dims[im], dims[in], dims[ik], 1.0f, 1.0f, 3,
+                              (uint64_t)(t * 125 + im * 25 + in * 5 + ik));
+                    double res = run_case(b, &d);
+                    cr_expect(res <= GEMM_RESIDUAL_MAX, "%s %ldx%ldx%ld:%c%c residual %g", name,
+                              dims[im], dims[in], dims[ik], tr[t][0], tr[t][1], res);
+                    case_free(&d);
+                }
+}
+
+/* alpha in {0, 1, -2.5} x beta in {0, 1, 0.5}; with beta = 0, C starts as NaN and must
+ * not leak into the result (BLAS: C is not read). */
+static void alpha_beta(const char *name)
+{
+    const gemm_backend *b = load_or_skip(name);
+    if (!b)
+        return;
+    static const float alphas[] = {0.0f, 1.0f, -2.5f}, betas[] = {0.0f, 1.0f, 0.5f};
+    static const char tr[3][3] = {"NN", "TN", "NT"};
+    for (int ia = 0; ia < 3; ia++)
+        for (int ib = 0; ib < 3; ib++)
+            for (int t = 0; t < 3; t++) {
+                case_data d;
+                case_init(&d, tr[t][0], tr[t][1], 37, 19, 45, alphas[ia], betas[ib], 2,
+                          (uint64_t)(100 + ia * 3 + ib));
+                if (betas[ib] == 0)
+                    for (long j = 0; j < d.p.n; j++)
+                        for (long i = 0; i < d.p.m; i++)
+                            d.c[i + j * d.p.ldc] = NAN;
+                double res = run_case(b, &d);
+                cr_expect(res <= GEMM_RESIDUAL_MAX, "%s alpha %g beta %g %s: residual %g", name,
+                          alphas[ia], betas[ib], tr[t], res);
+                case_free(&d);
+            }
+}
+
+/* Two threads on shapes that split into several blocks per thread, plus tiny ones. */
+static void threaded(const char *name)
+{
+    const gemm_backend *b = load_or_skip(name);
+    if (!b)
+        return;
+    b->set_threads(b, 2);
+    static const long shapes[][3] = {{300, 70, 260}, {33, 130, 17}, {1, 1, 1}, {257, 1, 513}};
+    for (int s = 0; s < 4; s++)
+        for (int t = 0; t < 2; t++) {
+            case_data d;
+            case_init(&d, t ? 'T' : 'N', 'N', shapes[s][0], shapes[s][1], shapes[s][2], 1.0f, 1.0f,
+                      1, (uint64_t)(200 + s));
+            double res = run_case(b, &d);
+            cr_expect(res <= GEMM_RESIDUAL_MAX, "%s 2 threads %ldx%ldx%ld: residual %g", name,
+                      shapes[s][0], shapes[s][1], shapes[s][2], res);
+            case_free(&d);
+        }
+    b->set_threads(b, 1);
+}
+
+#define BACKEND_TESTS(id, name)                                   \
+    Test(gemm_##id, odd_shapes_all_transposes) { odd_shapes(name); } \
+    Test(gemm_##id, alpha_beta) { alpha_beta(name); }              \
+    Test(gemm_##id, two_threads) { threaded(name); }
+
+BACKEND_TESTS(naive, "naive")
+BACKEND_TESTS(blocked, "blocked")
+BACKEND_TESTS(openblas, "openblas")
+BACKEND_TESTS(openblas_default, "openblas:default")
+BACKEND_TESTS(blis, "blis")
+BACKEND_TESTS(blis_default, "blis:default")
+BACKEND_TESTS(libxsmm, "libxsmm")
+BACKEND_TESTS(onednn, "onednn")
+
+Test(gemm_registry, names_are_the_contract)
+{
+    const char *want[] = {"naive", "blocked", "openblas", "blis", "libxsmm", "onednn"};
+    for (int i = 0; i < RS_ARRAY_LEN(want); i++)
+        cr_expect_not_null(gemm_find(want[i]), "backend %s missing", want[i]);
+    cr_expect_null(gemm_find("mkl"));
+    /* naive and blocked need no library: always available. */
+    cr_expect_eq(gemm_backend_naive.load(&gemm_backend_naive), 0);
+    cr_expect_eq(gemm_backend_blocked.load(&gemm_backend_blocked), 0);
+}
+
+Test(gemm_registry, dispatch_strings_name_the_kernel)
+{
+    for (int i = 0; i < gemm_nbackends; i++) {
+        const gemm_backend *b = gemm_backends[i];
+        if (b->load(b) != 0)
+            continue;
+        const char *d = b->dispatch(b);
+        cr_expect(d && d[0] && !strchr(d, ','), "%s: dispatch '%s' (non-empty, no comma for CSV)",
+                  b->name, d ? d : "(null)");
+        if (b->pair)
+            cr_expect(strstr(d, "(default)"), "%s: '%s' should say it is the default dispatch", b->name, d);
+    }
+}
+
+/* ---- the reference and the residual ---- */
+
+Test(gemm_check, reference_on_a_hand_computed_case)
+{
+    /* op(A) = [1 2; 3 4] (column-major {1,3,2,4}), B = [5 6; 7 8], C0 = 1: alpha 2, beta 3.
+     * A B = [19 22; 43 50] -> 2 A B + 3 = [41 47; 89 103]. */
+    float a[] = {1, 3, 2, 4}, b[] = {5, 7, 6, 8}, c0[] = {1, 1, 1, 1};
+    gemm_problem p = {'N', 'N', 2, 2, 2, 2.0f, 3.0f, a, b, c0, 2, 2, 2};
+    double want[] = {41, 89, 47, 103}, ref[4];
+    gemm_naive_double(&p, ref, 1);
+    for (int i = 0; i < 4; i++) {
+        cr_expect_eq(ref[i], want[i], "entry %d: %g != %g", i, ref[i], want[i]);
+        cr_expect_eq(gemm_ref_entry(&p, i % 2, i / 2), want[i]);
+    }
+    /* The same product with A stored transposed ({1,2,3,4} is [1 2; 3 4]^T column-major). */
+    float at[] = {1, 2, 3, 4};
+    p.ta = 'T';
+    p.a = at;
+    gemm_naive_double(&p, ref, 1);
+    for (int i = 0; i < 4; i++)
+        cr_expect_eq(ref[i], want[i]);
+}
+
+Test(gemm_check, inputs_are_a_pure_function_of_seed_and_index)
+{
+    cr_expect_eq(gemm_input(5, 1, 12345), gemm_input(5, 1, 12345));
+    cr_expect_neq(gemm_input(5, 1, 12345), gemm_input(6, 1, 12345));
+    cr_expect_neq(gemm_input(5, 1, 12345), gemm_input(5, 2, 12345));
+    for (long i = 0; i < 10000; i++) {
+        float x = gemm_input(9, 0, i);
+        cr_assert(x >= -1.0f && x < 1.0f, "input %g out of [-1, 1)", x);
+    }
+}
+
+Test(gemm_check, residual_catches_a_wrong_entry_and_nan)
+{
+    case_data d;
+    case_init(&d, 'N', 'N', 20, 10, 30, 1.0f, 1.0f, 0, 11);
+    const gemm_backend *b = &gemm_backend_naive;
+    b->set_threads(b, 1);
+    /* naive is the reference rounded once: within half an ulp of |C| <= K + 1. */
+    cr_assert_leq(run_case(b, &d), 0.5, "naive is the reference itself");
+    gemm_ref r;
+    cr_assert_eq(gemm_ref_build(&d.p, 1, 1, &r), 0);
+    cr_expect(r.full && r.nent == 200);
+    d.c[5 + 3 * d.p.ldc] += 0.25f;   /* one term of magnitude 1/4 off */
+    cr_expect_gt(gemm_residual(&d.p, &r, d.c), 100 * GEMM_RESIDUAL_MAX);
+    d.c[5 + 3 * d.p.ldc] = NAN;
+    cr_expect(isinf(gemm_residual(&d.p, &r, d.c)));
+    gemm_ref_free(&r);
+    case_free(&d);
+}
+
+Test(gemm_check, big_shapes_are_checked_on_a_sample_with_the_corners)
+{
+    /* Above GEMM_FULL_CHECK_MACS: sampled.  The corner entries are always in it. */
+    case_data d;
+    case_init(&d, 'T', 'N', 600, 300, 400, 1.0f, 1.0f, 0, 12);
+    cr_assert_gt(600.0 * 300 * 400, (double)GEMM_FULL_CHECK_MACS);
+    const gemm_backend *b = &gemm_backend_blocked;
+    cr_assert_eq(b->load(b), 0);
+    b->set_threads(b, 1);
+    gemm_ref r;
+    cr_assert_eq(gemm_ref_build(&d.p, 3, 1, &r), 0);
+    cr_expect(!r.full && r.nent == GEMM_CHECK_SAMPLES + 4);
+    cr_assert_eq(b->sgemm(b, 'T', 'N', 600, 300, 400, 1.0f, d.a, d.p.lda, d.b, d.p.ldb, 1.0f, d.c, d.p.ldc), 0);
+    double ok = gemm_residual(&d.p, &r, d.c);
+    cr_expect_leq(ok, GEMM_RESIDUAL_MAX, "blocked on 600x300x400:TN residual %g", ok);
+    d.c[599 + 299 * d.p.ldc] *= -1;   /* the last corner: an edge-tile bug */
+    cr_expect_gt(gemm_residual(&d.p, &r, d.c), GEMM_RESIDUAL_MAX);
+    gemm_ref_free(&r);
+    case_free(&d);
+}
+
+/* ---- the gain of the dispatch correction ---- */
+
+Test(gemm_report, gain_is_corrected_over_default_on_the_same_problem)
+{
+    static const rs_col cols[] = {
+        {"backend", RS_STR, 0}, {"set", RS_STR, 0}, {"m", RS_INT, 0}, {"n", RS_INT, 0},
+        {"k", RS_INT, 0}, {"trans", RS_STR, 0}, {"threads", RS_INT, 0}, {"gflops", RS_DBL, 4},
+        {"frac_of_peak", RS_DBL, 3}, {"gain_vs_default", RS_DBL, 3},
+    };
+    rs_table *t = rs_table_new("gemm", cols, RS_ARRAY_LEN(cols));
+    struct { const char *b; long n; const char *tr; double g; } rows[] = {
+        {"openblas", 64, "NN", 150}, {"openblas", 64, "TN", 140}, {"openblas", 128, "NN", 160},
+        {"openblas:default", 64, "NN", 30}, {"openblas:default", 64, "TN", 35}, {"blis", 64, "NN", 120},
+    };
+    for (int i = 0; i < RS_ARRAY_LEN(rows); i++) {
+        int r = rs_table_row(t);
+        rs_set_str(t, r, "backend", rows[i].b);
+        rs_set_str(t, r, "set", "deepbench");
+        rs_set_int(t, r, "m", 1760);
+        rs_set_int(t, r, "n", rows[i].n);
+        rs_set_int(t, r, "k", 1760);
+        rs_set_str(t, r, "trans", rows[i].tr);
+        rs_set_int(t, r, "threads", 1);
+        rs_set_dbl(t, r, "gflops", rows[i].g);
+        rs_set_dbl(t, r, "frac_of_peak", rows[i].g / 170);
+    }
+    gemm_report_gains(t);
+    int g = rs_table_col_index(t, "gain_vs_default");
+    cr_expect_float_eq(rs_cell_dbl(t, 0, g), 5.0, 1e-12);
+    cr_expect_float_eq(rs_cell_dbl(t, 1, g), 4.0, 1e-12);
+    cr_expect(!rs_cell_isset(t, 2, g), "no default row for N=128: no gain");
+    cr_expect(!rs_cell_isset(t, 3, g) && !rs_cell_isset(t, 5, g));
+    rs_table_free(t);
+}
+
+/* ---- the --shape parser ---- */
+
+Test(gemm_shape, good_shapes)
+{
+    gemm_shape s;
+    cr_assert_eq(gemm_parse_shape("1760x64x1760:TN", &s), 0, "%s", rs_lasterr());
+    cr_expect(s.m == 1760 && s.n == 64 && s.k == 1760 && s.ta == 'T' && s.tb == 'N');
+    cr_expect_str_eq(s.set, "user");
+    cr_assert_eq(gemm_parse_shape("4X5x6:nt", &s), 0, "%s", rs_lasterr());
+    cr_expect(s.m == 4 && s.n == 5 && s.k == 6 && s.ta == 'N' && s.tb == 'T');
+    cr_assert_eq(gemm_parse_shape("7x8x9", &s), 0);
+    cr_expect(s.ta == 'N' && s.tb == 'N');
+    cr_assert_eq(gemm_parse_shape("lstm_recurrent", &s), 0);
+    cr_expect(s.m == 4 * GEMM_MODEL_H && s.n == GEMM_MODEL_B && s.k == GEMM_MODEL_H);
+    cr_expect_str_eq(s.set, "models");
+}
+
+Test(gemm_shape, bad_shapes_give_one_clear_line)
+{
+    const char *bad[] = {"12x", "0x4x4", "4x0x4", "4x4x0", "axbxc", "4x4x4:QQ", "", "4x4",
+                         "4x4x4:", "4x4x4:T", "4x4x4:TNN", "-4x4x4", "4x4x4x4", "99999999999x1x1",
+                         "4 x4x4", "lstm"};
+    for (int i = 0; i < RS_ARRAY_LEN(bad); i++) {
+        gemm_shape s;
+        rs_seterr("none");
+        cr_expect_eq(gemm_parse_shape(bad[i], &s), -1, "'%s' was accepted", bad[i]);
+        const char *e = rs_lasterr();
+        cr_expect(strstr(e, "--shape") && !strchr(e, '\n'), "'%s': error '%s'", bad[i], e);
+        cr_expect(strstr(e, "1760x64x1760"), "'%s': the error should show an example: '%s'", bad[i], e);
+    }
+    gemm_shape s;
+    gemm_parse_shape("0x4x4", &s);
+    cr_expect(strstr(rs_lasterr(), "zero"), "zero sizes are named as such: %s", rs_lasterr());
+}
+
+/* ---- the command line (runs build/bin/microbench; `make test` runs from the root) ---- */
+
+extern char **environ;
+static char err[4096];
+
+static int run_gemm(const char *const *args)
+{
+    const char *bin = "build/bin/microbench";
+    char *argv[32];
+    int n = 0;
+    argv[n++] = (char *)bin;
+    argv[n++] = "gemm";
+    for (int i = 0; args[i]; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    char path[] = "/tmp/rnnscale-gemm-XXXXXX";
+    int fd = mkstemp(path);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd, 2);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0, "cannot run %s", bin);
+    int st;
+    waitpid(pid, &st, 0);
+    memset(err, 0, sizeof err);
+    lseek(fd, 0, SEEK_SET);
+    ssize_t got = read(fd, err, sizeof err - 1);
+    (void)got;
+    close(fd);
+    unlink(path);
+    posix_spawn_file_actions_destroy(&fa);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void expect_usage_error(const char *const *args, const char *fragment)
+{
+    int rc = run_gemm(args);
+    int lines = 0;
+    for (const char *s = err; *s; s++)
+        lines += *s == '\n';
+    cr_expect_eq(rc, 2, "exit %d for %s; stderr: %s", rc, args[0], err);
+    cr_expect_eq(lines, 1, "want one line on stderr, got:\n%s", err);
+    cr_expect(strstr(err, fragment), "stderr lacks '%s': %s", fragment, err);
+}
+
+Test(gemm_cli, malformed_shape) { expect_usage_error((const char *[]){"--shape", "12x", NULL}, "--shape: '12x'"); }
+Test(gemm_cli, zero_size) { expect_usage_error((const char *[]){"--shape", "0x4x4", NULL}, "zero"); }
+Test(gemm_cli, letters) { expect_usage_error((const char *[]){"--shape", "axbxc", NULL}, "'axbxc'"); }
+Test(gemm_cli, bad_transpose) { expect_usage_error((const char *[]){"--shape", "4x4x4:QQ", NULL}, "transpose"); }
+Test(gemm_cli, bad_item_in_list) { expect_usage_error((const char *[]){"--shape", "8x8x8,12x", NULL}, "'12x'"); }
+Test(gemm_cli, too_big) { expect_usage_error((const char *[]){"--shape", "2000000x2000000x8", NULL}, "memory"); }
+Test(gemm_cli, unknown_backend) { expect_usage_error((const char *[]){"--backend", "mkl", NULL}, "unknown backend 'mkl'"); }
+Test(gemm_cli, unknown_set) { expect_usage_error((const char *[]){"--set", "lstm", NULL}, "unknown set 'lstm'"); }
+Test(gemm_cli, bad_threads) { expect_usage_error((const char *[]){"--threads", "0", NULL}, "--threads"); }
+
+Test(gemm_cli, a_small_run_succeeds)
+{
+    int rc = run_gemm((const char *[]){"--shape", "33x7x17:TT,lstm_recurrent", "--backend", "naive,blocked",
+                                       "--threads", "1", "--quick", NULL});
+    cr_expect_eq(rc, 0, "exit %d; stderr: %s", rc, err);
+}
