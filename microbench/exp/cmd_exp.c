@@ -151,27 +151,8 @@ static const char *cache_label(long n)
     return "DRAM";
 }
 
-/* ---- the FMA-port bound per thread count (cycles/element, all threads together) ---- */
-static double fma_gflops_for(int threads, const rs_json *machine)
-{
-    rs_isa best = rs_isa_best();
-    char key[96];
-    if (machine) {
-        snprintf(key, sizeof key, "peak.fma.%s.threads_all", rs_isa_name(best));
-        int all = (int)rs_json_num(machine, key, 0);
-        snprintf(key, sizeof key, "peak.fma.%s.gflops_%s", rs_isa_name(best), threads == 1 ? "1t" : "all");
-        double g = rs_json_num(machine, key, -1);
-        if (g > 0 && (threads == 1 || threads == all))
-            return g;
-    }
-    rs_bench_cfg cfg = rs_bench_defaults(1);
-    double g = -1;
-    if (peak_fma_gflops(best, threads, &cfg, &g) != 0)
-        return -1;
-    return g;
-}
-
-/* bound = EXP_BOUND_VECOPS vector ops per `lanes` elements at the measured vector-FMA
+/* ---- the FMA-port bound per thread count (cycles/element, all threads together) ----
+ * bound = EXP_BOUND_VECOPS vector ops per `lanes` elements at the measured vector-FMA
  * rate F = gflops / (2 * lanes * tsc_ghz) per cycle; the lanes cancel:
  *   bound_cycles_per_elem = EXP_BOUND_VECOPS * 2 * tsc_ghz / gflops. */
 static double bound_cycles_per_elem(double gflops)
@@ -333,7 +314,7 @@ int cmd_exp(int argc, char **argv)
     rs_progress_begin(total);
     for (int ti = 0; ti < nthr; ti++) {
         int T = threads[ti];
-        double bound = bound_cycles_per_elem(fma_gflops_for(T, machine));
+        double bound = bound_cycles_per_elem(peak_fma_gflops_for(T, machine));
         for (int si = 0; si < nsizes; si++) {
             work w = {.n = sizes[si]};
             int ok = 1;

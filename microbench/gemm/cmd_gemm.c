@@ -199,23 +199,6 @@ static int print_list(void)
     return RS_EXIT_OK;
 }
 
-/* ---- the FMA peak for a thread count (machine.json, else measured now) ---- */
-static double fma_gflops_for(int threads, const rs_json *machine)
-{
-    rs_isa best = rs_isa_best();
-    char key[96];
-    if (machine) {
-        snprintf(key, sizeof key, "peak.fma.%s.threads_all", rs_isa_name(best));
-        int all = (int)rs_json_num(machine, key, 0);
-        snprintf(key, sizeof key, "peak.fma.%s.gflops_%s", rs_isa_name(best), threads == 1 ? "1t" : "all");
-        double g = rs_json_num(machine, key, -1);
-        if (g > 0 && (threads == 1 || threads == all))
-            return g;
-    }
-    rs_bench_cfg cfg = rs_bench_defaults(1);
-    double g = -1;
-    return peak_fma_gflops(best, threads, &cfg, &g) == 0 ? g : -1;
-}
 
 /* ---- the timed kernel ---- */
 static cpu_set_t start_mask;   /* this process's CPUs before anything pinned it */
@@ -386,7 +369,7 @@ int cmd_gemm(int argc, char **argv)
 
     double peak[MAX_THREADS];
     for (int ti = 0; ti < nthr; ti++)
-        peak[ti] = fma_gflops_for(threads[ti], machine);
+        peak[ti] = peak_fma_gflops_for(threads[ti], machine);
 
     /* A 2048^3 call takes 0.1-0.3 s here: at most ~1.5 s per row keeps the default
      * campaign to minutes on 2 cores (>= 5 samples even then; the min is the peak). */

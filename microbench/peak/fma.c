@@ -50,3 +50,20 @@ int peak_fma_gflops(rs_isa isa, int nthreads, const rs_bench_cfg *cfg, double *g
     *gflops = peak_fma_flops_per_rep(v) * nthreads / r.ns.min;
     return isfinite(*gflops) ? 0 : -1;
 }
+
+double peak_fma_gflops_for(int threads, const rs_json *machine)
+{
+    rs_isa best = rs_isa_best();
+    char key[96];
+    if (machine) {
+        snprintf(key, sizeof key, "peak.fma.%s.threads_all", rs_isa_name(best));
+        int all = (int)rs_json_num(machine, key, 0);
+        snprintf(key, sizeof key, "peak.fma.%s.gflops_%s", rs_isa_name(best), threads == 1 ? "1t" : "all");
+        double g = rs_json_num(machine, key, -1);
+        if (g > 0 && (threads == 1 || threads == all))
+            return g;
+    }
+    rs_bench_cfg cfg = rs_bench_defaults(1);
+    double g = -1;
+    return peak_fma_gflops(best, threads, &cfg, &g) == 0 ? g : -1;
+}

@@ -7,10 +7,16 @@
 
 #include "bench.h"
 #include "cpu.h"
+#include "json.h"
 
 /* fp32 FMA throughput of `isa` on nthreads threads, GFLOP/s (2 flops per FMA lane),
  * best (minimum-time) sample.  -1 if the ISA is not supported here. */
 int peak_fma_gflops(rs_isa isa, int nthreads, const rs_bench_cfg *cfg, double *gflops);
+
+/* The best ISA's FMA peak (GFLOP/s) for a thread count: from machine.json (the
+ * output of `microbench peak`) when it has that thread count, else measured now with
+ * a quick run.  -1 if neither works.  Every study's fraction of peak uses this. */
+double peak_fma_gflops_for(int threads, const rs_json *machine);
 
 /* STREAM copy (16 B/elem) and triad (24 B/elem, a = b + s*c) on arrays of `bytes`
  * each (choose > 4x the LLC), GB/s (1e9), best sample.  Results are checked. */
