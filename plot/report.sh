@@ -90,6 +90,24 @@ if [ -f "$run/exp.csv" ]; then
     }' "$run/exp.csv"
     echo
 fi
+if [ -f "$run/softmax.csv" ]; then
+    echo "## softmax (\`microbench softmax\`)"
+    echo
+    echo "![speedup over naive per variant and shape](figures/softmax.png)"
+    echo
+    echo "One thread (speedup over the naive libm softmax; fraction of the applicable bound:"
+    echo "exp throughput in cache, STREAM copy bandwidth beyond the LLC):"
+    echo
+    md_table "$run/softmax.csv" "variant,isa,rows,cols,cache,ns_per_elem,gbytes_per_s,max_rel_err,speedup_vs_naive,frac_of_bound,bound" \
+        'v["threads"] == 1 && v["variant"] != "naive"'
+    echo
+    if [ -f "$run/softmax.txt" ]; then
+        echo "### Targets (this run, side by side)"
+        echo
+        sed -n '/^targets/,$p' "$run/softmax.txt" | sed '1d; s/^ */- /'
+        echo
+    fi
+fi
 if [ -f "$run/gemm.csv" ]; then
     echo "## GEMM (\`microbench gemm\`)"
     echo

@@ -34,6 +34,8 @@ step peak build/bin/microbench peak $q ${THREADS:+--threads $THREADS} \
 [ -f "$run/machine.json" ] || { echo "bench: peak wrote no machine.json; stopping"; exit 1; }
 step exp build/bin/microbench exp $q $t --machine "$run/machine.json" \
     --csv "$run/exp.csv" --json "$run/exp.json"
+step softmax build/bin/microbench softmax $q $t --machine "$run/machine.json" \
+    --csv "$run/softmax.csv" --json "$run/softmax.json"
 step gemm build/bin/microbench gemm $q $t --machine "$run/machine.json" \
     --csv "$run/gemm.csv" --json "$run/gemm.json"
 

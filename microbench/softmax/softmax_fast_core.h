@@ -1,0 +1,658 @@
+/* softmax_fast_core.h — the `fast` softmax and the fused cross-entropy (`xent`), written
+ * once on GCC generic vectors with the project's polynomial exp (exp_poly_core.h) and
+ * instantiated per width: softmax_fast_{avx512,avx2,portable}.c,
+ * softmax_xent_{avx512,avx2,portable}.c, and softmax_w16_avx2.c (the 16-lane code
+ * compiled for AVX2, so the AVX-512 arithmetic is verified on machines without it).
+ * Define EXP_POLY_W (lanes: 16, 8, 4) before including; then SOFTMAX_FAST_DEFINE(name)
+ * and XENT_FAST_DEFINE(name) emit the exported kernels.
+ *
+ * Row algorithms (softmax_path):
+ *  STORE    one exp per element: e = exp(x - ref) into y while summing, then y *= 1/sum.
+ *           ref is the row's max after a max pass, or — the optimistic pass, for rows
+ *           longer than SM_PROBE — the max of the first SM_PROBE elements, with the
+ *           row's max, min and NaN test taken in the exp loop itself (softmax does not
+ *           depend on the reference as long as nothing overflows; the row is redone
+ *           with a max pass when x strays outside [ref - 86.5, ref + 64]).  Row r-1's
+ *           scale pass runs inside row r's exp loop.  exp is bound by its dependency
+ *           chain, not by ports, so the max/min/NaN test and the pipelined scale cost
+ *           little there (measured on Zen 3: 1.10 -> 0.95 TSC cycles per element).
+ *  STORE_NT STORE with the exps stored non-temporally, each such row then scaled on
+ *           its own: no read-for-ownership of y — 16 bytes per element move, not 20.
+ *  ONLINE   Milakov & Gimelshein's two passes with the max per block.  Pass 1, per
+ *           block of SM_BLOCK = 64 vectors (in L1 after its max): block max; if the
+ *           running max grows, the running sum is rescaled once (one scalar exp per
+ *           block, never per element); sum += sum exp(x - max).  Pass 2:
+ *           y = exp(x - max)/sum.  x is read twice and y written once, two exps each.
+ *  STREAM   ONLINE with pass 2's stores non-temporal: 12 bytes per element, the least
+ *           traffic, at two exps per element.
+ * SOFTMAX_PATH_AUTO takes STORE while a row fits in L2 (cols <= SOFTMAX_STORE_MAX_COLS)
+ * or the call's x and y fit in half the LLC, else STORE_NT.  Beyond the LLC, on one
+ * Zen 3 core STORE_NT/STORE ran ~25% faster than STREAM: one core's exp throughput,
+ * not DRAM, is the limit there (softmax.h: the two bounds are within 20%).  Where many
+ * cores share the memory bus, STREAM's 12 bytes may win; force it to compare.  ONLINE
+ * is also the forward-only loss's single pass.  NT stores end with an sfence.
+ *
+ * exp here: exp_poly_eval + exp_poly_scale_fast (the only two pieces of exp_poly_core.h
+ * used) on d = x - ref.  scale_fast is exact only for normal results, so where the
+ * row's range exceeds -SOFTMAX_EXP_FLUSH, lanes with d below it (-inf, the masked
+ * entries, included) are set to +0 — the probability is under FLT_MIN there anyway
+ * (softmax.h: no subnormal outputs).  Rows of narrower range (typical logits) skip those
+ * two operations per vector.  d is formed in float first: folding the reference into
+ * the exp's FMA (x*log2e - m*log2e) would round m*log2e, an error of 6e-4 relative for
+ * |x| near 1e4.
+ *
+ * Special rows (softmax.h) are decided per row, outside the vector loops: the max pass
+ * also sums x * 2^-100 per lane, which is NaN exactly when x holds a NaN (or both
+ * infinities, i.e. a +inf: a NaN row anyway) — one FMA per vector, where a NaN-sticky
+ * max would need two more operations.  A NaN row, a +inf max or an all -inf row is
+ * filled with NaN.
+ *
+ * Sums: one float vector accumulator per block of SM_BLOCK = 64 vectors (64 terms per
+ * lane), each block's sum added into a double, so the error does not grow with cols.
+ * The exp loops are not unrolled: exp needs 12 constants, and with four vectors in
+ * flight GCC spills them (~9% slower on Zen 3); out-of-order execution overlaps
+ * consecutive iterations anyway.
+ *
+ * Tails: the last n % W elements go through a vector padded with -inf (max unchanged,
+ * exp 0), so every element sees the same arithmetic as the vector body. */
+#ifndef EXP_POLY_W
+#error "define EXP_POLY_W (lanes per vector) before including softmax_fast_core.h"
+#endif
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "exp_poly_core.h"
+#include "softmax.h"
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+/* Rows up to this many columns always take STORE: x and y of a row (512 KiB) fit in the
+ * L2 of Zen 3 (512 KiB) and of Intel server cores (1-2 MiB). */
+#ifndef SOFTMAX_STORE_MAX_COLS
+#define SOFTMAX_STORE_MAX_COLS 65536
+#endif
+/* d below this gives 0: exp(-86.5) = 2.7e-38 is the smallest power scale_fast keeps
+ * normal (exp_poly_core.h: valid for |x| <= 86.5). */
+#define SOFTMAX_EXP_FLUSH (-86.5f)
+
+/* Forced inline, as in exp_poly_core.h: a vector passed out of line goes through memory. */
+#define SM_INLINE static inline __attribute__((always_inline))
+
+#define SM_W EXP_POLY_W
+typedef exp_vf sm_vf;
+typedef exp_vi sm_vi;
+
+SM_INLINE sm_vf sm_splat(float a) { return (sm_vf){0} + a; }
+
+/* Unaligned whole-vector load and store (memcpy compiles to one instruction). */
+SM_INLINE sm_vf sm_load(const float *p)
+{
+    sm_vf v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+SM_INLINE void sm_store(float *p, sm_vf v) { memcpy(p, &v, sizeof v); }
+
+/* max(a, b) with x86 maxps semantics (b if either is NaN), one instruction where the
+ * ISA has it; the generic select computes the same lanes bit for bit. */
+SM_INLINE sm_vf sm_vmax(sm_vf a, sm_vf b)
+{
+#if SM_W == 16 && defined(__AVX512F__)
+    return (sm_vf)_mm512_max_ps((__m512)a, (__m512)b);
+#elif SM_W == 8 && defined(__AVX__)
+    return (sm_vf)_mm256_max_ps((__m256)a, (__m256)b);
+#elif SM_W == 4 && defined(__SSE2__)
+    return (sm_vf)_mm_max_ps((__m128)a, (__m128)b);
+#else
+    sm_vi gt = a > b;
+    return (sm_vf)(((sm_vi)a & gt) | ((sm_vi)b & ~gt));
+#endif
+}
+
+/* min(a, b) likewise (minps: b if either is NaN). */
+SM_INLINE sm_vf sm_vmin(sm_vf a, sm_vf b)
+{
+#if SM_W == 16 && defined(__AVX512F__)
+    return (sm_vf)_mm512_min_ps((__m512)a, (__m512)b);
+#elif SM_W == 8 && defined(__AVX__)
+    return (sm_vf)_mm256_min_ps((__m256)a, (__m256)b);
+#elif SM_W == 4 && defined(__SSE2__)
+    return (sm_vf)_mm_min_ps((__m128)a, (__m128)b);
+#else
+    sm_vi lt = a < b;
+    return (sm_vf)(((sm_vi)a & lt) | ((sm_vi)b & ~lt));
+#endif
+}
+
+/* A non-temporal store of a whole vector; p is 64-byte aligned. */
+SM_INLINE void sm_store_nt(float *p, sm_vf v)
+{
+#if SM_W == 16 && defined(__AVX512F__)
+    _mm512_stream_ps(p, (__m512)v);
+#elif SM_W == 16 && defined(__AVX__)
+    __m256 lo, hi;
+    memcpy(&lo, &v, sizeof lo);
+    memcpy(&hi, (const char *)&v + sizeof lo, sizeof hi);
+    _mm256_stream_ps(p, lo);
+    _mm256_stream_ps(p + 8, hi);
+#elif SM_W == 8 && defined(__AVX__)
+    _mm256_stream_ps(p, (__m256)v);
+#elif SM_W == 4 && defined(__SSE2__)
+    _mm_stream_ps(p, (__m128)v);
+#else
+    sm_store(p, v);
+#endif
+}
+
+SM_INLINE void sm_sfence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+/* The first n < W elements of p, the other lanes pad. */
+SM_INLINE sm_vf sm_load_tail(const float *p, long n, float pad)
+{
+    float t[SM_W];
+    for (int i = 0; i < SM_W; i++)
+        t[i] = i < n ? p[i] : pad;
+    return sm_load(t);
+}
+
+SM_INLINE void sm_store_tail(float *p, sm_vf v, long n)
+{
+    float t[SM_W];
+    sm_store(t, v);
+    memcpy(p, t, (size_t)n * sizeof(float));
+}
+
+SM_INLINE float sm_hmax(sm_vf v)
+{
+    float m = v[0];
+    for (int i = 1; i < SM_W; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+SM_INLINE float sm_hsum(sm_vf v)
+{
+    float s = 0;
+    for (int i = 0; i < SM_W; i++)
+        s += v[i];
+    return s;
+}
+
+/* e^d for d <= 0; with flush, 0 where d < SOFTMAX_EXP_FLUSH (and for -inf).  Rows whose
+ * range (max - min) is at most -SOFTMAX_EXP_FLUSH need no flush: two operations saved
+ * per vector, about 10% (flush is a constant after inlining). */
+SM_INLINE sm_vf sm_exp_le0(sm_vf d, int flush)
+{
+    sm_vf t, k;
+    sm_vf p = exp_poly_eval(d, &t, &k);
+    (void)k;
+    sm_vf e = exp_poly_scale_fast(p, t);
+    if (!flush)
+        return e;
+    sm_vi under = d < sm_splat(SOFTMAX_EXP_FLUSH);
+    return (sm_vf)((sm_vi)e & ~under);
+}
+
+/* ---- the passes over x[0..n) ---- */
+#define SM_BLOCK (64 * SM_W)
+
+/* max of x (NaN skipped; -inf if none), *mn = min of x (NaN skipped; +inf if none),
+ * and *nan = x holds a NaN (or +inf and -inf).  The NaN test sums x * 2^-100 per lane
+ * (one FMA per vector): scaled so that no finite input can overflow the sum, it is NaN
+ * exactly when x holds a NaN or both infinities. */
+SM_INLINE float sm_max(const float *x, long n, float *mn, int *nan)
+{
+    const sm_vf ninf = sm_splat(-INFINITY), tiny = sm_splat(0x1p-100f);
+    sm_vf m0 = ninf, m1 = ninf, l0 = -ninf, l1 = -ninf;
+    sm_vf s0 = {0}, s1 = {0};
+    long i = 0;
+    for (; i + 2 * SM_W <= n; i += 2 * SM_W) {
+        sm_vf a = sm_load(x + i), b = sm_load(x + i + SM_W);
+        m0 = sm_vmax(a, m0);
+        m1 = sm_vmax(b, m1);
+        l0 = sm_vmin(a, l0);
+        l1 = sm_vmin(b, l1);
+        s0 = a * tiny + s0;
+        s1 = b * tiny + s1;
+    }
+    if (i + SM_W <= n) {
+        sm_vf a = sm_load(x + i);
+        m0 = sm_vmax(a, m0);
+        l0 = sm_vmin(a, l0);
+        s0 = a * tiny + s0;
+        i += SM_W;
+    }
+    if (i < n) {   /* padded with -inf for the max, +inf for the min */
+        sm_vf a = sm_load_tail(x + i, n - i, -INFINITY);
+        m0 = sm_vmax(a, m0);
+        s0 = a * tiny + s0;
+        l0 = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), l0);
+    }
+    *nan = isnan(sm_hsum(s0 + s1));
+    *mn = -sm_hmax(-sm_vmin(l0, l1));
+    return sm_hmax(sm_vmax(m0, m1));
+}
+
+/* sum of e^(x - m) in float; with y != NULL also y = e^(x - m).  n <= SM_BLOCK.
+ * With yp != NULL, also yp *= inv: the previous row's last pass, software-pipelined into
+ * this exp loop (exp is bound by its dependency chain, not by ports, so a load, a
+ * multiply and a store per vector ride along almost free; ~8% on Zen 3). */
+SM_INLINE float sm_expsum(const float *x, float *y, long n, float m, int flush, float *yp,
+                          float inv, int nt)
+{
+    const sm_vf vm = sm_splat(m), vi = sm_splat(inv);
+    sm_vf s = {0};
+    long i = 0;
+    for (; i + SM_W <= n; i += SM_W) {
+        sm_vf e = sm_exp_le0(sm_load(x + i) - vm, flush);
+        if (y && nt)
+            sm_store_nt(y + i, e);
+        else if (y)
+            sm_store(y + i, e);
+        if (yp)
+            sm_store(yp + i, sm_load(yp + i) * vi);
+        s += e;
+    }
+    if (i < n) {
+        sm_vf e = sm_exp_le0(sm_load_tail(x + i, n - i, -INFINITY) - vm, 1);
+        if (y)
+            sm_store_tail(y + i, e, n - i);
+        for (long j = i; yp && j < n; j++)
+            yp[j] *= inv;
+        s += e;
+    }
+    return sm_hsum(s);
+}
+
+/* The optimistic STORE pass: y = e^(x - m) and their sum, without the flush, while
+ * taking the max, min and NaN test of x from the same loads into st (three operations
+ * per vector instead of a separate max pass; reduced once per row, by the caller).  The
+ * caller checks afterwards that x stayed within [m - 86.5, m + SM_OPT_ABOVE] and held no
+ * NaN; if not, these exps are void and the row is redone by the checked path.
+ * yp/inv: as in sm_expsum. */
+#define SM_OPT_ABOVE 64.0f   /* e^64 = 6e27: no sum of a row can overflow a float */
+#define SM_PROBE (8 * SM_W)  /* elements whose max is the optimistic reference */
+
+typedef struct {
+    sm_vf max, min, nan;   /* per lane: max, min, sum of x * 2^-100 (sm_max) */
+} sm_stats;
+
+SM_INLINE float sm_expsum_opt(const float *x, float *y, long n, float m, float *yp, float inv,
+                              sm_stats *st, int nt)
+{
+    const sm_vf vm = sm_splat(m), vi = sm_splat(inv), tiny = sm_splat(0x1p-100f);
+    sm_vf s = {0}, mx = st->max, mn = st->min, ns = st->nan;
+    long i = 0;
+    for (; i + SM_W <= n; i += SM_W) {
+        sm_vf a = sm_load(x + i);
+        sm_vf e = sm_exp_le0(a - vm, 0);
+        if (nt)
+            sm_store_nt(y + i, e);
+        else
+            sm_store(y + i, e);
+        if (yp)
+            sm_store(yp + i, sm_load(yp + i) * vi);
+        s += e;
+        mx = sm_vmax(a, mx);
+        mn = sm_vmin(a, mn);
+        ns = a * tiny + ns;
+    }
+    if (i < n) {
+        sm_vf a = sm_load_tail(x + i, n - i, -INFINITY);
+        sm_vf e = sm_exp_le0(a - vm, 1);
+        sm_store_tail(y + i, e, n - i);
+        for (long j = i; yp && j < n; j++)
+            yp[j] *= inv;
+        s += e;
+        mx = sm_vmax(a, mx);
+        ns = a * tiny + ns;
+        mn = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), mn);
+    }
+    st->max = mx;
+    st->min = mn;
+    st->nan = ns;
+    return sm_hsum(s);
+}
+
+/* y = e^(x - m) * scale; stream: non-temporal stores on the 64-byte aligned body. */
+SM_INLINE void sm_expscale(const float *x, float *y, long n, float m, float scale, int flush,
+                           int stream)
+{
+    const sm_vf vm = sm_splat(m), vs = sm_splat(scale);
+    long i = 0;
+    if (stream) {   /* the head up to a 64-byte boundary of y, then aligned NT stores */
+        long head = (long)(((64 - ((uintptr_t)y & 63)) & 63) / sizeof(float));
+        head = head < n ? head : n;
+        for (; i < head; i += SM_W) {
+            long k = head - i < SM_W ? head - i : SM_W;
+            sm_store_tail(y + i, sm_exp_le0(sm_load_tail(x + i, k, -INFINITY) - vm, 1) * vs, k);
+        }
+        i = head;
+        for (; i + SM_W <= n; i += SM_W)
+            sm_store_nt(y + i, sm_exp_le0(sm_load(x + i) - vm, flush) * vs);
+    }
+    for (; i + SM_W <= n; i += SM_W)
+        sm_store(y + i, sm_exp_le0(sm_load(x + i) - vm, flush) * vs);
+    if (i < n)
+        sm_store_tail(y + i, sm_exp_le0(sm_load_tail(x + i, n - i, -INFINITY) - vm, 1) * vs, n - i);
+}
+
+SM_INLINE void sm_scale(float *y, long n, float scale)
+{
+    const sm_vf vs = sm_splat(scale);
+    long i = 0;
+    for (; i + SM_W <= n; i += SM_W)
+        sm_store(y + i, sm_load(y + i) * vs);
+    for (; i < n; i++)
+        y[i] *= scale;
+}
+
+SM_INLINE void sm_fill(float *y, long n, float v)
+{
+    for (long i = 0; i < n; i++)
+        y[i] = v;
+}
+
+/* ---- one row ---- */
+
+/* The row's normalizer: max m and sum s of e^(x - m) (NaN s for a special row), and
+ * whether exp must flush: some x - m may fall below SOFTMAX_EXP_FLUSH.  (mn - m is
+ * formed in double; float rounding of any x - m >= mn - m is monotone, so no x - m
+ * then falls below the representable -86.5.) */
+typedef struct {
+    float m;
+    double s;
+    int flush;
+} sm_norm;
+
+SM_INLINE int sm_special(int nan, float m) { return nan || !(m > -INFINITY && m < INFINITY); }
+SM_INLINE int sm_needs_flush(float mn, float m) { return !((double)mn - m >= SOFTMAX_EXP_FLUSH); }
+
+/* ONLINE pass 1: the running max per block, the sum rescaled when it grows. */
+SM_INLINE sm_norm sm_row_online(const float *x, long n)
+{
+    sm_norm r = {-INFINITY, 0, 0};
+    float rowmin = INFINITY;
+    for (long b = 0; b < n; b += SM_BLOCK) {
+        long len = n - b < SM_BLOCK ? n - b : SM_BLOCK;
+        int nan;
+        float mn, mb = sm_max(x + b, len, &mn, &nan);
+        if (nan || mb == INFINITY) {
+            r.s = NAN;
+            return r;
+        }
+        rowmin = mn < rowmin ? mn : rowmin;
+        if (mb > r.m) {
+            r.s *= exp((double)r.m - mb);   /* exp(-inf) = 0 on the first finite block */
+            r.m = mb;
+        }
+        if (r.m == -INFINITY)   /* all -inf so far: contributes nothing yet */
+            continue;
+        r.s += sm_needs_flush(mn, r.m) ? sm_expsum(x + b, NULL, len, r.m, 1, NULL, 1, 0)
+                                       : sm_expsum(x + b, NULL, len, r.m, 0, NULL, 1, 0);
+    }
+    if (r.m == -INFINITY)
+        r.s = NAN;
+    r.flush = sm_needs_flush(rowmin, r.m);   /* for pass 2, against the final max */
+    return r;
+}
+
+SM_INLINE softmax_path sm_pick(softmax_path p, int rows, int cols)
+{
+    if (p != SOFTMAX_PATH_AUTO)
+        return p;
+    if (cols <= SOFTMAX_STORE_MAX_COLS)
+        return SOFTMAX_PATH_STORE;
+    /* rs_llc_bytes() may ask the CPU (cpuid traps in a VM): once per process. */
+    static long llc;
+    long l = __atomic_load_n(&llc, __ATOMIC_RELAXED);
+    if (l == 0) {
+        l = rs_llc_bytes();
+        __atomic_store_n(&llc, l, __ATOMIC_RELAXED);
+    }
+    return (double)rows * cols * SOFTMAX_BYTES_PER_ELEM <= 0.5 * l ? SOFTMAX_PATH_STORE
+                                                                   : SOFTMAX_PATH_STORE_NT;
+}
+
+/* ---- rows: softmax (targets == NULL) or cross-entropy (loss and dlogits) ---- */
+
+/* A row whose exps are stored but not yet scaled (STORE), and its target. */
+typedef struct {
+    float *y;
+    float inv;
+    int t;
+} sm_pending;
+
+/* The pending row is scaled: apply its onehot (dlogits = p - onehot). */
+SM_INLINE void sm_finish(sm_pending *p)
+{
+    if (p->y && p->t >= 0)
+        p->y[p->t] -= 1.0f;
+    p->y = NULL;
+}
+
+/* A row that needs no exp: an ignored row (zeros, loss 0) or a special one (NaN). */
+SM_INLINE int sm_row_trivial(float *y, long n, const int *targets, float *loss, long r,
+                             int special)
+{
+    if (targets && targets[r] < 0) {
+        memset(y, 0, (size_t)n * sizeof(float));
+        loss[r] = 0;
+        return 1;
+    }
+    if (special) {
+        sm_fill(y, n, NAN);
+        if (loss)
+            loss[r] = NAN;
+        return 1;
+    }
+    return 0;
+}
+
+/* loss = m + log(s) - x[t], +inf for a masked target.  logf of s rounded to float:
+ * s >= 1 (the row's largest term is e^0 or more), so that adds ~1e-7 absolute to a
+ * float loss, and glibc's logf is ~30% cheaper than log — on 64-column rows a row's
+ * log is a fifth of xent's time. */
+SM_INLINE float sm_loss(const float *x, float m, double s, int t)
+{
+    return (float)((double)m + (double)logf((float)s) - (double)x[t]);
+}
+
+/* STORE, checked: exps against the row's max m (min mn from the same pass), flushed if
+ * the range needs it; returns the sum.  yp/inv: the pending row's scale, pipelined
+ * (NULL: none). */
+SM_INLINE double sm_row_store_checked(const float *x, float *y, long n, float m, float mn,
+                                      float *yp, float inv, int nt)
+{
+    int flush = sm_needs_flush(mn, m);
+    double s = 0;
+    for (long b = 0; b < n; b += SM_BLOCK) {
+        long len = n - b < SM_BLOCK ? n - b : SM_BLOCK;
+        float *p = yp ? yp + b : NULL;
+        if (nt)   /* beyond the LLC: no pipelined scale (the row is its own pass) */
+            s += flush ? sm_expsum(x + b, y + b, len, m, 1, NULL, 1, 1) : sm_expsum(x + b, y + b, len, m, 0, NULL, 1, 1);
+        else if (p)
+            s += flush ? sm_expsum(x + b, y + b, len, m, 1, p, inv, 0) : sm_expsum(x + b, y + b, len, m, 0, p, inv, 0);
+        else
+            s += flush ? sm_expsum(x + b, y + b, len, m, 1, NULL, 1, 0) : sm_expsum(x + b, y + b, len, m, 0, NULL, 1, 0);
+    }
+    return s;
+}
+
+/* STORE, optimistic (typical logits), for rows longer than SM_PROBE: exps relative to
+ * m0, the max of the first SM_PROBE elements (8 vectors: a sample, checked by sm_max
+ * to span less than 86.5), rather than the row's
+ * max — softmax is the same for any reference, e^(x - m0) / sum e^(x - m0), as long as
+ * nothing overflows — with the row's max, min and NaN test taken in the same loop to
+ * prove that (checked once per row: a row that fails wastes one pass, and rows whose
+ * first block already fails never start).  The final scale is 1/sum and the loss
+ * m0 + log(sum) - x[t].  Returns 0 with *sum, or 1 where x left [m0 - 86.5, m0 + 64] or
+ * held a NaN: then the pending row is scaled and nothing of this row is valid. */
+SM_INLINE int sm_row_store_opt(const float *x, float *y, long n, float m0, float *yp, float inv,
+                               int nt, double *sum)
+{
+    sm_stats st = {sm_splat(-INFINITY), sm_splat(INFINITY), {0}};
+    double s = 0;
+    for (long b = 0; b < n; b += SM_BLOCK) {
+        long len = n - b < SM_BLOCK ? n - b : SM_BLOCK;
+        if (nt)
+            s += sm_expsum_opt(x + b, y + b, len, m0, NULL, 1, &st, 1);
+        else if (yp)
+            s += sm_expsum_opt(x + b, y + b, len, m0, yp + b, inv, &st, 0);
+        else
+            s += sm_expsum_opt(x + b, y + b, len, m0, NULL, 1, &st, 0);
+    }
+    float mx = sm_hmax(st.max), mn = -sm_hmax(-st.min);
+    if (isnan(sm_hsum(st.nan)) || !(mx - m0 <= SM_OPT_ABOVE) || sm_needs_flush(mn, m0))
+        return 1;   /* the pending row was scaled all the same */
+    *sum = s;
+    return 0;
+}
+
+/* STORE over rows.  A row of at most SM_PROBE elements: its max pass, then exps
+ * (checked).  Longer rows take the max of their first SM_PROBE elements only and try
+ * the optimistic pass (no max pass over the row); where it fails, the row's max pass
+ * and the checked exps.  Row r-1's scale
+ * pass runs inside row r's exp loop (sm_expsum*), so only the last row pays a separate
+ * one. */
+SM_INLINE void sm_rows_store(const float *x, float *y, long rows, long n, const int *targets,
+                             float *loss, int nt_call)
+{
+    sm_pending pend = {NULL, 1, -1};
+    for (long r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * n;
+        float *yr = y + (size_t)r * n;
+        /* NT stores of the exps on 64-byte aligned rows (block starts are then aligned);
+         * the row is then scaled on its own, after an sfence, as the last row is. */
+        int nt = nt_call && ((uintptr_t)yr & 63) == 0;
+        if (nt && pend.y) {
+            sm_scale(pend.y, n, pend.inv);
+            sm_finish(&pend);
+        }
+        if (targets && targets[r] < 0) {
+            sm_row_trivial(yr, n, targets, loss, r, 0);
+            continue;
+        }
+        int nan;
+        float mn, m = sm_max(xr, n < SM_PROBE ? n : SM_PROBE, &mn, &nan);
+        double s;
+        if (n > SM_PROBE && !sm_special(nan, m) && !sm_needs_flush(mn, m)) {
+            if (sm_row_store_opt(xr, yr, n, m, pend.y, pend.inv, nt, &s) == 0)
+                goto done;
+            sm_finish(&pend);   /* failed: the pending row is scaled by now */
+            m = sm_max(xr, n, &mn, &nan);
+        } else if (n > SM_PROBE)
+            m = sm_max(xr, n, &mn, &nan);
+        if (sm_special(nan, m)) {
+            if (pend.y)
+                sm_scale(pend.y, n, pend.inv);
+            sm_finish(&pend);
+            sm_row_trivial(yr, n, targets, loss, r, 1);
+            continue;
+        }
+        s = sm_row_store_checked(xr, yr, n, m, mn, pend.y, pend.inv, nt);
+    done:
+        sm_finish(&pend);
+        if (targets)
+            loss[r] = sm_loss(xr, m, s, targets[r]);
+        pend = (sm_pending){yr, (float)(1.0 / s), targets ? targets[r] : -1};
+        if (nt) {   /* the exps went around the cache: fence, then scale (reads them back) */
+            sm_sfence();
+            sm_scale(pend.y, n, pend.inv);
+            sm_finish(&pend);
+        }
+    }
+    if (pend.y) {
+        sm_scale(pend.y, n, pend.inv);
+        sm_finish(&pend);
+    }
+}
+
+/* ONLINE / STREAM over rows: pass 1 (normalizer), pass 2 writes y. */
+SM_INLINE void sm_rows_online(const float *x, float *y, long rows, long n, const int *targets,
+                              float *loss, int stream)
+{
+    for (long r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * n;
+        float *yr = y + (size_t)r * n;
+        if (targets && targets[r] < 0) {
+            sm_row_trivial(yr, n, targets, loss, r, 0);
+            continue;
+        }
+        sm_norm nm = sm_row_online(xr, n);
+        if (sm_row_trivial(yr, n, targets, loss, r, isnan(nm.s)))
+            continue;
+        float inv = (float)(1.0 / nm.s);
+        if (nm.flush)
+            sm_expscale(xr, yr, n, nm.m, inv, 1, stream);
+        else
+            sm_expscale(xr, yr, n, nm.m, inv, 0, stream);
+        if (targets) {
+            loss[r] = sm_loss(xr, nm.m, nm.s, targets[r]);
+            if (stream)
+                sm_sfence();   /* the NT stores are ordered before the -1 below */
+            yr[targets[r]] -= 1.0f;
+        }
+    }
+    if (stream)
+        sm_sfence();
+}
+
+SM_INLINE void sm_rows(const float *x, float *y, int rows, int cols, const int *targets,
+                       float *loss, softmax_path p)
+{
+    p = sm_pick(p, rows, cols);
+    if (p == SOFTMAX_PATH_STORE || p == SOFTMAX_PATH_STORE_NT)
+        sm_rows_store(x, y, rows, cols, targets, loss, p == SOFTMAX_PATH_STORE_NT);
+    else
+        sm_rows_online(x, y, rows, cols, targets, loss, p == SOFTMAX_PATH_STREAM);
+}
+
+/* ---- the exported kernels ---- */
+
+#define SOFTMAX_FAST_DEFINE(name)                                                         \
+    void softmax_fast_##name##_path(const float *x, float *y, int rows, int cols,          \
+                                    softmax_path p) /* x, y (rows, cols) */               \
+    {                                                                                     \
+        sm_rows(x, y, rows, cols, NULL, NULL, p);                                         \
+    }                                                                                     \
+    void softmax_fast_##name(const float *x, float *y, int rows, int cols)                \
+    {                                                                                     \
+        sm_rows(x, y, rows, cols, NULL, NULL, SOFTMAX_PATH_AUTO);                         \
+    }
+
+/* loss = m + log(s) - x[t] in double; dlogits = softmax - onehot. */
+#define XENT_FAST_DEFINE(name)                                                            \
+    void softmax_xent_##name##_path(const float *x, const int *targets, float *dlogits,   \
+                                    float *loss, int rows, int cols, softmax_path p)      \
+    { /* x, dlogits (rows, cols); targets, loss (rows) */                                 \
+        sm_rows(x, dlogits, rows, cols, targets, loss, p);                                \
+    }                                                                                     \
+    void softmax_xent_##name(const float *x, const int *targets, float *dlogits,          \
+                             float *loss, int rows, int cols)                             \
+    {                                                                                     \
+        sm_rows(x, dlogits, rows, cols, targets, loss, SOFTMAX_PATH_AUTO);                \
+    }                                                                                     \
+    void softmax_xent_loss_##name(const float *x, const int *targets, float *loss,        \
+                                  int rows, int cols) /* x (rows, cols); loss (rows) */   \
+    {                                                                                     \
+        for (int r = 0; r < rows; r++) {                                                  \
+            const float *xr = x + (size_t)r * cols;                                       \
+            if (targets[r] < 0) {                                                         \
+                loss[r] = 0;                                                              \
+                continue;                                                                 \
+            }                                                                             \
+            sm_norm n = sm_row_online(xr, cols);                                          \
+            loss[r] = isnan(n.s) ? NAN : sm_loss(xr, n.m, n.s, targets[r]);               \
+        }                                                                                 \
+    }
