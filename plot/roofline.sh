@@ -6,7 +6,7 @@
 #   exp      20 flops/element  = EXP_BOUND_VECOPS (10) vector ops, each one FMA slot
 #            (2 flops), so the exp bound sits on the compute roof; 8 bytes/element
 #            (read x, write y).
-#   softmax  26 flops/element  = exp's 20 + 3 ops (max, sum, scale) x 2; 8 bytes/element.
+#   softmax  28 flops/element  = SOFTMAX_BOUND_VECOPS (14: exp + max, sum, scale) x 2; 8 bytes/element.
 #   gemm     2mnk flops; 4(mk + kn + 2mn) bytes (A and B read once, C read and written):
 #            the compulsory traffic, so the intensity is an upper bound.
 # Achieved GFLOP/s = flops per element / ns_per_elem (exp, softmax) or the gflops column.
@@ -35,7 +35,7 @@ rows() {
     # softmax: the naive and fast variants at 1 thread, each shape.
     rows "$run/softmax.csv" 'function emit() {
         if (v["threads"] != 1 || (v["variant"] != "naive" && v["variant"] != "fast")) return
-        printf "softmax,%s %s %sx%s,%.6g,%.6g\n", v["variant"], v["isa"], v["rows"], v["cols"], 26 / 8, 26 / v["ns_per_elem"] }'
+        printf "softmax,%s %s %sx%s,%.6g,%.6g\n", v["variant"], v["isa"], v["rows"], v["cols"], 28 / 8, 28 / v["ns_per_elem"] }'
     # gemm: every backend except the naive oracle, 1 thread.
     rows "$run/gemm.csv" 'function emit() {
         if (v["threads"] != 1 || v["backend"] == "naive" || v["gflops"] == "") return
