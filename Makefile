@@ -50,13 +50,14 @@ MB_SRC     := $(wildcard microbench/exp/*.c microbench/peak/*.c microbench/softm
 TEST_SRC   := $(wildcard test/test_*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)
-MB_OBJ     := $(MB_SRC:%.c=$(OBJ)/%.o)
+MB_OBJ     := $(MB_SRC:%.c=$(OBJ)/%.o)   # every microbench object but main.o
 TESTS      := $(TEST_SRC:test/%.c=$(BUILD)/test/%)
 PROGRAMS   := $(BIN)/microbench
 # Areas with their own programs (MPI) add to these in their own make fragment.
 EXTRA_CHECKS :=
 
 -include collectives/collectives.mk
+-include models/models.mk
 
 # libxsmm: Debian ships only static archives (position-independent); the gemm backend
 # dlopens build/lib/libxsmmext.so.1, made here from them when they are installed.
