@@ -94,7 +94,7 @@ $(BIN)/microbench: $(OBJ)/microbench/main.o $(MB_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/test/%: $(OBJ)/test/%.o $(MB_OBJ) $(COMMON_OBJ)
+$(BUILD)/test/%: $(OBJ)/test/%.o $(OBJ)/test/cli_support.o $(MB_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS) -lcriterion
 

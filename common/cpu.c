@@ -10,7 +10,7 @@
 #include <cpuid.h>
 #endif
 
-static const char *isa_names[RS_ISA_COUNT] = {"portable", "avx2", "avx512"};
+const char *const rs_isa_names[RS_ISA_COUNT] = {"portable", "avx2", "avx512"};
 
 /* __builtin_cpu_supports also checks that the OS saves the wide registers (XCR0). */
 int rs_isa_supported(rs_isa isa)
@@ -41,13 +41,13 @@ rs_isa rs_isa_best(void)
 
 const char *rs_isa_name(rs_isa isa)
 {
-    return (unsigned)isa < RS_ISA_COUNT ? isa_names[isa] : "?";
+    return (unsigned)isa < RS_ISA_COUNT ? rs_isa_names[isa] : "?";
 }
 
 int rs_isa_from_name(const char *name, rs_isa *out)
 {
     for (int i = 0; i < RS_ISA_COUNT; i++)
-        if (strcmp(name, isa_names[i]) == 0) {
+        if (strcmp(name, rs_isa_names[i]) == 0) {
             *out = (rs_isa)i;
             return 0;
         }

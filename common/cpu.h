@@ -14,6 +14,7 @@ typedef enum { RS_ISA_PORTABLE = 0, RS_ISA_AVX2 = 1, RS_ISA_AVX512 = 2, RS_ISA_C
 int rs_isa_supported(rs_isa isa);
 rs_isa rs_isa_best(void);                  /* the widest supported */
 const char *rs_isa_name(rs_isa isa);       /* "avx512", "avx2", "portable" */
+extern const char *const rs_isa_names[RS_ISA_COUNT]; /* indexed by rs_isa */
 int rs_isa_from_name(const char *name, rs_isa *out); /* 0 ok, -1 unknown */
 int rs_isa_lanes(rs_isa isa);              /* fp32 lanes per vector: 16, 8, 1 */
 

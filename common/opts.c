@@ -189,3 +189,43 @@ int rs_parse_threads(const char *s, int *out, int max)
     }
     return k;
 }
+
+int rs_list_has(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    char buf[1024], *items[64];
+    snprintf(buf, sizeof buf, "%s", list);
+    int n = rs_split_list(buf, items, 64);
+    for (int i = 0; i < n; i++)
+        if (strcmp(items[i], name) == 0 || strcmp(items[i], "all") == 0)
+            return 1;
+    return 0;
+}
+
+int rs_list_check(const char *flag, const char *what, const char *list,
+                  const char *const *names, int n)
+{
+    char buf[1024], *items[64];
+    snprintf(buf, sizeof buf, "%s", list);
+    int k = rs_split_list(buf, items, 64);
+    CHECK(k > 0, "--%s: empty list", flag);
+    for (int i = 0; i < k; i++) {
+        int found = strcmp(items[i], "all") == 0;
+        for (int j = 0; j < n && !found; j++)
+            found = strcmp(items[i], names[j]) == 0;
+        if (found)
+            continue;
+        char choices[512] = "";
+        size_t len = 0;
+        for (int j = 0; j < n; j++) {
+            int seen = 0;
+            for (int q = 0; q < j && !seen; q++)
+                seen = strcmp(names[q], names[j]) == 0;
+            if (!seen && len < sizeof choices)
+                len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", len ? ", " : "", names[j]);
+        }
+        CHECK(0, "--%s: unknown %s '%s' (expected one of: %s)", flag, what, items[i], choices);
+    }
+    return 0;
+}

@@ -40,6 +40,17 @@ int rs_parse_size(const char *s, long *out);
 /* Split a comma list "a,b,c" in place into at most max items; returns the count. */
 int rs_split_list(char *s, char **items, int max);
 
+/* ---- name lists: --variant a,b / --isa avx2 / --backend all ---- */
+
+/* 1 if `name` is an item of the comma list, or the list is NULL or contains "all". */
+int rs_list_has(const char *list, const char *name);
+
+/* Every item of the comma list must be "all" or one of names[0..n-1] (repeats in names
+ * are fine): a typo is an error, not a silent no-op.  The error reads
+ *   "--FLAG: unknown WHAT 'x' (expected one of: a, b, c)".  0 ok, -1 error. */
+int rs_list_check(const char *flag, const char *what, const char *list,
+                  const char *const *names, int n);
+
 /* ---- options every driver shares (DESIGN.md: --csv, --json, --quick) ---- */
 typedef struct {
     const char *csv;   /* --csv FILE */

@@ -12,54 +12,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_support.h"
+
 extern char **environ;
 static const char *bin = "build/bin/microbench";
 static char err[4096];
 
-/* Run microbench with args; stderr captured into err; returns the exit status. */
-static int run(const char *const *args)
-{
-    char *argv[32];
-    int n = 0;
-    argv[n++] = (char *)bin;
-    for (; args[n - 1]; n++)
-        argv[n] = (char *)args[n - 1];
-    argv[n] = NULL;
-    char path[] = "/tmp/rnnscale-cli-XXXXXX";
-    int fd = mkstemp(path);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd, 2);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0, "cannot run %s", bin);
-    int st;
-    waitpid(pid, &st, 0);
-    memset(err, 0, sizeof err);
-    lseek(fd, 0, SEEK_SET);
-    ssize_t got = read(fd, err, sizeof err - 1);
-    (void)got;
-    close(fd);
-    unlink(path);
-    posix_spawn_file_actions_destroy(&fa);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
+static int run(const char *const *args) { return cli_run(bin, NULL, args, err, sizeof err); }
 
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
-
-/* Each case: arguments, and a fragment the one error line must contain. */
 static void expect_usage_error(const char *const *args, const char *fragment)
 {
-    int rc = run(args);
-    cr_assert_eq(rc, 2, "exit %d for %s %s; stderr: %s", rc, args[0], args[1] ? args[1] : "", err);
-    cr_assert_eq(lines(err), 1, "want one line on stderr, got:\n%s", err);
-    cr_assert(strstr(err, fragment), "stderr lacks '%s': %s", fragment, err);
+    cli_expect_usage_error(bin, NULL, args, fragment);
 }
 
 Test(cli, unknown_command) { expect_usage_error((const char *[]){"frobnicate", NULL}, "unknown command"); }

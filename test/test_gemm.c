@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cli_support.h"
 #include "gemm.h"
 #include "gemm_report.h"
 #include "record.h"
@@ -351,43 +352,12 @@ static char err[4096];
 
 static int run_gemm(const char *const *args)
 {
-    const char *bin = "build/bin/microbench";
-    char *argv[32];
-    int n = 0;
-    argv[n++] = (char *)bin;
-    argv[n++] = "gemm";
-    for (int i = 0; args[i]; i++)
-        argv[n++] = (char *)args[i];
-    argv[n] = NULL;
-    char path[] = "/tmp/rnnscale-gemm-XXXXXX";
-    int fd = mkstemp(path);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd, 2);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0, "cannot run %s", bin);
-    int st;
-    waitpid(pid, &st, 0);
-    memset(err, 0, sizeof err);
-    lseek(fd, 0, SEEK_SET);
-    ssize_t got = read(fd, err, sizeof err - 1);
-    (void)got;
-    close(fd);
-    unlink(path);
-    posix_spawn_file_actions_destroy(&fa);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return cli_run("build/bin/microbench", (const char *[]){"gemm", NULL}, args, err, sizeof err);
 }
 
 static void expect_usage_error(const char *const *args, const char *fragment)
 {
-    int rc = run_gemm(args);
-    int lines = 0;
-    for (const char *s = err; *s; s++)
-        lines += *s == '\n';
-    cr_expect_eq(rc, 2, "exit %d for %s; stderr: %s", rc, args[0], err);
-    cr_expect_eq(lines, 1, "want one line on stderr, got:\n%s", err);
-    cr_expect(strstr(err, fragment), "stderr lacks '%s': %s", fragment, err);
+    cli_expect_usage_error("build/bin/microbench", (const char *[]){"gemm", NULL}, args, fragment);
 }
 
 Test(gemm_cli, malformed_shape) { expect_usage_error((const char *[]){"--shape", "12x", NULL}, "--shape: '12x'"); }

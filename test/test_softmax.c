@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_support.h"
 #include "softmax.h"
 #include "softmax_check.h"
 
@@ -327,49 +328,9 @@ Test(softmax, xent_loss_vs_reference)
 /* ---- the command line: bad input is exit 2 with one line on stderr ---- */
 
 extern char **environ;
-static char err[4096];
-
-static int run_cli(const char *const *args)
-{
-    const char *bin = "build/bin/microbench";
-    if (access(bin, X_OK) != 0)
-        cr_skip_test("%s is not built (run `make` first)", bin);
-    char *argv[16];
-    int n = 0;
-    argv[n++] = (char *)bin;
-    argv[n++] = "softmax";
-    for (; args[n - 2]; n++)
-        argv[n] = (char *)args[n - 2];
-    argv[n] = NULL;
-    char path[] = "/tmp/rnnscale-softmax-cli-XXXXXX";
-    int fd = mkstemp(path);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd, 2);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0);
-    int st;
-    waitpid(pid, &st, 0);
-    memset(err, 0, sizeof err);
-    lseek(fd, 0, SEEK_SET);
-    ssize_t got = read(fd, err, sizeof err - 1);
-    (void)got;
-    close(fd);
-    unlink(path);
-    posix_spawn_file_actions_destroy(&fa);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 static void expect_usage_error(const char *const *args, const char *fragment)
 {
-    int rc = run_cli(args);
-    int lines = 0;
-    for (const char *s = err; *s; s++)
-        lines += *s == '\n';
-    cr_expect_eq(rc, 2, "exit %d; stderr: %s", rc, err);
-    cr_expect_eq(lines, 1, "want one line on stderr, got:\n%s", err);
-    cr_expect(strstr(err, fragment), "stderr lacks '%s': %s", fragment, err);
+    cli_expect_usage_error("build/bin/microbench", (const char *[]){"softmax", NULL}, args, fragment);
 }
 
 Test(softmax_cli, unknown_variant) { expect_usage_error((const char *[]){"--variant", "fastest", NULL}, "unknown variant 'fastest'"); }

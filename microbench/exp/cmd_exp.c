@@ -161,45 +161,18 @@ static double bound_cycles_per_elem(double gflops)
 }
 
 /* ---- selection ---- */
-static int list_has(const char *list, const char *name)
-{
-    if (!list)
-        return 1;
-    char buf[512], *items[32];
-    snprintf(buf, sizeof buf, "%s", list);
-    int n = rs_split_list(buf, items, 32);
-    for (int i = 0; i < n; i++)
-        if (strcmp(items[i], name) == 0)
-            return 1;
-    return 0;
-}
 
 /* Every name in a --variant / --isa list must exist (a typo is an error, not a no-op). */
 static int validate_lists(void)
 {
-    char buf[512], *items[32];
-    if (opt.variants) {
-        snprintf(buf, sizeof buf, "%s", opt.variants);
-        int n = rs_split_list(buf, items, 32);
-        CHECK(n > 0, "--variant: empty list");
-        for (int i = 0; i < n; i++) {
-            int found = 0;
-            for (int k = 0; k < exp_nvariants; k++)
-                found |= strcmp(exp_variants[k].variant, items[i]) == 0;
-            CHECK(found, "--variant: unknown variant '%s' (expected one of: libm, libmvec, sleef, "
-                         "poly, table, schraudolph; --list shows what is compiled in)", items[i]);
-        }
-    }
-    if (opt.isas) {
-        snprintf(buf, sizeof buf, "%s", opt.isas);
-        int n = rs_split_list(buf, items, 32);
-        CHECK(n > 0, "--isa: empty list");
-        for (int i = 0; i < n; i++) {
-            rs_isa isa;
-            CHECK(rs_isa_from_name(items[i], &isa) == 0,
-                  "--isa: unknown ISA '%s' (expected avx512, avx2 or portable)", items[i]);
-        }
-    }
+    const char *names[64];
+    int n = 0;
+    for (int k = 0; k < exp_nvariants && n < 64; k++)
+        names[n++] = exp_variants[k].variant;
+    if (opt.variants && rs_list_check("variant", "variant", opt.variants, names, n) != 0)
+        return -1;
+    if (opt.isas && rs_list_check("isa", "ISA", opt.isas, rs_isa_names, RS_ISA_COUNT) != 0)
+        return -1;
     return 0;
 }
 
@@ -266,7 +239,7 @@ int cmd_exp(int argc, char **argv)
     int nsel = 0;
     for (int k = 0; k < exp_nvariants && nsel < 64; k++) {
         const exp_variant *v = &exp_variants[k];
-        if (!list_has(opt.variants, v->variant) || !list_has(opt.isas, rs_isa_name(v->isa)))
+        if (!rs_list_has(opt.variants, v->variant) || !rs_list_has(opt.isas, rs_isa_name(v->isa)))
             continue;
         if (!rs_isa_supported(v->isa)) {
             printf("skipped: %s %s (%s): this CPU lacks %s\n", v->variant, rs_isa_name(v->isa),

@@ -91,16 +91,6 @@ static int split(const char *list, char *buf, size_t len, char **items, int max)
     return rs_split_list(buf, items, max);
 }
 
-static int list_has(const char *list, const char *name)
-{
-    char buf[1024], *items[64];
-    int n = split(list, buf, sizeof buf, items, 64);
-    for (int i = 0; i < n; i++)
-        if (strcmp(items[i], name) == 0 || strcmp(items[i], "all") == 0)
-            return 1;
-    return 0;
-}
-
 /* Bytes a shape needs: A, B, C0 and C in float, plus a full reference in double. */
 static double shape_bytes(const gemm_shape *s)
 {
@@ -123,7 +113,7 @@ static int select_shapes(gemm_shape *out)
     /* With neither --set nor --shape: every set (a few shapes of each with --quick). */
     const char *sets = opt.sets ? opt.sets : opt.shapes ? NULL : "all";
     for (int i = 0; sets && i < gemm_nshapes && n < MAX_SHAPES; i++)
-        if (list_has(sets, gemm_shapes[i].set) && (opt.sets || !opt.c.quick || gemm_shapes[i].quick))
+        if (rs_list_has(sets, gemm_shapes[i].set) && (opt.sets || !opt.c.quick || gemm_shapes[i].quick))
             out[n++] = gemm_shapes[i];
     if (opt.shapes) {
         int k = split(opt.shapes, buf, sizeof buf, items, MAX_SHAPES);
@@ -144,18 +134,17 @@ static int select_shapes(gemm_shape *out)
 static int select_backends(const gemm_backend **sel)
 {
     if (opt.backends) {
-        char buf[1024], *items[MAX_BACKENDS];
-        int k = split(opt.backends, buf, sizeof buf, items, MAX_BACKENDS);
-        CHECK(k > 0, "--backend: empty list");
-        for (int i = 0; i < k; i++)
-            CHECK(gemm_find(items[i]) || strcmp(items[i], "all") == 0,
-                  "--backend: unknown backend '%s' (expected naive, blocked, openblas, "
-                  "openblas:default, blis, blis:default, libxsmm or onednn)", items[i]);
+        const char *names[MAX_BACKENDS];
+        for (int i = 0; i < gemm_nbackends && i < MAX_BACKENDS; i++)
+            names[i] = gemm_backends[i]->name;
+        if (rs_list_check("backend", "backend", opt.backends, names,
+                          gemm_nbackends < MAX_BACKENDS ? gemm_nbackends : MAX_BACKENDS) != 0)
+            return -1;
     }
     int n = 0;
     for (int i = 0; i < gemm_nbackends; i++) {
         const gemm_backend *b = gemm_backends[i];
-        if (opt.backends ? !list_has(opt.backends, b->name) : 0)
+        if (opt.backends ? !rs_list_has(opt.backends, b->name) : 0)
             continue;
         if (b->pair && !opt.backends) {
             /* An uncorrected copy is only worth timing where the correction changed
