@@ -114,6 +114,11 @@ deps:
 	    --no-install-recommends $$missing ) > $(BUILD)/deps.log 2>&1 \
 	  || { echo "deps: apt-get failed; see $(BUILD)/deps.log"; exit 1; }; \
 	  echo "deps: done"; fi
+	@# npm fetches the corpus; the machine's own Node.js is kept if it has one.
+	@command -v npm >/dev/null 2>&1 || { echo "deps: installing npm"; mkdir -p $(BUILD); \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends npm \
+	  > $(BUILD)/deps-npm.log 2>&1 || { echo "deps: apt-get install npm failed; see $(BUILD)/deps-npm.log"; exit 1; }; }
+	@sh models/fetch_corpus.sh $(BUILD)
 
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
 test: deps

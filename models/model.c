@@ -1,0 +1,192 @@
+/* model.c — the stack: parameter layout and initial values, the cell table, and
+ * forward/backward through embedding -> layers -> output (see model.h). */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pointwise.h"
+#include "rng.h"
+
+/* ---- cells: one row per cell file ---- */
+static const cell_ops *const cells[] = {&cell_elman, &cell_lstm};
+
+const cell_ops *model_cell(cell_kind k)
+{
+    for (int i = 0; i < RS_ARRAY_LEN(cells); i++)
+        if (cells[i]->kind == k)
+            return cells[i];
+    return NULL;
+}
+
+int model_cell_from_name(const char *name, cell_kind *out)
+{
+    for (int i = 0; i < RS_ARRAY_LEN(cells); i++)
+        if (strcmp(cells[i]->name, name) == 0) {
+            *out = cells[i]->kind;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- parameters ---- */
+
+static void add_tensor(param_layout *lay, const char *name, long rows, long cols)
+{
+    param_info *t = &lay->t[lay->n++];
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->rows = rows, t->cols = cols;
+    t->offset = lay->total;
+    lay->total += (rows * cols + 15) / 16 * 16;   /* 64-byte aligned tensors */
+}
+
+void model_layout(const model_cfg *c, param_layout *lay)
+{
+    memset(lay, 0, sizeof *lay);
+    long G = (long)model_gates(c) * c->hidden;
+    add_tensor(lay, "embed", c->vocab, c->embed);
+    for (int l = 0; l < c->layers; l++) {
+        char n[24];
+        snprintf(n, sizeof n, "l%d.wx", l);
+        add_tensor(lay, n, G, model_layer_in(c, l));
+        snprintf(n, sizeof n, "l%d.wh", l);
+        add_tensor(lay, n, G, c->hidden);
+        snprintf(n, sizeof n, "l%d.b", l);
+        add_tensor(lay, n, 1, G);
+    }
+    add_tensor(lay, "out.w", c->vocab, c->hidden);
+    add_tensor(lay, "out.b", 1, c->vocab);
+}
+
+double model_step_flops(const model_cfg *c, int Tw)
+{
+    double N = (double)Tw * c->batch, G = (double)model_gates(c) * c->hidden, f = 0;
+    for (int l = 0; l < c->layers; l++)
+        f += 6 * N * G * (model_layer_in(c, l) + c->hidden);
+    return f + 6 * N * c->hidden * c->vocab;
+}
+
+int model_create(model *m, const model_cfg *cfg)
+{
+    memset(m, 0, sizeof *m);
+    m->cfg = *cfg;
+    CHECK(cfg->layers >= 1 && cfg->layers <= MODEL_MAX_LAYERS, "--layers %d: expected 1..%d",
+          cfg->layers, MODEL_MAX_LAYERS);
+    model_layout(cfg, &m->lay);
+    size_t pbytes = (size_t)m->lay.total * sizeof(float);
+    size_t sbytes = (size_t)cfg->layers * cfg->batch * cfg->hidden * sizeof(float);
+    m->params = aligned_alloc(64, pbytes);
+    m->grads = aligned_alloc(64, pbytes);
+    m->state_h = calloc(1, sbytes);
+    m->state_c = calloc(1, sbytes);
+    if (!m->params || !m->grads || !m->state_h || !m->state_c) {
+        model_destroy(m);
+        CHECK(0, "cannot allocate %.1f MiB of parameters", 2 * pbytes / 1048576.0);
+    }
+    memset(m->params, 0, pbytes);
+    memset(m->grads, 0, pbytes);
+    if (arena_create(&m->ar, &m->act, cfg) != 0) {
+        model_destroy(m);
+        return -1;
+    }
+    m->pw = pointwise_best();
+    return 0;
+}
+
+void model_destroy(model *m)
+{
+    free(m->params);
+    free(m->grads);
+    free(m->state_h);
+    free(m->state_c);
+    arena_destroy(&m->ar);
+    m->params = m->grads = m->state_h = m->state_c = NULL;
+}
+
+void model_init_params(model *m, uint64_t seed)
+{
+    const model_cfg *c = &m->cfg;
+    double rec = 1.0 / sqrt((double)c->hidden);
+    for (int k = 0; k < m->lay.n; k++) {
+        const param_info *t = &m->lay.t[k];
+        float *p = m->params + t->offset;
+        long n = t->rows * t->cols;
+        int is_bias = t->rows == 1;
+        double scale = k == P_EMBED || k == P_WOUT(c->layers) ? 0.1 : rec;
+        for (long i = 0; i < n; i++)
+            p[i] = is_bias ? 0.0f : (float)(scale * rng_sym(seed, (uint64_t)k, (uint64_t)i));
+        if (is_bias && c->cell == CELL_LSTM && k != P_BOUT(c->layers))
+            for (long i = c->hidden; i < 2L * c->hidden; i++)
+                p[i] = 1.0f;   /* forget gate */
+    }
+}
+
+void model_reset_state(model *m)
+{
+    size_t n = (size_t)m->cfg.layers * m->cfg.batch * m->cfg.hidden;
+    memset(m->state_h, 0, n * sizeof(float));
+    memset(m->state_c, 0, n * sizeof(float));
+}
+
+/* ---- forward / backward through the stack ---- */
+
+double model_forward(model *m, int Tw, int train)
+{
+    const model_cfg *c = &m->cfg;
+    activations *a = &m->act;
+    long B = c->batch, H = c->hidden, D = c->embed;
+    const cell_ops *cell = model_cell(c->cell);
+    /* embedding: x0 (Tw, B, D) */
+    const float *E = m->params + m->lay.t[P_EMBED].offset;   /* (V, D) */
+    for (long r = 0; r < Tw * B; r++)
+        memcpy(a->x0 + r * D, E + (long)a->inputs[r] * D, (size_t)D * sizeof(float));
+    const float *x = a->x0;
+    for (int l = 0; l < c->layers; l++) {
+        memcpy(a->h[l], m->state_h + l * B * H, (size_t)(B * H) * sizeof(float));
+        if (c->cell == CELL_LSTM)
+            memcpy(a->c[l], m->state_c + l * B * H, (size_t)(B * H) * sizeof(float));
+        cell->forward(m, l, x, Tw);
+        x = a->h[l] + B * H;   /* h[1..Tw] feeds the next layer */
+    }
+    return output_forward(m, x, Tw, train);
+}
+
+void model_backward(model *m, int Tw)
+{
+    const model_cfg *c = &m->cfg;
+    activations *a = &m->act;
+    long B = c->batch, H = c->hidden, D = c->embed;
+    int L = c->layers;
+    const cell_ops *cell = model_cell(c->cell);
+    memset(m->grads, 0, (size_t)m->lay.total * sizeof(float));
+    float *dH = a->dA, *dX = a->dB;   /* (Tw, B, H), (Tw, B, I) */
+    output_backward(m, a->h[L - 1] + B * H, dH, Tw);
+    for (int l = L - 1; l >= 0; l--) {
+        const float *x = l == 0 ? a->x0 : a->h[l - 1] + B * H;
+        cell->backward(m, l, x, dH, dX, Tw);
+        float *t = dH;
+        dH = dX, dX = t;   /* this layer's dX is the next one's dH */
+    }
+    /* dH now holds d x0 (Tw, B, D): scatter into the embedding rows. */
+    float *dE = m->grads + m->lay.t[P_EMBED].offset;   /* (V, D) */
+    for (long r = 0; r < Tw * B; r++) {
+        float *row = dE + (long)a->inputs[r] * D;
+        const float *g = dH + r * D;
+        for (long j = 0; j < D; j++)
+            row[j] += g[j];
+    }
+}
+
+void model_carry(model *m, int Tw)
+{
+    const model_cfg *c = &m->cfg;
+    long BH = (long)c->batch * c->hidden;
+    for (int l = 0; l < c->layers; l++) {
+        memcpy(m->state_h + l * BH, m->act.h[l] + Tw * BH, (size_t)BH * sizeof(float));
+        if (c->cell == CELL_LSTM)
+            memcpy(m->state_c + l * BH, m->act.c[l] + Tw * BH, (size_t)BH * sizeof(float));
+    }
+}

@@ -1,0 +1,27 @@
+# models.mk — rnn-train (RNN language-model training) and its tests.  Included by the
+# top-level Makefile after OBJ, BIN, ALL_CFLAGS, COMMON_OBJ, MB_OBJ, LDLIBS, PROGRAMS
+# and EXTRA_CHECKS are defined.
+#
+# Every models/*.c but main.c is the library (MODELS_OBJ), so a new cell or optimizer
+# is one file here; *_avx2.c files get the AVX2 flags from the top-level pattern rule
+# and are called only after a CPUID check.  The tests (test/test_models.c) link the
+# library objects too.  The default corpus is fetched by models/fetch_corpus.sh
+# (`make deps` calls it; `make corpus` alone).
+
+MODELS_SRC := $(filter-out models/main.c,$(wildcard models/*.c))
+MODELS_OBJ := $(MODELS_SRC:%.c=$(OBJ)/%.o)
+
+# models/ headers are seen by the models objects and their test only.
+$(OBJ)/models/%.o $(OBJ)/test/test_models.o: INC += -Imodels
+PROGRAMS += $(BIN)/rnn-train
+
+$(BIN)/rnn-train: $(OBJ)/models/main.o $(MODELS_OBJ) $(MB_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LDLIBS)
+
+# The Criterion test links the models library; it also runs build/bin/rnn-train.
+$(BUILD)/test/test_models: $(MODELS_OBJ) | $(BIN)/rnn-train
+
+.PHONY: corpus
+corpus:
+	@sh models/fetch_corpus.sh $(BUILD)

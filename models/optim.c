@@ -1,0 +1,166 @@
+/* optim.c — optimizers, the global norm, and the schedule (optim.h). */
+#include "optim.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static const char *const optim_names[] = {"sgd", "momentum", "nesterov", "adam"};
+static const char *const sched_names[] = {"const", "linear", "cosine", "plateau"};
+
+int optim_from_name(const char *name, optim_kind *out)
+{
+    for (int i = 0; i < RS_ARRAY_LEN(optim_names); i++)
+        if (strcmp(optim_names[i], name) == 0) {
+            *out = (optim_kind)i;
+            return 0;
+        }
+    return -1;
+}
+const char *optim_name(optim_kind k) { return optim_names[k]; }
+
+int sched_from_name(const char *name, sched_kind *out)
+{
+    for (int i = 0; i < RS_ARRAY_LEN(sched_names); i++)
+        if (strcmp(sched_names[i], name) == 0) {
+            *out = (sched_kind)i;
+            return 0;
+        }
+    return -1;
+}
+const char *sched_name(sched_kind k) { return sched_names[k]; }
+
+int optim_nstate(optim_kind kind) { return kind == OPT_ADAM ? 2 : kind == OPT_SGD ? 0 : 1; }
+
+int optim_init(optimizer *o, optim_kind kind, long n)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->n = n;
+    o->momentum = 0.9;
+    o->beta1 = 0.9, o->beta2 = 0.999, o->eps = 1e-8;
+    int ns = optim_nstate(kind);
+    if (ns >= 1)
+        o->m = calloc((size_t)n, sizeof(float));
+    if (ns >= 2)
+        o->v = calloc((size_t)n, sizeof(float));
+    CHECK((ns < 1 || o->m) && (ns < 2 || o->v), "cannot allocate optimizer state (%ld floats)",
+          n * ns);
+    return 0;
+}
+
+void optim_free(optimizer *o)
+{
+    free(o->m);
+    free(o->v);
+    o->m = o->v = NULL;
+}
+
+/* Fixed chunks summed in order: the same bits every run (an OpenMP reduction may
+ * combine partial sums in any order). */
+#define NORM_CHUNKS 64
+double grad_norm(const float *g, long n)
+{
+    double part[NORM_CHUNKS];
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < NORM_CHUNKS; k++) {
+        double s = 0;
+        for (long i = n * k / NORM_CHUNKS; i < n * (k + 1) / NORM_CHUNKS; i++)
+            s += (double)g[i] * g[i];
+        part[k] = s;
+    }
+    double s = 0;
+    for (int k = 0; k < NORM_CHUNKS; k++)
+        s += part[k];
+    return sqrt(s);
+}
+
+void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale)
+{
+    long n = o->n;
+    float a = (float)lr, gs = (float)gscale, mu = (float)o->momentum;
+    o->t++;
+    switch (o->kind) {
+    case OPT_SGD:
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < n; i++)
+            p[i] -= a * (gs * g[i]);
+        break;
+    case OPT_MOMENTUM:
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < n; i++) {
+            o->m[i] = mu * o->m[i] + gs * g[i];
+            p[i] -= a * o->m[i];
+        }
+        break;
+    case OPT_NESTEROV:
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < n; i++) {
+            float gi = gs * g[i];
+            o->m[i] = mu * o->m[i] + gi;
+            p[i] -= a * (gi + mu * o->m[i]);
+        }
+        break;
+    case OPT_ADAM: {
+        float b1 = (float)o->beta1, b2 = (float)o->beta2, eps = (float)o->eps;
+        float c1 = (float)(1.0 / (1.0 - pow(o->beta1, (double)o->t)));
+        float c2 = (float)(1.0 / (1.0 - pow(o->beta2, (double)o->t)));
+#pragma omp parallel for schedule(static)
+        for (long i = 0; i < n; i++) {
+            float gi = gs * g[i];
+            o->m[i] = b1 * o->m[i] + (1.0f - b1) * gi;
+            o->v[i] = b2 * o->v[i] + (1.0f - b2) * gi * gi;
+            p[i] -= a * (o->m[i] * c1) / (sqrtf(o->v[i] * c2) + eps);
+        }
+        break;
+    }
+    }
+}
+
+void sched_init(lr_sched *s, sched_kind kind, double lr0, long warmup, long total)
+{
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->lr0 = lr0;
+    s->warmup = warmup;
+    s->total = total;
+    s->min_gain = 1.003;
+    s->scale = 1.0;
+}
+
+double sched_lr(const lr_sched *s, long step)
+{
+    double lr = s->lr0;
+    if (s->warmup > 0 && step < s->warmup)
+        return lr * (double)(step + 1) / (double)s->warmup;
+    double span = (double)(s->total - s->warmup);
+    double prog = span > 0 ? (double)(step - s->warmup) / span : 0;
+    prog = prog < 0 ? 0 : prog > 1 ? 1 : prog;
+    switch (s->kind) {
+    case SCHED_CONST: return lr;
+    case SCHED_LINEAR: return lr * (1.0 - prog);
+    case SCHED_COSINE: return lr * 0.5 * (1.0 + cos(M_PI * prog));
+    case SCHED_PLATEAU: return lr * s->scale;
+    }
+    return lr;
+}
+
+int sched_on_eval(lr_sched *s, double ppl)
+{
+    if (s->kind != SCHED_PLATEAU)
+        return 0;
+    int gained = s->best_ppl == 0 || ppl * s->min_gain < s->best_ppl;
+    int stop = 0;
+    if (!gained) {
+        if (s->halving)
+            stop = 1;
+        s->halving = 1;
+    }
+    if (s->halving && !stop)
+        s->scale *= 0.5;
+    s->best_ppl = ppl;
+    return stop;
+}

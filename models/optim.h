@@ -1,0 +1,75 @@
+/* optim.h — optimizers, clipping by global norm, and the learning-rate schedule.
+ *
+ * Update rules (g is the gradient after clipping, lr the scheduled rate):
+ *   sgd       p -= lr g
+ *   momentum  v = mu v + g;            p -= lr v
+ *   nesterov  v = mu v + g;            p -= lr (g + mu v)          (PyTorch's form)
+ *   adam      m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;
+ *             p -= lr (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
+ * Clipping: if clip > 0 and |g|_2 > clip, g is scaled by clip/|g|_2 (one global norm
+ * over every tensor, summed in double in a fixed order: deterministic).
+ *
+ * Schedule: linear warmup from 0 over `warmup` steps, then
+ *   const     lr0
+ *   linear    lr0 * (1 - progress) down to 0 at the last step
+ *   cosine    lr0 * (1 + cos(pi progress)) / 2
+ *   plateau   Mikolov's RNNLM rule, at each evaluation: while the validation
+ *             perplexity improves by at least a factor `min_gain` (1.003) lr stays;
+ *             the first time it does not, lr halves at that and every later
+ *             evaluation; when it again fails to improve by min_gain while halving,
+ *             training stops (RNNLM also restores the previous weights when validation
+ *             got worse: not done here).
+ * Everything that changes during training is in the structs' state fields, which the
+ * checkpoint saves. */
+#ifndef RS_MODELS_OPTIM_H
+#define RS_MODELS_OPTIM_H
+
+typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_NESTEROV, OPT_ADAM } optim_kind;
+typedef enum { SCHED_CONST, SCHED_LINEAR, SCHED_COSINE, SCHED_PLATEAU } sched_kind;
+
+typedef struct {
+    optim_kind kind;
+    double momentum;        /* mu (momentum, nesterov) */
+    double beta1, beta2, eps;  /* adam */
+    double clip;            /* max global gradient norm; 0 = off */
+    long n;                 /* parameters */
+    float *m;               /* (n) momentum velocity, or Adam's first moment */
+    float *v;               /* (n) Adam's second moment */
+    long t;                 /* state: updates done (Adam's bias correction) */
+} optimizer;
+
+int optim_from_name(const char *name, optim_kind *out);   /* 0, -1 unknown */
+const char *optim_name(optim_kind k);
+int sched_from_name(const char *name, sched_kind *out);
+const char *sched_name(sched_kind k);
+
+/* Allocate state for n parameters (zeroed).  0, or -1 (rs_lasterr). */
+int optim_init(optimizer *o, optim_kind kind, long n);
+void optim_free(optimizer *o);
+/* Floats of state per parameter: 0, 1 or 2. */
+int optim_nstate(optim_kind kind);
+
+/* |g|_2 over g (n), in double, deterministic for a given thread count. */
+double grad_norm(const float *g, long n);
+/* One update of p (n) with g (n) at rate lr; g is scaled by gscale first (clipping). */
+void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale);
+
+typedef struct {
+    sched_kind kind;
+    double lr0;
+    long warmup;            /* steps */
+    long total;             /* the last step (linear, cosine) */
+    double min_gain;        /* plateau: 1.003 */
+    /* state */
+    double scale;           /* plateau: current multiplier (1, 1/2, 1/4, ...) */
+    double best_ppl;        /* plateau: the last evaluation's perplexity (0 = none yet) */
+    int halving;            /* plateau: halving started */
+} lr_sched;
+
+void sched_init(lr_sched *s, sched_kind kind, double lr0, long warmup, long total);
+/* The rate for step (0-based). */
+double sched_lr(const lr_sched *s, long step);
+/* After an evaluation; returns 1 when the plateau rule says stop. */
+int sched_on_eval(lr_sched *s, double valid_ppl);
+
+#endif

@@ -1,0 +1,16 @@
+/* pointwise_portable.c — the cells' point-wise math for any x86-64 (SSE2): the same
+ * source as pointwise_avx2.c on 4-lane vectors; without FMA the exp's Horner steps
+ * round twice (~1.1 ULP instead of 0.9), far below what training can see.  Also the
+ * home of the dispatch. */
+#define EXP_POLY_W 4
+#include "pointwise_core.h"
+
+POINTWISE_DEFINE(portable)
+
+const pointwise_kernels pointwise_portable = {"poly portable", RS_ISA_PORTABLE,
+                                              pw_lstm_fwd_portable, pw_tanh_inplace_portable};
+
+const pointwise_kernels *pointwise_best(void)
+{
+    return rs_isa_supported(RS_ISA_AVX2) ? &pointwise_avx2 : &pointwise_portable;
+}

@@ -1,0 +1,63 @@
+/* train.h — rnn-train's options (one struct, one comment per field), the training
+ * run and the throughput benchmark.  main.c fills the options from flags; the tests
+ * fill them directly. */
+#ifndef RS_MODELS_TRAIN_H
+#define RS_MODELS_TRAIN_H
+
+#include <stdint.h>
+
+#include "corpus.h"
+#include "model.h"
+#include "optim.h"
+
+typedef struct {
+    model_cfg cfg;           /* --model --layers --hidden --embed --batch --bptt; vocab
+                                comes from the corpus (--vocab is the cap below) */
+    int vocab_cap;           /* --vocab: most ids, <unk>/<eos> included (0: all) */
+    int vocab_explicit;      /* --vocab was given: too large is an error */
+    corpus_level level;      /* --level word|char */
+    const char *corpus;      /* --corpus mobydick|FILE */
+    optim_kind optim;        /* --optimizer */
+    double lr;               /* --lr (< 0: the optimizer's default) */
+    double momentum;         /* --momentum */
+    double clip;             /* --clip: max global gradient norm, 0 off */
+    sched_kind sched;        /* --schedule */
+    long warmup;             /* --warmup steps */
+    long steps;              /* --steps: stop after this step (absolute; 0: no limit) */
+    long epochs;             /* --epochs: stop after this many passes (0: no limit) */
+    double target_ppl;       /* --target-ppl: stop at the first evaluation reaching it */
+    long eval_every;         /* --eval-every steps (0: once per epoch) */
+    const char *ckpt_dir;    /* --checkpoint DIR */
+    long ckpt_every;         /* --checkpoint-every steps (0: at each evaluation) */
+    int resume;              /* --resume: continue from the newest checkpoint in DIR */
+    uint64_t seed;           /* --seed */
+    int threads;             /* --threads */
+    const char *gemm;        /* --gemm backend (NULL: openblas, else blocked) */
+    const char *log;         /* --log FILE: the evaluation log (CSV) */
+    long bench;              /* --bench N: time N training steps instead of training */
+    const char *csv, *json;  /* --csv / --json: the summary (or benchmark) table */
+    int quiet;               /* no stdout (tests) */
+    int argc;                /* for the tables' metadata */
+    char **argv;
+} train_opts;
+
+void train_opts_defaults(train_opts *o);
+
+/* Train (or benchmark) as the options say.  Returns the exit code: RS_EXIT_OK,
+ * RS_EXIT_WRONG (loss not finite), RS_EXIT_USAGE (bad input: rs_lasterr has the one
+ * line), RS_EXIT_INTR (interrupted after writing a checkpoint). */
+int train_run(const train_opts *o);
+
+/* ---- evaluation (eval.c) ---- */
+typedef struct {
+    double loss;       /* mean -log p per token (nats) */
+    double ppl;        /* exp(loss) */
+    double bits;       /* loss / ln 2: bits per token (bits per character at char level) */
+    long tokens;
+} eval_result;
+
+/* Loss over a whole split: B streams, windows of T, state carried from zero; the
+ * training state (state_h, state_c) is saved and restored around it. */
+void eval_split(model *m, const int *data, long n, eval_result *r);
+
+#endif

@@ -1,0 +1,662 @@
+/* test_models.c — rnn-train's model, data and trainer (models/).
+ *
+ *  - the double-precision reference model's gradient against centred finite
+ *    differences, for every parameter tensor of Elman and LSTM, 1 and 2 layers, and
+ *    the output layer: relative error < 1e-5;
+ *  - the float path (GEMM layer, fused point-wise kernels, xent kernel) against the
+ *    reference: the loss and every gradient tensor;
+ *  - the point-wise kernels against libm in double; SHA-256 against FIPS vectors;
+ *    the tokenizer, split and vocabulary rules;
+ *  - training: the loss decreases on a tiny corpus; the same seed gives the same
+ *    parameters bit for bit; a resumed run equals an uninterrupted one;
+ *  - bad input to build/bin/rnn-train: exit 2 with exactly one line on stderr, and a
+ *    refused resume leaves the checkpoint as it was.
+ * Runs from the repository root (`make test`), in well under 30 s on 2 cores. */
+#define _GNU_SOURCE
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "checkpoint.h"
+#include "corpus.h"
+#include "json.h"
+#include "matmul.h"
+#include "model.h"
+#include "pointwise.h"
+#include "ref.h"
+#include "rng.h"
+#include "sha256.h"
+#include "train.h"
+
+/* ---- tolerances, stated once ----
+ * GRADCHECK_REL: centred differences in double with step GRADCHECK_EPS have a
+ *   truncation error ~eps^2 |f'''| / 6 and a rounding error ~2e-16 |loss| / eps
+ *   ~ 1e-12 (loss ~ 2): measured here 1.3e-6 relative at worst, on entries as small
+ *   as 4e-7 (with eps 1e-5 the rounding error alone is 2.4e-5 of such an entry).  An
+ *   entry is judged by |a - n| <= GRADCHECK_REL max(|a|, |n|) + GRADCHECK_ABS (the
+ *   absolute floor only covers entries that are zero up to rounding).  A wrong term
+ *   in a backward formula is off by O(1) relative.
+ * FLOAT_REL: the float path rounds every product and sum to float (2^-24 ~ 6e-8),
+ *   its exp is within 1 ULP and tanh = 1 - 2/(e^2x + 1) loses up to ~1e-7 absolute
+ *   near 0; sums run over at most V or T*B terms here: a tensor's max abs deviation
+ *   from the reference must be below FLOAT_REL times its largest entry (measured
+ *   here: at most 5e-7, with every GEMM backend). */
+#define GRADCHECK_EPS 1e-4
+#define GRADCHECK_REL 1e-5
+#define GRADCHECK_ABS 1e-12
+#define FLOAT_REL 1e-5
+
+static const char *bin = "build/bin/rnn-train";
+
+/* ---- helpers ---- */
+
+static void fill_inputs(const model_cfg *c, int Tw, uint64_t seed, int *inputs, int *targets)
+{
+    for (int i = 0; i < Tw * c->batch; i++) {
+        inputs[i] = (int)(rng_u64(seed, 100, (uint64_t)i) % (uint64_t)c->vocab);
+        targets[i] = (int)(rng_u64(seed, 101, (uint64_t)i) % (uint64_t)c->vocab);
+    }
+}
+
+/* Parameters uniform in +-0.5 (large enough that every non-linearity is in its curved
+ * part), rounded to float so that the float and double models share them exactly. */
+static void fill_params(const param_layout *lay, uint64_t seed, double *p)
+{
+    for (long i = 0; i < lay->total; i++)
+        p[i] = (double)(float)(0.5 * rng_sym(seed, 7, (uint64_t)i));
+}
+
+static void fill_state(const model_cfg *c, uint64_t seed, double *h0, double *c0)
+{
+    long n = (long)c->layers * c->batch * c->hidden;
+    for (long i = 0; i < n; i++) {
+        h0[i] = (double)(float)(0.8 * rng_sym(seed, 8, (uint64_t)i));
+        c0[i] = (double)(float)(0.8 * rng_sym(seed, 9, (uint64_t)i));
+    }
+}
+
+/* ---- SHA-256 ---- */
+
+Test(models, sha256_fips_vectors)
+{
+    char hex[65];
+    sha256_hex("abc", 3, hex);
+    cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    sha256_hex("", 0, hex);
+    cr_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    sha256_hex(m, strlen(m), hex);
+    cr_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+/* ---- gradient check of the reference ---- */
+
+static void gradcheck(cell_kind cell, int layers)
+{
+    model_cfg c = {cell, layers, 5, 4, 7, 2, 3};   /* H 5, D 4, V 7, B 2, T 3 */
+    param_layout lay;
+    model_layout(&c, &lay);
+    double *p = calloc((size_t)lay.total, sizeof *p), *g = calloc((size_t)lay.total, sizeof *g);
+    double h0[MODEL_MAX_LAYERS * 2 * 5], c0[MODEL_MAX_LAYERS * 2 * 5];
+    int in[6], tg[6];
+    fill_params(&lay, 11, p);
+    fill_state(&c, 12, h0, c0);
+    fill_inputs(&c, 3, 13, in, tg);
+    ref_loss_grad(&c, &lay, p, g, in, tg, 3, h0, c0);
+    double all_worst = 0;
+    for (int k = 0; k < lay.n; k++) {
+        const param_info *t = &lay.t[k];
+        double worst = 0, gmax = 0;
+        for (long i = t->offset; i < t->offset + t->rows * t->cols; i++) {
+            double save = p[i];
+            p[i] = save + GRADCHECK_EPS;
+            double lp = ref_loss_grad(&c, &lay, p, NULL, in, tg, 3, h0, c0);
+            p[i] = save - GRADCHECK_EPS;
+            double lm = ref_loss_grad(&c, &lay, p, NULL, in, tg, 3, h0, c0);
+            p[i] = save;
+            double num = (lp - lm) / (2 * GRADCHECK_EPS);
+            double err = fabs(g[i] - num) /
+                         (GRADCHECK_REL * fmax(fabs(g[i]), fabs(num)) + GRADCHECK_ABS);
+            worst = fmax(worst, err);
+            gmax = fmax(gmax, fabs(num));
+        }
+        cr_expect(gmax > 1e-6, "%s %s: gradient of %s is all zero (not exercised)",
+                  model_cell(cell)->name, layers == 1 ? "1 layer" : "2 layers", t->name);
+        cr_expect(worst <= 1.0, "%s, %d layers: %s: error %.3g x the tolerance",
+                  model_cell(cell)->name, layers, t->name, worst);
+        all_worst = fmax(all_worst, worst);
+    }
+    cr_log_info("gradcheck %s %d layers: worst entry at %.2g of the tolerance",
+                model_cell(cell)->name, layers, all_worst);
+    free(p);
+    free(g);
+}
+
+Test(models, gradcheck_elman_1layer) { gradcheck(CELL_ELMAN, 1); }
+Test(models, gradcheck_elman_2layers) { gradcheck(CELL_ELMAN, 2); }
+Test(models, gradcheck_lstm_1layer) { gradcheck(CELL_LSTM, 1); }
+Test(models, gradcheck_lstm_2layers) { gradcheck(CELL_LSTM, 2); }
+
+/* ---- the float path against the reference ---- */
+
+static void float_vs_ref(cell_kind cell, int layers, const char *gemm, int Tw)
+{
+    /* H 13 and D 11: one full AVX2 vector and a tail; T*B = 20 rows. */
+    model_cfg c = {cell, layers, 13, 11, 37, 4, 5};
+    cr_assert_eq(mm_init(gemm, 1), 0, "%s", rs_lasterr());
+    cr_assert_eq(output_init(), 0);
+    model m;
+    cr_assert_eq(model_create(&m, &c), 0, "%s", rs_lasterr());
+    double *p = calloc((size_t)m.lay.total, sizeof *p), *g = calloc((size_t)m.lay.total, sizeof *g);
+    double h0[MODEL_MAX_LAYERS * 4 * 13], c0[MODEL_MAX_LAYERS * 4 * 13];
+    fill_params(&m.lay, 21, p);
+    fill_state(&c, 22, h0, c0);
+    fill_inputs(&c, Tw, 23, m.act.inputs, m.act.targets);
+    for (long i = 0; i < m.lay.total; i++)
+        m.params[i] = (float)p[i];
+    for (long i = 0; i < (long)layers * 4 * 13; i++) {
+        m.state_h[i] = (float)h0[i];
+        m.state_c[i] = (float)c0[i];
+    }
+    double ref = ref_loss_grad(&c, &m.lay, p, g, m.act.inputs, m.act.targets, Tw, h0, c0);
+    double loss = model_forward(&m, Tw, 1) / (Tw * c.batch);
+    model_backward(&m, Tw);
+    cr_expect(fabs(loss - ref) <= 1e-5 * fabs(ref), "%s: loss %.9g, reference %.9g", gemm, loss, ref);
+    double worst = 0;
+    for (int k = 0; k < m.lay.n; k++) {
+        const param_info *t = &m.lay.t[k];
+        double dev = 0, gmax = 0;
+        for (long i = t->offset; i < t->offset + t->rows * t->cols; i++) {
+            dev = fmax(dev, fabs(m.grads[i] - g[i]));
+            gmax = fmax(gmax, fabs(g[i]));
+        }
+        cr_expect(dev <= FLOAT_REL * gmax, "%s %d layers, gemm %s, Tw %d: %s deviates %.3g (max %.3g)",
+                  model_cell(cell)->name, layers, gemm, Tw, t->name, dev, gmax);
+        worst = fmax(worst, dev / gmax);
+    }
+    cr_log_info("%s %d layers, gemm %s: loss rel err %.2g, worst gradient tensor dev/max %.2g",
+                model_cell(cell)->name, layers, gemm, fabs(loss - ref) / ref, worst);
+    /* carry: the state after the window is h[Tw] */
+    model_carry(&m, Tw);
+    cr_expect(memcmp(m.state_h, m.act.h[0] + (long)Tw * 4 * 13, 4 * 13 * sizeof(float)) == 0);
+    model_destroy(&m);
+    free(p);
+    free(g);
+}
+
+Test(models, float_vs_ref_elman) { float_vs_ref(CELL_ELMAN, 1, "blocked", 5); }
+Test(models, float_vs_ref_elman_2layers) { float_vs_ref(CELL_ELMAN, 2, "openblas", 5); }
+Test(models, float_vs_ref_lstm) { float_vs_ref(CELL_LSTM, 1, "openblas", 5); }
+Test(models, float_vs_ref_lstm_2layers_short_window) { float_vs_ref(CELL_LSTM, 2, "blocked", 3); }
+Test(models, float_vs_ref_lstm_2layers_naive_gemm) { float_vs_ref(CELL_LSTM, 2, "naive", 5); }
+
+/* ---- point-wise kernels against libm ---- */
+
+static void check_pointwise(const pointwise_kernels *k)
+{
+    enum { B = 3, H = 21 };
+    float gates[B * 4 * H], cp[B * H], c[B * H], tc[B * H], h[B * H], pre[B * 4 * H];
+    for (int i = 0; i < B * 4 * H; i++)   /* +-12 with a few saturating +-100 */
+        pre[i] = gates[i] = (float)(i % 17 == 0 ? 100.0 * rng_sym(3, 1, (uint64_t)i)
+                                                : 12.0 * rng_sym(3, 2, (uint64_t)i));
+    for (int i = 0; i < B * H; i++)
+        cp[i] = (float)(3.0 * rng_sym(3, 3, (uint64_t)i));
+    k->lstm_fwd(gates, cp, c, tc, h, B, H);
+    double worst = 0;
+    for (int b = 0; b < B; b++)
+        for (int j = 0; j < H; j++) {
+            const float *pr = pre + b * 4 * H;
+            double i = 1 / (1 + exp(-(double)pr[j])), f = 1 / (1 + exp(-(double)pr[H + j]));
+            double g = tanh((double)pr[2 * H + j]), o = 1 / (1 + exp(-(double)pr[3 * H + j]));
+            double cn = f * cp[b * H + j] + i * g, hn = o * tanh(cn);
+            worst = fmax(worst, fabs(gates[b * 4 * H + j] - i));
+            worst = fmax(worst, fabs(gates[b * 4 * H + 2 * H + j] - g));
+            worst = fmax(worst, fabs(c[b * H + j] - cn) / fmax(1, fabs(cn)));
+            worst = fmax(worst, fabs(h[b * H + j] - hn));
+        }
+    cr_expect(worst < 1e-6, "%s: lstm_fwd max error %.3g", k->name, worst);
+    float x[37], y[37];
+    for (int i = 0; i < 37; i++)
+        x[i] = y[i] = (float)(20.0 * rng_sym(4, 1, (uint64_t)i));
+    k->tanh_inplace(y, 37);
+    for (int i = 0; i < 37; i++)
+        cr_expect(fabs(y[i] - tanh((double)x[i])) < 1e-6, "%s: tanh(%g) = %g", k->name, x[i], y[i]);
+    float nan_in[8] = {NAN, 1, 2, 3, 4, 5, 6, 7};
+    k->tanh_inplace(nan_in, 8);
+    cr_expect(isnan(nan_in[0]), "%s: tanh(NaN) must stay NaN (divergence is detected)", k->name);
+}
+
+Test(models, pointwise_portable) { check_pointwise(&pointwise_portable); }
+Test(models, pointwise_avx2)
+{
+    if (!rs_isa_supported(RS_ISA_AVX2))
+        cr_skip_test("no AVX2");
+    check_pointwise(&pointwise_avx2);
+}
+
+/* ---- corpus ---- */
+
+static char tmpdir[256];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+/* Each test runs in its own process with its own folder, removed when it exits. */
+static void rm_tmpdir(void)
+{
+    if (tmpdir[0])
+        nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void make_tmpdir(void)
+{
+    if (tmpdir[0])
+        return;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/rnnscale-models-XXXXXX");
+    cr_assert(mkdtemp(tmpdir));
+    atexit(rm_tmpdir);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    fwrite(data, 1, n, f);
+    fclose(f);
+}
+
+/* A tiny corpus with learnable structure: sentences from a small grammar, a pure
+ * function of the index. */
+static const char *tiny_corpus(void)
+{
+    static char path[300];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/tiny.txt", tmpdir);
+    if (access(path, R_OK) == 0)
+        return path;
+    static const char *subj[] = {"the whale", "ahab", "the sea", "ishmael", "the ship"};
+    static const char *verb[] = {"sees", "hunts", "follows", "loves", "fears"};
+    static const char *obj[] = {"the captain.", "the white whale.", "the harpoon.", "the sea.",
+                                "the crew."};
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 1200; i++) {
+        fprintf(f, "%s %s %s%s", subj[rng_u64(5, 1, i) % 5], verb[rng_u64(5, 2, i) % 5],
+                obj[rng_u64(5, 3, i) % 5], i % 7 == 6 ? "\n\n" : i % 2 ? "\n" : " ");
+    }
+    fclose(f);
+    return path;
+}
+
+Test(models, corpus_word_rules)
+{
+    make_tmpdir();
+    char path[300];
+    snprintf(path, sizeof path, "%s/words.txt", tmpdir);
+    /* prose (has a blank line): <eos> after "." and at the paragraph end */
+    char text[8192] = "";
+    for (int i = 0; i < 60; i++)
+        strcat(text, "Call me Ishmael. The sperm-whale’s jaw—never mind!\n\nIt is ");
+    write_file(path, text, strlen(text));
+    corpus c;
+    cr_assert_eq(corpus_load(&c, path, LEVEL_WORD, 0, 0), 0, "%s", rs_lasterr());
+    /* the first tokens, as text */
+    const char *want[] = {"call", "me", "ishmael", ".", "<eos>", "the", "sperm-whale's", "jaw",
+                          "—", "never", "mind", "!", "<eos>", "it", "is", "call"};
+    for (int i = 0; i < RS_ARRAY_LEN(want); i++)
+        cr_expect_str_eq(c.words[c.train[i]], want[i], "token %d", i);
+    cr_expect_eq(c.ntrain + c.nvalid + c.ntest, c.ntokens);
+    cr_expect(c.nvalid > 0 && c.ntest > 0);
+    cr_expect_str_eq(c.words[CORPUS_UNK], "<unk>");
+    cr_expect_str_eq(c.words[CORPUS_EOS], "<eos>");
+    corpus_free(&c);
+    /* a cap keeps the most frequent; an explicit cap beyond the corpus is refused */
+    cr_assert_eq(corpus_load(&c, path, LEVEL_WORD, 5, 1), 0, "%s", rs_lasterr());
+    cr_expect_eq(c.vocab, 5);
+    corpus_free(&c);
+    cr_expect_eq(corpus_load(&c, path, LEVEL_WORD, 1000, 1), -1);
+    cr_expect(strstr(rs_lasterr(), "larger than the corpus"), "%s", rs_lasterr());
+    /* character level: code points */
+    cr_assert_eq(corpus_load(&c, path, LEVEL_CHAR, 0, 0), 0, "%s", rs_lasterr());
+    cr_expect_str_eq(c.words[c.train[0]], "C");
+    int dash = 0;
+    for (int i = 0; i < c.vocab; i++)
+        dash |= strcmp(c.words[i], "—") == 0;
+    cr_expect(dash, "the em dash is one character token");
+    corpus_free(&c);
+}
+
+Test(models, corpus_streams)
+{
+    int data[23];
+    for (int i = 0; i < 23; i++)
+        data[i] = i;
+    stream_set s;
+    streams_init(&s, data, 23, 3);   /* L = 7: streams 0..6, 7..13, 14..20 */
+    int in[4 * 3], tg[4 * 3];
+    cr_expect_eq(streams_nwindows(&s, 4), 2);
+    cr_assert_eq(streams_window(&s, 0, 4, in, tg), 4);
+    cr_expect_eq(in[0 * 3 + 1], 7);
+    cr_expect_eq(tg[0 * 3 + 1], 8);
+    cr_expect_eq(in[3 * 3 + 2], 17);
+    cr_assert_eq(streams_window(&s, 4, 4, in, tg), 2);   /* 4,5 -> 5,6 */
+    cr_expect_eq(tg[1 * 3 + 0], 6);
+    cr_expect_eq(streams_window(&s, 6, 4, in, tg), 0);
+}
+
+/* ---- training, in process ---- */
+
+static void small_opts(train_opts *o, const char *log, const char *ckpt, long steps)
+{
+    train_opts_defaults(o);
+    o->cfg = (model_cfg){CELL_LSTM, 2, 24, 16, 0, 8, 12};
+    o->corpus = tiny_corpus();
+    o->vocab_cap = 0;
+    o->optim = OPT_ADAM;
+    o->lr = 0.02;
+    o->sched = SCHED_CONST;
+    o->steps = steps;
+    o->eval_every = 10;
+    o->ckpt_dir = ckpt;
+    o->log = log;
+    o->threads = 2;
+    o->quiet = 1;
+    o->seed = 42;
+}
+
+static void tmp_path(char *buf, size_t n, const char *name)
+{
+    make_tmpdir();
+    snprintf(buf, n, "%s/%s", tmpdir, name);
+}
+
+/* The log's rows without the seconds column. */
+static void log_rows(const char *path, char *out, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no log %s", path);
+    char line[512];
+    out[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL, *c3 = c2 ? strchr(c2 + 1, ',') : NULL;
+        if (!c3)
+            continue;
+        strncat(out, line, (size_t)(c2 - line));
+        strncat(out, c3, n - strlen(out) - 1);
+    }
+    fclose(f);
+}
+
+static void params_hash(const char *json, char *hex)
+{
+    rs_json *j = rs_json_load(json);
+    cr_assert(j, "%s: %s", json, rs_lasterr());
+    const rs_json *h = rs_json_path(j, "meta.params_sha256");
+    cr_assert(h && h->type == RS_JSTR);
+    snprintf(hex, 65, "%s", h->str);
+    rs_json_free(j);
+}
+
+Test(models, loss_decreases_on_tiny_corpus)
+{
+    train_opts o;
+    char log[300];
+    tmp_path(log, sizeof log, "decrease.csv");
+    small_opts(&o, log, NULL, 60);
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    FILE *f = fopen(log, "r");
+    char line[256];
+    double first = 0, last = 0, ppl = 0;
+    int rows = 0;
+    cr_assert(fgets(line, sizeof line, f));
+    cr_expect_str_eq(line, "step,tokens,seconds,train_loss,valid_ppl,lr\n");
+    while (fgets(line, sizeof line, f)) {
+        long step, tok;
+        double s, tl, vp, lr;
+        cr_assert_eq(sscanf(line, "%ld,%ld,%lf,%lf,%lf,%lf", &step, &tok, &s, &tl, &vp, &lr), 6);
+        if (rows++ == 0)
+            first = tl;
+        last = tl, ppl = vp;
+    }
+    fclose(f);
+    cr_expect_eq(rows, 6);
+    cr_expect(last < first - 1.0, "train loss %.3f -> %.3f: not learning", first, last);
+    /* the grammar allows ~5 choices per word: a model that learned it is far below V */
+    cr_expect(ppl < 8, "valid ppl %.2f", ppl);
+}
+
+Test(models, same_seed_same_bits_and_resume_equals_uninterrupted)
+{
+    char la[300], lb[300], lc[300], da[300], db[300], dc[300], ja[300], jb[300], jc[300];
+    tmp_path(la, sizeof la, "a.csv"), tmp_path(lb, sizeof lb, "b.csv"), tmp_path(lc, sizeof lc, "c.csv");
+    tmp_path(da, sizeof da, "ckpt-a"), tmp_path(db, sizeof db, "ckpt-b"), tmp_path(dc, sizeof dc, "ckpt-c");
+    tmp_path(ja, sizeof ja, "a.json"), tmp_path(jb, sizeof jb, "b.json"), tmp_path(jc, sizeof jc, "c.json");
+    train_opts o;
+    /* a: 40 steps at once */
+    small_opts(&o, la, da, 40);
+    o.json = ja;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    /* b: the same again: the same bits */
+    small_opts(&o, lb, db, 40);
+    o.json = jb;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    /* c: 15 steps (mid-evaluation interval, mid-epoch), then resumed to 40 */
+    small_opts(&o, lc, dc, 15);
+    o.ckpt_every = 5;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    small_opts(&o, lc, dc, 40);
+    o.resume = 1;
+    o.json = jc;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    char ha[65], hb[65], hc[65];
+    params_hash(ja, ha), params_hash(jb, hb), params_hash(jc, hc);
+    cr_expect_str_eq(ha, hb, "a rerun with the same seed gave other parameters");
+    cr_expect_str_eq(ha, hc, "a resumed run gave other parameters than an uninterrupted one");
+    static char ra[8192], rb[8192], rc[8192];
+    log_rows(la, ra, sizeof ra), log_rows(lb, rb, sizeof rb), log_rows(lc, rc, sizeof rc);
+    cr_expect_str_eq(ra, rb);
+    cr_expect_str_eq(ra, rc, "the resumed run's log differs");
+    /* the checkpoints of a and c at step 40 hold the same model and optimizer state */
+    char pa[4200], pc[4200];
+    cr_assert_eq(ckpt_latest(da, pa, sizeof pa), 0);
+    cr_assert_eq(ckpt_latest(dc, pc, sizeof pc), 0);
+    cr_expect(strstr(pa, "ckpt-000000040.bin") && strstr(pc, "ckpt-000000040.bin"), "%s %s", pa, pc);
+}
+
+/* ---- bad input to the binary: exit 2, one line ---- */
+
+static char err[4096];
+
+static int run(const char *const *args)
+{
+    char *argv[48];
+    int n = 0;
+    argv[n++] = (char *)bin;
+    for (; args[n - 1]; n++)
+        argv[n] = (char *)args[n - 1];
+    argv[n] = NULL;
+    char path[] = "/tmp/rnnscale-models-err-XXXXXX";
+    int fd = mkstemp(path);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd, 2);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    extern char **environ;
+    cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0, "cannot run %s", bin);
+    int st;
+    waitpid(pid, &st, 0);
+    memset(err, 0, sizeof err);
+    lseek(fd, 0, SEEK_SET);
+    ssize_t got = read(fd, err, sizeof err - 1);
+    (void)got;
+    close(fd);
+    unlink(path);
+    posix_spawn_file_actions_destroy(&fa);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+#define SMALL "--hidden", "8", "--batch", "2", "--bptt", "5", "--gemm", "blocked", "--threads", "1"
+
+static void expect_usage(const char *const *args, const char *fragment)
+{
+    int rc = run(args);
+    cr_expect_eq(rc, 2, "exit %d; stderr: %s", rc, err);
+    cr_expect_eq(lines(err), 1, "want one line on stderr, got: %s", err);
+    cr_expect(strstr(err, fragment), "stderr '%s' lacks '%s'", err, fragment);
+}
+
+Test(models, bad_input_exits_2_with_one_line)
+{
+    char empty[300], binary[300], bad_utf8[300], notdir[300], sub[320];
+    tmp_path(empty, sizeof empty, "empty.txt");
+    tmp_path(binary, sizeof binary, "binary.txt");
+    tmp_path(bad_utf8, sizeof bad_utf8, "latin1.txt");
+    tmp_path(notdir, sizeof notdir, "a-file");
+    write_file(empty, "", 0);
+    write_file(binary, "hello\0world\x01\x02", 13);
+    write_file(bad_utf8, "caf\xe9 au lait and more words here", 33);
+    write_file(notdir, "x", 1);
+    snprintf(sub, sizeof sub, "%s/ckpt", notdir);
+    const char *tiny = tiny_corpus();
+    expect_usage((const char *[]){"--corpus", empty, SMALL, NULL}, "is empty");
+    expect_usage((const char *[]){"--corpus", binary, SMALL, NULL}, "NUL byte");
+    expect_usage((const char *[]){"--corpus", bad_utf8, SMALL, NULL}, "invalid UTF-8");
+    expect_usage((const char *[]){"--corpus", "/nonexistent/text.txt", SMALL, NULL}, "cannot read");
+    expect_usage((const char *[]){"--corpus", tiny, "--vocab", "100000", SMALL, NULL},
+                 "larger than the corpus");
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", sub, SMALL, NULL},
+                 "cannot be created");
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", "/proc/rnnscale-ckpt", SMALL, NULL},
+                 "checkpoint folder");
+    expect_usage((const char *[]){"--model", "gru", NULL}, "unknown model");
+    expect_usage((const char *[]){"--hidden", "abc", NULL}, "--hidden");
+    expect_usage((const char *[]){"--resume", NULL}, "--checkpoint");
+}
+
+Test(models, mismatched_resume_exits_2_and_keeps_the_checkpoint)
+{
+    char dir[300];
+    tmp_path(dir, sizeof dir, "ckpt-mismatch");
+    const char *tiny = tiny_corpus();
+    int rc = run((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--steps", "3", SMALL, NULL});
+    cr_assert_eq(rc, 0, "stderr: %s", err);
+    char path[4200];
+    cr_assert_eq(ckpt_latest(dir, path, sizeof path), 0);
+    struct stat before, after;
+    cr_assert_eq(stat(path, &before), 0);
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
+                                  "--hidden", "16", "--batch", "2", "--bptt", "5", "--gemm",
+                                  "blocked", "--threads", "1", NULL},
+                 "--hidden 8, not 16");
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
+                                  "--optimizer", "adam", SMALL, NULL},
+                 "--optimizer sgd, not adam");
+    /* without --resume a folder with checkpoints is refused (nothing is overwritten) */
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, SMALL, NULL},
+                 "already holds checkpoints");
+    cr_assert_eq(stat(path, &after), 0);
+    cr_expect_eq(before.st_size, after.st_size);
+    cr_expect_eq(before.st_mtime, after.st_mtime);
+    /* a damaged checkpoint is refused */
+    FILE *f = fopen(path, "r+b");
+    fseek(f, 100, SEEK_SET);
+    fputc(0x5a, f);
+    fclose(f);
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
+                                  SMALL, NULL},
+                 "damaged");
+}
+
+Test(models, divergence_exits_1_with_one_line_and_keeps_the_checkpoint)
+{
+    char dir[300];
+    tmp_path(dir, sizeof dir, "ckpt-nan");
+    const char *tiny = tiny_corpus();
+    int rc = run((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--steps", "2", SMALL, NULL});
+    cr_assert_eq(rc, 0, "stderr: %s", err);
+    char good[4200], after[4200];
+    cr_assert_eq(ckpt_latest(dir, good, sizeof good), 0);
+    /* the same run continued with an absurd rate: the first evaluation sees it */
+    rc = run((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--checkpoint-every",
+                              "1", "--eval-every", "1", "--steps", "200", "--lr", "1e30", "--clip",
+                              "0", SMALL, NULL});
+    cr_expect_eq(rc, 1, "exit %d; stderr: %s", rc, err);
+    cr_expect_eq(lines(err), 1, "want one line on stderr, got: %s", err);
+    cr_expect(strstr(err, "diverged") && strstr(err, "last good checkpoint is kept"), "%s", err);
+    cr_expect(strstr(err, good), "stderr should name %s: %s", good, err);
+    cr_assert_eq(ckpt_latest(dir, after, sizeof after), 0);
+    cr_expect_str_eq(after, good, "a diverged state was checkpointed");
+}
+
+/* The summary JSON's first row, one number. */
+static double summary_num(const char *json, const char *col)
+{
+    rs_json *j = rs_json_load(json);
+    cr_assert(j, "%s: %s", json, rs_lasterr());
+    const rs_json *rows = rs_json_get(j, "rows");
+    cr_assert(rows && rows->type == RS_JARR && rows->n == 1);
+    const rs_json *v = rs_json_get(rows->items[0], col);
+    double x = v && v->type == RS_JNUM ? v->num : NAN;
+    rs_json_free(j);
+    return x;
+}
+
+Test(models, target_ppl_stops_and_reports)
+{
+    char js[300];
+    tmp_path(js, sizeof js, "target.json");
+    train_opts o;
+    small_opts(&o, NULL, NULL, 200);
+    o.target_ppl = 9;
+    o.json = js;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    double steps = summary_num(js, "steps_to_target"), total = summary_num(js, "steps");
+    cr_expect(steps > 0 && steps < 200 && fmod(steps, 10) == 0, "steps_to_target %g", steps);
+    cr_expect_eq(steps, total, "the run stops at the evaluation that reached the target");
+    cr_expect(summary_num(js, "tokens_to_target") == steps * 8 * 12);
+    cr_expect(summary_num(js, "valid_ppl") <= 9);
+}
+
+Test(models, every_optimizer_and_schedule_learns)
+{
+    static const optim_kind k[] = {OPT_SGD, OPT_MOMENTUM, OPT_NESTEROV, OPT_ADAM};
+    static const double lr[] = {1.0, 0.1, 0.1, 0.01};
+    static const sched_kind s[] = {SCHED_PLATEAU, SCHED_COSINE, SCHED_LINEAR, SCHED_CONST};
+    for (int i = 0; i < 4; i++) {
+        char js[300], name[32];
+        snprintf(name, sizeof name, "optim%d.json", i);
+        tmp_path(js, sizeof js, name);
+        train_opts o;
+        small_opts(&o, NULL, NULL, 80);
+        o.cfg.cell = i % 2 ? CELL_ELMAN : CELL_LSTM;
+        o.optim = k[i];
+        o.lr = lr[i];
+        o.sched = s[i];
+        o.warmup = 5;
+        o.eval_every = 40;
+        o.json = js;
+        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+        /* uniform over the 18 ids is 18, the unigram distribution ~12 */
+        double ppl = summary_num(js, "valid_ppl");
+        cr_expect(ppl < 14, "%s: valid ppl %.2f after 80 steps", optim_name(k[i]), ppl);
+    }
+}
