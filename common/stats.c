@@ -29,6 +29,8 @@ int rs_stats_compute(const double *x, int n, rs_stats *out)
     out->n = n;
     out->min = s[0];
     out->max = s[n - 1];
+    long k99 = (long)ceil(0.99 * n) - 1;
+    out->p99 = s[k99 < 0 ? 0 : k99];
     out->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
     out->mean = mean;
     out->cv = (n > 1 && mean != 0) ? sqrt(ss / (n - 1)) / fabs(mean) : 0;

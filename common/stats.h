@@ -7,6 +7,7 @@ typedef struct {
     int n;          /* number of samples */
     double min;
     double median;  /* middle value; mean of the two middle ones for even n */
+    double p99;     /* 99th percentile, nearest rank: the ceil(0.99 n)-th smallest */
     double max;
     double mean;
     double cv;      /* coefficient of variation: sample stddev / mean (0 if n < 2) */

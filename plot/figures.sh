@@ -19,6 +19,7 @@ drawn=0; status=0
 extra=""
 if [ -f "$run/machine.json" ]; then
     sh plot/roofline.sh "$run"
+    [ "$(wc -l < "$run/roofline.csv")" -gt 1 ] || rm -f "$run/roofline.csv"
     num() { sed -n "s/^ *\"$1\": \([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$run/machine.json" | head -n 1; }
     isa=$(sed -n 's/^ *"isa_best": "\(.*\)",\{0,1\}$/\1/p' "$run/machine.json" | head -n 1)
     # the first gflops_1t after the best ISA's key, and the portable one

@@ -39,6 +39,56 @@ step softmax build/bin/microbench softmax $q $t --machine "$run/machine.json" \
 step gemm build/bin/microbench gemm $q $t --machine "$run/machine.json" \
     --csv "$run/gemm.csv" --json "$run/gemm.json"
 
+# ---- rnn-train (issue 6; models/): the Kneser-Ney trigram baseline, a short training
+# run's learning curve (train.csv, drawn by plot/train.gp; an LSTM with RNNLM's class
+# softmax, which beats kn3 in about a minute on 2 cores) and its summary, and the
+# training-step throughput per configuration (train_bench.csv: tokens/s, GFLOP/s,
+# fraction of this machine's FMA peak).  About 3 minutes on 2 cores; QUICK=1 ~40 s.
+tr_all=${THREADS:-$(nproc 2>/dev/null || echo 1)}
+if [ -n "${QUICK:-}" ]; then
+    tr_train="--hidden 128 --classes 100 --epochs 1 --eval-every 42"; tr_steps=3; tr_threads=$tr_all
+else
+    tr_train="--hidden 256 --classes 100 --epochs 2 --eval-every 38"; tr_steps=10; tr_threads="1 $tr_all"
+    [ "$tr_all" -eq 1 ] && tr_threads=1
+fi
+step train_kn3 build/bin/rnn-train --model kn3 --completion 300 --csv "$run/train_kn3.csv" --json "$run/train_kn3.json"
+step train build/bin/rnn-train --model lstm $tr_train --optimizer adam --lr 2e-3 --schedule const \
+    --completion 300 --threads "$tr_all" --log "$run/train.csv" --csv "$run/train_summary.csv" \
+    --json "$run/train_summary.json"
+mkdir -p "$run/train_bench.d"
+for tr_t in $tr_threads; do
+    for tr_m in lstm elman; do
+        step "train_bench_${tr_m}_t$tr_t" build/bin/rnn-train --model $tr_m --hidden 512 \
+            --batch 32 --bptt 35 --vocab 10000 --threads "$tr_t" --bench $tr_steps \
+            --csv "$run/train_bench.d/${tr_m}_t$tr_t.csv"
+    done
+done
+# RNNLM's class-factorized softmax (100 classes) on the same LSTM, all threads
+step train_bench_lstm_classes build/bin/rnn-train --model lstm --hidden 512 --batch 32 --bptt 35 \
+    --vocab 10000 --classes 100 --threads "$tr_all" --bench $tr_steps \
+    --csv "$run/train_bench.d/lstm_classes_t$tr_all.csv"
+# the two-stage pipeline (output of step t overlapping the recurrence of t+1) against
+# the sequential order, bit-identical, in one run
+step train_pipeline build/bin/rnn-train --model lstm --hidden 512 --batch 32 --bptt 35 \
+    --vocab 10000 --threads "$tr_all" --pipeline --bench $tr_steps --csv "$run/train_pipeline.csv"
+# one table: the first part's header, every part's rows
+awk 'FNR > 1 || NR == 1' "$run"/train_bench.d/*.csv > "$run/train_bench.csv.tmp" 2>/dev/null &&
+    mv "$run/train_bench.csv.tmp" "$run/train_bench.csv" || rm -f "$run/train_bench.csv.tmp"
+# ---- end rnn-train
+
+# allreduce on real MPI, np = 2 and 4 on this machine (oversubscribed; allowed as root);
+# the two CSVs are joined into allreduce.csv (header once) for the figure and report.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi="mpirun -q --oversubscribe --bind-to none --mca mpi_yield_when_idle 1"
+step allreduce_np2 $mpi -np 2 build/bin/allreduce-bench $q --algo all,library:3,library:4,library:6 \
+    --csv "$run/allreduce_np2.csv" --json "$run/allreduce_np2.json"
+step allreduce_np4 $mpi -np 4 build/bin/allreduce-bench $q --algo all,library:3,library:4,library:6 \
+    --group-size 2 --csv "$run/allreduce_np4.csv" --json "$run/allreduce_np4.json"
+if [ -f "$run/allreduce_np2.csv" ] || [ -f "$run/allreduce_np4.csv" ]; then
+    awk 'FNR == 1 && NR != 1 { next } { print }' "$run"/allreduce_np*.csv > "$run/allreduce.csv.tmp" &&
+        mv "$run/allreduce.csv.tmp" "$run/allreduce.csv"
+fi
+
 sh plot/figures.sh "$run" || status=1
 sh plot/report.sh "$run" > "$run/report.md.tmp" && mv "$run/report.md.tmp" "$run/report.md"
 echo "bench: report $run/report.md"

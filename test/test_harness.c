@@ -34,6 +34,18 @@ Test(stats, even_count_median_is_mean_of_middle)
     cr_assert_float_eq(s.median, 25, 0);
 }
 
+Test(stats, p99_is_nearest_rank)
+{
+    double x[200];
+    for (int i = 0; i < 200; i++)
+        x[i] = 200 - i; /* 1..200, reversed */
+    rs_stats s;
+    cr_assert_eq(rs_stats_compute(x, 200, &s), 0);
+    cr_assert_float_eq(s.p99, 198, 0, "ceil(0.99 * 200) = 198th smallest");
+    cr_assert_eq(rs_stats_compute(x, 1, &s), 0);
+    cr_assert_float_eq(s.p99, 200, 0);
+}
+
 Test(stats, single_and_empty)
 {
     double x[] = {7};

@@ -1,0 +1,186 @@
+/* allreduce_library.c — the MPI library's own MPI_Allreduce, as `library`, and with
+ * Open MPI each coll/tuned algorithm forced, as `library:K` (REFERENCES.md: 1
+ * basic_linear, 2 nonoverlapping, 3 recursive_doubling, 4 ring, 5 segmented_ring,
+ * 6 rabenseifner in 4.1).
+ *
+ * How forcing works (checked on Open MPI 4.1.4): coll/tuned consults the forced
+ * algorithm only if coll_tuned_use_dynamic_rules was set when MPI_Init ran, so
+ * ar_library_prepare_env() puts OMPI_MCA_coll_tuned_use_dynamic_rules=1 in the
+ * environment before MPI_Init (without overriding a value the user set; with no
+ * algorithm forced and no rules file, the dynamic decision falls back to the fixed one,
+ * so plain `library` is unchanged).  The algorithm itself is read when a communicator
+ * is created: setup writes K into the MPI_T control variable
+ * coll_tuned_allreduce_algorithm, duplicates the plan's communicator (the duplicate
+ * keeps K), and restores the variable.  So several library:K run in one process.
+ * Elsewhere (MPICH, SMPI) only `library` exists; library:K fails at plan creation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ar_internal.h"
+#include "check.h"
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#define AR_TUNED 1
+#endif
+
+/* Cost: K's algorithm where forced (basic_linear: p-1 messages into rank 0, then p-1
+ * out; nonoverlapping: reduce + bcast ~ binomial); unforced: the library chooses, so
+ * the lower envelope of recursive doubling, ring and Rabenseifner. */
+static double library_model_s(const ar_model *m, const ar_params *prm, int p, double n)
+{
+    switch (prm->library_alg) {
+    case 1: return 2.0 * (p - 1) * (m->alpha_s + n * m->beta_s_per_byte) + (p - 1) * n * m->gamma_s_per_byte;
+    case 2: return allreduce_binomial.model_s(m, prm, p, n);
+    case 3: return allreduce_recdbl.model_s(m, prm, p, n);
+    case 4: case 5: return allreduce_ring.model_s(m, prm, p, n);
+    case 6: return allreduce_rabenseifner.model_s(m, prm, p, n);
+    default: {
+        double a = allreduce_recdbl.model_s(m, prm, p, n), b = allreduce_ring.model_s(m, prm, p, n),
+               c = allreduce_rabenseifner.model_s(m, prm, p, n);
+        return a < b ? (a < c ? a : c) : (b < c ? b : c);
+    }
+    }
+}
+
+void ar_library_prepare_env(void)
+{
+#ifdef AR_TUNED
+    setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 0);
+#endif
+}
+
+#ifdef AR_TUNED
+/* The coll/tuned control variables, looked up once: MPI_T_init_thread costs ~0.2 s in
+ * Open MPI 4.1 (it registers every MCA variable), so the session stays open. */
+static struct {
+    int done, rc;
+    int idx, didx;          /* coll_tuned_allreduce_algorithm, coll_tuned_use_dynamic_rules */
+    int nalg;               /* algorithms 0..nalg-1 (0 = ignore) */
+    char names[16][32];
+    char err[256];
+} tuned;
+
+static int tuned_lookup(void)
+{
+    if (tuned.done) {
+        if (tuned.rc)
+            rs_seterr("%s", tuned.err);
+        return tuned.rc;
+    }
+    tuned.done = 1;
+    int prov;
+    tuned.rc = -1;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS ||
+        MPI_T_cvar_get_index("coll_tuned_allreduce_algorithm", &tuned.idx) != MPI_SUCCESS ||
+        MPI_T_cvar_get_index("coll_tuned_use_dynamic_rules", &tuned.didx) != MPI_SUCCESS) {
+        snprintf(tuned.err, sizeof tuned.err, "library:K needs Open MPI's coll/tuned component "
+                 "(no MPI_T control variable coll_tuned_allreduce_algorithm)");
+        rs_seterr("%s", tuned.err);
+        return -1;
+    }
+    char name[256], desc[1024];
+    int nl = sizeof name, dl = sizeof desc, verb, bind, scope;
+    MPI_Datatype dt;
+    MPI_T_enum en = MPI_T_ENUM_NULL;
+    MPI_T_cvar_get_info(tuned.idx, name, &nl, &verb, &dt, &en, desc, &dl, &bind, &scope);
+    if (en != MPI_T_ENUM_NULL) {
+        int num;
+        char ename[64];
+        int el = sizeof ename;
+        MPI_T_enum_get_info(en, &num, ename, &el);
+        for (int i = 0; i < num; i++) {
+            int value;
+            char item[64];
+            int il = sizeof item;
+            MPI_T_enum_get_item(en, i, &value, item, &il);
+            if (value >= 0 && value < 16) {
+                snprintf(tuned.names[value], 32, "%.31s", item);
+                if (value + 1 > tuned.nalg)
+                    tuned.nalg = value + 1;
+            }
+        }
+    }
+    tuned.rc = 0;
+    return 0;
+}
+
+static int cvar_rw(int idx, const int *in, int *out)
+{
+    MPI_T_cvar_handle h;
+    int cnt;
+    CHECK(MPI_T_cvar_handle_alloc(idx, NULL, &h, &cnt) == MPI_SUCCESS, "MPI_T: cannot bind a control variable");
+    int rc = MPI_SUCCESS;
+    if (out)
+        rc = MPI_T_cvar_read(h, out);
+    if (in && rc == MPI_SUCCESS)
+        rc = MPI_T_cvar_write(h, in);
+    MPI_T_cvar_handle_free(&h);
+    CHECK(rc == MPI_SUCCESS, "MPI_T: cannot read or write a coll/tuned control variable");
+    return 0;
+}
+#endif
+
+const char *ar_library_algorithms(void)
+{
+#ifdef AR_TUNED
+    static char buf[512];
+    if (tuned_lookup() != 0 || tuned.nalg < 2)
+        return NULL;
+    size_t n = 0;
+    for (int k = 1; k < tuned.nalg && n < sizeof buf; k++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%d %s", k > 1 ? ", " : "", k, tuned.names[k]);
+    return buf;
+#else
+    return NULL;
+#endif
+}
+
+static int library_setup(ar_plan *pl)
+{
+    int K = pl->prm.library_alg;
+    if (K == 0) {
+        snprintf(pl->describe, sizeof pl->describe, "library: MPI_Allreduce, the library's own choice");
+        return 0;
+    }
+    snprintf(pl->name, sizeof pl->name, "library:%d", K);
+#ifdef AR_TUNED
+    int dyn = 0, old = 0;
+    if (tuned_lookup() != 0 || cvar_rw(tuned.didx, NULL, &dyn) != 0)
+        return -1;
+    CHECK(dyn, "library:%d: Open MPI read coll_tuned_use_dynamic_rules=0 at MPI_Init, so "
+               "algorithms cannot be forced (unset OMPI_MCA_coll_tuned_use_dynamic_rules or set "
+               "it to 1)", K);
+    CHECK(tuned.nalg >= 2 && K < tuned.nalg, "library:%d: Open MPI's coll/tuned has allreduce "
+          "algorithms 1..%d (see allreduce-bench --list)", K, tuned.nalg - 1);
+    if (cvar_rw(tuned.idx, &K, &old) != 0)
+        return -1;
+    MPI_Comm forced;
+    MPI_Comm_dup(pl->comm, &forced);  /* its coll/tuned module copies K now */
+    MPI_Comm_free(&pl->comm);
+    pl->comm = forced;
+    snprintf(pl->describe, sizeof pl->describe, "library:%d: Open MPI coll/tuned %s, forced", K,
+             tuned.names[K][0] ? tuned.names[K] : "?");
+    return cvar_rw(tuned.idx, &old, NULL);
+#else
+    rs_seterr("library:%d: forcing an algorithm needs Open MPI's coll/tuned; this MPI offers "
+              "only `library`", K);
+    return -1;
+#endif
+}
+
+static int library_run(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t count)
+{
+    AR_MPI(MPI_Allreduce(sendbuf, recvbuf, (int)count, pl->mpi_dtype, pl->mpi_op, pl->comm));
+    return 0;
+}
+
+const ar_algo allreduce_library = {
+    .name = "library",
+    .summary = "the MPI library's MPI_Allreduce (library:K forces Open MPI coll/tuned algorithm K)",
+    .cost = "library: min(recdbl, ring, rabenseifner); library:K: K's algorithm",
+    .model_s = library_model_s,
+    .setup = library_setup,
+    .run = library_run,
+    .flags = AR_OWN_SENDBUF,
+};

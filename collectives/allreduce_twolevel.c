@@ -1,0 +1,198 @@
+/* allreduce_twolevel.c — the engine behind hier and torus2d: ranks in groups (a node, a
+ * torus row), then
+ *   1. reduce-scatter inside each group (ring): local member i owns block i of count/g,
+ *   2. allreduce of block i among the members i of every group (the inner algorithm,
+ *      on a communicator of one rank per group: one message per group pair),
+ *   3. allgather inside each group (ring).
+ * Only n/g bytes per rank cross group boundaries, against 2n(p-1)/p on the flat ring.
+ *
+ * Rank reordering: the plan's communicator is renumbered so that each group's members
+ * are consecutive (groups in order of their id, members in order of their rank), so
+ * the intra-group rings step between neighbours that share a node, whatever the
+ * launcher's placement (e.g. mpirun --map-by node).
+ *
+ * Unequal groups (nodes with different rank counts, or a custom group_of): the blocks
+ * are cut g_min ways, g_min = the smallest group's size.  In a group of g > g_min,
+ * member i >= g_min first sends its whole vector to member i mod g_min, which reduces
+ * it in (like MPICH's fold) and sends the result back at the end; phases 1-3 run on
+ * members 0..g_min-1 of every group.  So every inner communicator has one member per
+ * group, and the extra members cost 2 messages of n bytes each.
+ *
+ * Bitwise agreement: a block's group partial is made once (by its owner), the inner
+ * algorithm gives all group owners the same bits, and phases 3 and the unfold copy. */
+#include <stdlib.h>
+
+#include "ar_internal.h"
+#include "check.h"
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    MPI_Comm intra;   /* my group, members ordered by rank */
+    MPI_Comm inter;   /* member `local` of every group (MPI_COMM_NULL for extras) */
+    int local, g;     /* my index in my group, its size */
+    int gmin, gmax, ngroups;
+    ar_plan *inner;   /* allreduce among the groups (NULL with one group or as extra) */
+} twolevel;
+
+int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *what)
+{
+    twolevel *tl = calloc(1, sizeof *tl);
+    int *colors = malloc(sizeof(int) * (size_t)pl->p);
+    long long *key = malloc(sizeof(long long) * (size_t)pl->p);
+    int ok = tl && colors && key;
+    /* A local failure must not leave the others in a collective: agree first. */
+    int all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, pl->comm);
+    if (!all_ok) {
+        free(tl);
+        free(colors);
+        free(key);
+        rs_seterr("out of memory for the groups of %s", what);
+        return -1;
+    }
+    tl->intra = tl->inter = MPI_COMM_NULL;
+    pl->priv = tl;
+    MPI_Allgather(&color, 1, MPI_INT, colors, 1, MPI_INT, pl->comm);
+
+    /* Everyone sees the same colors, so these checks fail on all ranks or none.  Sorting
+     * (color, rank) pairs gives the new order and the group sizes in O(p log p): SMPI
+     * runs thousands of ranks in one process. */
+    const int me = pl->rank, p = pl->p;
+    int bad = -1;
+    for (int r = 0; r < p; r++)
+        if (colors[r] < 0)
+            bad = r;
+    if (bad >= 0) {
+        free(colors);
+        free(key);
+        rs_seterr("%s: rank %d was given a negative group id", what, bad);
+        return -1;
+    }
+    for (int r = 0; r < p; r++)
+        key[r] = (long long)colors[r] * p + r;
+    free(colors);
+    qsort(key, (size_t)p, sizeof *key, cmp_ll);
+    int newpos = -1;
+    tl->gmin = p + 1;
+    tl->gmax = tl->ngroups = 0;
+    for (int i = 0, start = 0; i < p; i++) {
+        if (key[i] % p == me) {
+            newpos = i;
+            tl->local = i - start;
+        }
+        if (i + 1 == p || key[i + 1] / p != key[i] / p) {  /* group [start, i] ends */
+            int size = i + 1 - start;
+            tl->ngroups++;
+            tl->gmin = size < tl->gmin ? size : tl->gmin;
+            tl->gmax = size > tl->gmax ? size : tl->gmax;
+            if (newpos >= start && newpos <= i)
+                tl->g = size;
+            start = i + 1;
+        }
+    }
+    free(key);
+
+    MPI_Comm reordered;
+    MPI_Comm_split(pl->comm, 0, newpos, &reordered);
+    MPI_Comm_free(&pl->comm);
+    pl->comm = reordered;
+    MPI_Comm_rank(pl->comm, &pl->rank);
+    MPI_Comm_split(pl->comm, color, pl->rank, &tl->intra);
+    MPI_Comm_split(pl->comm, tl->local < tl->gmin ? tl->local : MPI_UNDEFINED, pl->rank, &tl->inter);
+    pl->prm.group_size = tl->gmin;  /* what the model sees */
+
+    int rc = 0;
+    if (tl->ngroups > 1 && tl->local < tl->gmin) {
+        ar_params ip = ar_params_default();
+        rc = ar_plan_create(inner, &ip, tl->inter, pl->dtype, pl->op, &tl->inner);
+    }
+    if (tl->gmax == tl->gmin)
+        snprintf(pl->describe, sizeof pl->describe, "%s: %d groups of %d ranks, inner %s", what,
+                 tl->ngroups, tl->gmin, inner->name);
+    else
+        snprintf(pl->describe, sizeof pl->describe, "%s: %d groups of %d..%d ranks (blocks cut %d "
+                 "ways), inner %s", what, tl->ngroups, tl->gmin, tl->gmax, tl->gmin, inner->name);
+    return rc;
+}
+
+size_t ar_twolevel_scratch_bytes(const ar_plan *pl, size_t count)
+{
+    const twolevel *tl = pl->priv;
+    size_t elems = tl->gmax > tl->gmin ? count : ar_block_len(count, tl->gmin, 0);
+    return elems * pl->esize;
+}
+
+int ar_twolevel_reserve(ar_plan *pl, size_t count)
+{
+    twolevel *tl = pl->priv;
+    return tl->inner ? ar_plan_reserve(tl->inner, ar_block_len(count, tl->gmin, 0)) : 0;
+}
+
+int ar_twolevel_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
+{
+    twolevel *tl = pl->priv;
+    const int gmin = tl->gmin, local = tl->local;
+    const int extra = local >= gmin;
+    if (tl->g > gmin) {  /* fold the extra members in */
+        if (extra)
+            AR_MPI(MPI_Send(buf, (int)count, pl->mpi_dtype, local % gmin, AR_TAG_FOLD, tl->intra));
+        else
+            for (int e = local + gmin; e < tl->g; e += gmin) {
+                AR_MPI(MPI_Recv(pl->scratch, (int)count, pl->mpi_dtype, e, AR_TAG_FOLD, tl->intra,
+                                MPI_STATUS_IGNORE));
+                ar_reduce_local(buf, pl->scratch, count, pl->dtype, pl->op);
+            }
+    }
+    if (!extra) {
+        if (ar_ring_reduce_scatter(pl, tl->intra, local, gmin, buf, count, pl->scratch) != 0)
+            return -1;
+        if (tl->inner && ar_allreduce(tl->inner, MPI_IN_PLACE,
+                                      ar_at(pl, buf, ar_block_off(count, gmin, local)),
+                                      ar_block_len(count, gmin, local)) != 0)
+            return -1;
+        if (ar_ring_allgather(pl, tl->intra, local, gmin, buf, count) != 0)
+            return -1;
+    }
+    if (tl->g > gmin) {  /* and give them the result */
+        if (extra)
+            AR_MPI(MPI_Recv(buf, (int)count, pl->mpi_dtype, local % gmin, AR_TAG_FOLD, tl->intra,
+                            MPI_STATUS_IGNORE));
+        else
+            for (int e = local + gmin; e < tl->g; e += gmin)
+                AR_MPI(MPI_Send(buf, (int)count, pl->mpi_dtype, e, AR_TAG_FOLD, tl->intra));
+    }
+    return 0;
+}
+
+void ar_twolevel_teardown(ar_plan *pl)
+{
+    twolevel *tl = pl->priv;
+    if (!tl)
+        return;
+    ar_plan_free(tl->inner);
+    if (tl->intra != MPI_COMM_NULL)
+        MPI_Comm_free(&tl->intra);
+    if (tl->inter != MPI_COMM_NULL)
+        MPI_Comm_free(&tl->inter);
+    free(tl);
+    pl->priv = NULL;
+}
+
+/* Cost with groups of g (G = p/g groups), the inner algorithm's model on n/g bytes:
+ *   (g-1)(alpha + n/g (beta + gamma))  +  inner(G, n/g)  +  (g-1)(alpha + n/g beta).
+ * One alpha and beta for both levels here; across real nodes the inner term would use
+ * the network's and the two ring terms the node's. */
+double ar_twolevel_model_s(const ar_model *m, int g, int p, double n, const ar_algo *inner)
+{
+    if (g < 1 || g > p)
+        g = p;
+    double blk = n / g;
+    ar_params ip = ar_params_default();
+    return (g - 1) * (2 * m->alpha_s + blk * (2 * m->beta_s_per_byte + m->gamma_s_per_byte)) +
+           (p / g > 1 ? inner->model_s(m, &ip, p / g, blk) : 0);
+}

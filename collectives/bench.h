@@ -1,0 +1,23 @@
+/* bench.h — pieces of `allreduce-bench` outside its main(): the model fit. */
+#ifndef RS_AR_BENCH_H
+#define RS_AR_BENCH_H
+
+#include "allreduce.h"
+
+/* The model's parameters as a range (bench_fit.c):
+ *   lo: the best case — one pair of ranks talking while the others wait, data in cache;
+ *   hi: the allreduce's own conditions at their worst — every rank talking at once
+ *       (pairs), data out of cache, every rank reducing at once.
+ * model_us uses lo (the classic ping-pong fit), model_hi_us uses hi; a measurement in
+ * [model_us, model_hi_us] is "within the range its model predicts". */
+typedef struct {
+    ar_model lo, hi;
+} ar_model_range;
+
+/* Collective over comm; every rank gets rank 0's (lo) and the slowest rank's (hi)
+ * numbers.  max_bytes bounds the buffers used (the run's largest size, at least 4 MiB
+ * for the out-of-cache fits).  `how` receives one line saying what was measured. */
+void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range *m,
+                  char *how, size_t howlen);
+
+#endif

@@ -1,0 +1,180 @@
+/* bench_fit.c — the alpha-beta-gamma parameters `allreduce-bench` predicts with, as a
+ * range (bench.h).  Point-to-point cost on a real machine is not one line: it jumps
+ * where the MPI switches protocols (eager, rendezvous, single-copy) and, with ranks
+ * sharing cores, where a message needs the receiver scheduled.  So instead of one
+ * least-squares line, two envelopes of measured times t(m), m = 8 B .. 32 MiB (x4;
+ * 4 MiB with --quick):
+ *
+ * lo (model_us), the best case — one pair of ranks (rank 0 and p-1, the pair most
+ *   likely on different nodes under block placement) ping-ponging on one buffer while
+ *   the others wait, fastest of 5 (11 for m <= 4 KiB) batches:
+ *     alpha = min over m <= 4 KiB of t(m) (or of the fastest ring step, below),
+ *     beta = min over m >= 64 KiB of t(m) / m;
+ *   gamma and the copy: ar_reduce_local and memcpy on 256 KiB in cache, fastest of 15;
+ *   reductions overlap transfers (m->overlap = 1).
+ * hi (model_hi_us), a line above every measurement of the worst case an allreduce step
+ *   meets — every rank MPI_Sendrecv's to its right and from its left at once, from
+ *   separate buffers (two of 32 MiB per rank at the largest: beyond the caches),
+ *   slowest rank, median of 5 (11) batches:
+ *     beta = max over m >= 1 MiB of t(m) / m,  alpha = max over m of (t(m) - m beta);
+ *   gamma and the copy: every rank reducing and copying 32 MiB at once, median of 3,
+ *   slowest rank; no overlap (m->overlap = 0).  Never below lo.
+ * One message = half a round trip of the ping-pong, or one step of the ring.  Times are
+ * MPI_Wtime: under SMPI that is simulated time, as it must be. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "stats.h"
+
+/* Batches per measurement: many where they are cheap (noise on a shared machine comes
+ * in spells; more batches are more likely to see a quiet moment), 5 for large sizes. */
+#define BATCHES(bytes) ((bytes) <= 4096 ? 11 : 5)
+
+/* Half round-trip time of `bytes` between me and peer (who also calls this); ranks
+ * with peer < 0 only join the barriers. */
+static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf, int bytes,
+                         int reps)
+{
+    double best = 1e30;
+    for (int b = 0; b < BATCHES(bytes); b++) {
+        MPI_Barrier(comm);
+        if (peer < 0)
+            continue;
+        double t0 = MPI_Wtime();
+        for (int r = 0; r < reps; r++) {
+            if (me < peer) {
+                MPI_Send(sbuf, bytes, MPI_BYTE, peer, 7, comm);
+                MPI_Recv(rbuf, bytes, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Recv(rbuf, bytes, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
+                MPI_Send(sbuf, bytes, MPI_BYTE, peer, 7, comm);
+            }
+        }
+        double t = (MPI_Wtime() - t0) / (2.0 * reps);
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+/* Time of one ring step: every rank sends `bytes` right and receives from the left at
+ * once (MPI_Sendrecv), as each step of a ring, Rabenseifner or recursive doubling does;
+ * the slowest rank.  Returns the median of the batches (the typical contended step)
+ * and stores the fastest in *fastest (a latency the best case must not exceed). */
+static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, int bytes, int reps,
+                         double *fastest)
+{
+    double t[11];
+    for (int b = 0; b < BATCHES(bytes); b++) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        for (int r = 0; r < reps; r++)
+            MPI_Sendrecv(sbuf, bytes, MPI_BYTE, (me + 1) % p, 8, rbuf, bytes, MPI_BYTE,
+                         (me + p - 1) % p, 8, comm, MPI_STATUS_IGNORE);
+        t[b] = (MPI_Wtime() - t0) / reps;
+        MPI_Allreduce(MPI_IN_PLACE, &t[b], 1, MPI_DOUBLE, MPI_MAX, comm);
+    }
+    rs_stats st;
+    rs_stats_compute(t, BATCHES(bytes), &st);
+    *fastest = st.min;
+    return st.median;
+}
+
+/* Seconds per byte to reduce (copy = 0) or memcpy (copy = 1) `bytes`: the fastest
+ * (best = 1) or the median of reps (at most 15) timings. */
+static double local_s(ar_dtype t, ar_op op, size_t bytes, int reps, int copy, int best)
+{
+    size_t es = ar_dtype_size(t), n = bytes / es;
+    char *a = calloc(n, es), *b = calloc(n, es);
+    double ts[15] = {0};
+    reps = reps > 15 ? 15 : reps;
+    if (a && b)
+        for (int r = 0; r < reps; r++) {
+            double t0 = MPI_Wtime();
+            if (copy)
+                memcpy(a, b, n * es);
+            else
+                ar_reduce_local(a, b, n, t, op);
+            ts[r] = MPI_Wtime() - t0;
+        }
+    free(a);
+    free(b);
+    rs_stats st;
+    rs_stats_compute(ts, reps, &st);
+    return (best ? st.min : st.median) / (double)(n * es);
+}
+
+void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range *m,
+                  char *how, size_t howlen)
+{
+    int me, p;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    const int big = quick ? 4 << 20 : 32 << 20;  /* two such buffers per rank: past the LLC */
+    char *sbuf = malloc((size_t)big), *rbuf = malloc((size_t)big);
+    memset(sbuf, 1, (size_t)big);
+    memset(rbuf, 2, (size_t)big);
+    double lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};  /* alpha, beta, gamma, copy */
+
+    if (p > 1) {
+        enum { MAXN = 16 };
+        double sz[MAXN], tpp[MAXN], trs[MAXN], trs_min[MAXN];
+        int n = 0;
+        int peer = me == 0 ? p - 1 : me == p - 1 ? 0 : -1;
+        for (long next = 8; n < MAXN; next *= 4) {  /* 8 B, 32 B, ..., and `big` last */
+            int bytes = next < big ? (int)next : big;
+            int reps = bytes <= 4096 ? 100 : bytes <= (256 << 10) ? 20 : 2;
+            sz[n] = bytes;
+            tpp[n] = pingpong_s(comm, me, peer, sbuf, sbuf, bytes, reps);
+            trs[n] = ringstep_s(comm, me, p, sbuf, rbuf, bytes, reps, &trs_min[n]);
+            n++;
+            if (bytes == big)
+                break;
+        }
+        /* lo: the best latency (ping-pong or ring step) and the best bandwidth seen
+         * (rank 0's ping-pong) */
+        lo[0] = tpp[0];
+        lo[1] = 1e30;
+        for (int i = 0; i < n; i++) {
+            if (sz[i] <= 4096 && tpp[i] < lo[0])
+                lo[0] = tpp[i];
+            if (sz[i] <= 4096 && trs_min[i] < lo[0])
+                lo[0] = trs_min[i];
+            if (sz[i] >= (64 << 10) && tpp[i] / sz[i] < lo[1])
+                lo[1] = tpp[i] / sz[i];
+        }
+        MPI_Bcast(lo, 2, MPI_DOUBLE, 0, comm);
+        /* hi: above every ring-step point (already the slowest rank's) */
+        for (int i = 0; i < n; i++)
+            if (sz[i] >= (1 << 20) && trs[i] / sz[i] > hi[1])
+                hi[1] = trs[i] / sz[i];
+        for (int i = 0; i < n; i++)
+            if (trs[i] - sz[i] * hi[1] > hi[0])
+                hi[0] = trs[i] - sz[i] * hi[1];
+    }
+    if (me == 0) {
+        lo[2] = local_s(t, op, 256 << 10, 15, 0, 1);
+        lo[3] = local_s(t, op, 256 << 10, 15, 1, 1);
+    }
+    MPI_Barrier(comm);
+    hi[2] = local_s(t, op, 32 << 20, 3, 0, 0);  /* every rank at once */
+    MPI_Barrier(comm);
+    hi[3] = local_s(t, op, 32 << 20, 3, 1, 0);
+    MPI_Bcast(lo, 4, MPI_DOUBLE, 0, comm);
+    MPI_Allreduce(MPI_IN_PLACE, hi, 4, MPI_DOUBLE, MPI_MAX, comm);
+    for (int i = 0; i < 4; i++)
+        hi[i] = hi[i] > lo[i] ? hi[i] : lo[i];
+    /* the best case hides reductions behind transfers; the worst does not */
+    m->lo = (ar_model){lo[0], lo[1], lo[2], lo[3], 1};
+    m->hi = (ar_model){hi[0], hi[1], hi[2], hi[3], 0};
+    if (p > 1)
+        snprintf(how, howlen, "lo: best of a ping-pong rank 0 <-> %d, %s %s reduce and copy of 256 KiB; "
+                 "hi: above ring steps (all ranks at once), all ranks reducing and copying 32 MiB; "
+                 "8 B..%d MiB", p - 1, ar_dtype_name(t), ar_op_name(op), big >> 20);
+    else
+        snprintf(how, howlen, "p = 1: no messages; %s %s reduce and copy of 256 KiB (lo), 32 MiB (hi)",
+                 ar_dtype_name(t), ar_op_name(op));
+    free(sbuf);
+    free(rbuf);
+}
