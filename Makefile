@@ -102,7 +102,7 @@ $(BUILD)/test/%: $(OBJ)/test/%.o $(OBJ)/test/cli_support.o $(MB_OBJ) $(COMMON_OB
 # ---- set-up -------------------------------------------------------------------------
 DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \
             libsleef-dev libpapi-dev papi-tools likwid libcriterion-dev gnuplot-nox \
-            libsimgrid-dev libxsmm-dev libdnnl-dev
+            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:

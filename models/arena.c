@@ -67,6 +67,12 @@ static void plan(planner *p, activations *a, const model_cfg *c)
     a->dh_next = TAKE_F(p, B * H);
     a->dc_next = TAKE_F(p, B * H);
     a->ones = TAKE_F(p, T * B);
+    if (c->classes > 0) {
+        a->cls_logits = TAKE_F(p, T * B * c->classes);
+        a->dcls = TAKE_F(p, T * B * c->classes);
+        a->cls_targets = TAKE_I(p, T * B);
+    } else
+        a->cls_logits = a->dcls = NULL, a->cls_targets = NULL;
 }
 
 static void naive_estimate(const model_cfg *c, size_t *bytes, long *allocs)

@@ -17,7 +17,7 @@
 #include "sha256.h"
 
 #define CKPT_MAGIC "RNNSCKP1"
-#define CKPT_VERSION 1
+#define CKPT_VERSION 2   /* 2: model_cfg gained classes (--classes) */
 
 typedef struct {
     uint32_t version;
@@ -193,6 +193,7 @@ static int ident_diff(const ckpt_ident *a, const ckpt_ident *e, char *why, size_
     DIFF(cfg.batch, "--batch")
     DIFF(cfg.bptt, "--bptt")
     DIFF(cfg.vocab, "a vocabulary of")
+    DIFF(cfg.classes, "--classes")
     if (a->level != e->level) {
         snprintf(why, len, "--level %s", a->level ? "char" : "word");
         return 1;

@@ -431,11 +431,23 @@ void corpus_free(corpus *c)
 
 int corpus_resolve(const char *name, char *path, size_t len)
 {
-    if (strcmp(name, "mobydick") != 0) {
+    /* the named corpora: where the fetch scripts put them, and how to get them */
+    static const struct {
+        const char *name, *rel, *how;
+    } named[] = {
+        {"mobydick", "data/moby-dick/data.txt", "`make deps` or `sh models/fetch_corpus.sh`"},
+        {"kjv", "data/kjv/kjv.txt",
+         "`apt-get install bible-kjv`, then `sh models/fetch_kjv.sh` (or `make corpus`)"},
+    };
+    int k = -1;
+    for (int i = 0; i < RS_ARRAY_LEN(named); i++)
+        if (strcmp(name, named[i].name) == 0)
+            k = i;
+    if (k < 0) {
         snprintf(path, len, "%s", name);
         return 0;
     }
-    static const char rel[] = "data/moby-dick/data.txt";
+    const char *rel = named[k].rel;
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
@@ -453,9 +465,8 @@ int corpus_resolve(const char *name, char *path, size_t len)
         }
     }
     snprintf(path, len, "build/%s", rel);
-    CHECK(access(path, R_OK) == 0,
-          "corpus mobydick not found at %s (fetch it with `make deps` or `sh models/fetch_corpus.sh`)",
-          path);
+    CHECK(access(path, R_OK) == 0, "corpus %s not found at %s (fetch it with %s)", name, path,
+          named[k].how);
     return 0;
 }
 

@@ -59,7 +59,9 @@ int corpus_load(corpus *c, const char *path, corpus_level level, int vocab_cap, 
 void corpus_free(corpus *c);
 
 /* "mobydick" -> the fetched file (build/data/moby-dick/data.txt, looked for beside the
- * executable first, then from the working folder); anything else is a path.  0, or -1
+ * executable first, then from the working folder); "kjv" -> build/data/kjv/kjv.txt
+ * (the King James Bible, one verse per line: models/fetch_kjv.sh); anything else is a
+ * path.  0, or -1
  * with a line saying how to fetch it. */
 int corpus_resolve(const char *name, char *path, size_t len);
 

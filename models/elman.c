@@ -28,6 +28,8 @@ static void elman_forward(model *m, int l, const float *x, int Tw) /* x (Tw, B, 
         float *ht = h + (t + 1) * B * H;                      /* (B, H) */
         mm_forward(ht, h + t * B * H, Wh, B, H, H, 1.0f, 1.0f);
         m->pw->tanh_inplace(ht, B * H);
+        if (m->progress && l == c->layers - 1)   /* the pipeline's output stage may start */
+            __atomic_store_n(m->progress, t + 1, __ATOMIC_RELEASE);
     }
 }
 

@@ -38,6 +38,8 @@ static void lstm_forward(model *m, int l, const float *x, int Tw) /* x (Tw, B, I
         mm_forward(gt, hprev, Wh, B, H, G, 1.0f, 1.0f);
         m->pw->lstm_fwd(gt, a->c[l] + t * B * H, a->c[l] + (t + 1) * B * H,
                         a->tc[l] + t * B * H, a->h[l] + (t + 1) * B * H, (int)B, (int)H);
+        if (m->progress && l == c->layers - 1)   /* the pipeline's output stage may start */
+            __atomic_store_n(m->progress, t + 1, __ATOMIC_RELEASE);
     }
 }
 

@@ -31,6 +31,12 @@ int mm_init(const char *name, int threads)
     return 0;
 }
 
+void mm_set_threads(int threads)
+{
+    if (be && be->set_threads)
+        be->set_threads(be, threads);
+}
+
 const char *mm_backend_name(void) { return be ? be->name : "none"; }
 const char *mm_dispatch(void) { return be && be->dispatch ? be->dispatch(be) : ""; }
 

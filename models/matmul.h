@@ -13,6 +13,8 @@
  * installed) and set its threads.  0, or -1 (rs_lasterr). */
 int mm_init(const char *backend, int threads);
 const char *mm_backend_name(void);
+/* Change the backend's thread count (the pipeline runs its stages at 1 thread each). */
+void mm_set_threads(int threads);
 const char *mm_dispatch(void);     /* the kernel the library runs, e.g. "Zen" */
 
 /* out (N, O) = alpha inp (N, I) W^T + beta out,      W (O, I) */

@@ -59,6 +59,10 @@ void model_layout(const model_cfg *c, param_layout *lay)
     }
     add_tensor(lay, "out.w", c->vocab, c->hidden);
     add_tensor(lay, "out.b", 1, c->vocab);
+    if (c->classes > 0) {
+        add_tensor(lay, "cls.w", c->classes, c->hidden);
+        add_tensor(lay, "cls.b", 1, c->classes);
+    }
 }
 
 double model_step_flops(const model_cfg *c, int Tw)
@@ -66,6 +70,8 @@ double model_step_flops(const model_cfg *c, int Tw)
     double N = (double)Tw * c->batch, G = (double)model_gates(c) * c->hidden, f = 0;
     for (int l = 0; l < c->layers; l++)
         f += 6 * N * G * (model_layer_in(c, l) + c->hidden);
+    if (c->classes > 0)   /* the class layer and a class of the average size V / C */
+        return f + 6 * N * c->hidden * (c->classes + (double)c->vocab / c->classes);
     return f + 6 * N * c->hidden * c->vocab;
 }
 
@@ -96,6 +102,14 @@ int model_create(model *m, const model_cfg *cfg)
     return 0;
 }
 
+int model_set_classes(model *m, const long *counts)
+{
+    class_map_free(&m->cls);
+    if (m->cfg.classes <= 0)
+        return 0;
+    return class_map_build(&m->cls, counts, m->cfg.vocab, m->cfg.classes);
+}
+
 void model_destroy(model *m)
 {
     free(m->params);
@@ -103,6 +117,7 @@ void model_destroy(model *m)
     free(m->state_h);
     free(m->state_c);
     arena_destroy(&m->ar);
+    class_map_free(&m->cls);
     m->params = m->grads = m->state_h = m->state_c = NULL;
 }
 
@@ -115,10 +130,10 @@ void model_init_params(model *m, uint64_t seed)
         float *p = m->params + t->offset;
         long n = t->rows * t->cols;
         int is_bias = t->rows == 1;
-        double scale = k == P_EMBED || k == P_WOUT(c->layers) ? 0.1 : rec;
+        double scale = k == P_EMBED || k >= P_WOUT(c->layers) ? 0.1 : rec;
         for (long i = 0; i < n; i++)
             p[i] = is_bias ? 0.0f : (float)(scale * rng_sym(seed, (uint64_t)k, (uint64_t)i));
-        if (is_bias && c->cell == CELL_LSTM && k != P_BOUT(c->layers))
+        if (is_bias && c->cell == CELL_LSTM && k < P_WOUT(c->layers))
             for (long i = c->hidden; i < 2L * c->hidden; i++)
                 p[i] = 1.0f;   /* forget gate */
     }
@@ -134,6 +149,11 @@ void model_reset_state(model *m)
 /* ---- forward / backward through the stack ---- */
 
 double model_forward(model *m, int Tw, int train)
+{
+    return output_forward(m, model_forward_layers(m, Tw), Tw, train);
+}
+
+const float *model_forward_layers(model *m, int Tw)
 {
     const model_cfg *c = &m->cfg;
     activations *a = &m->act;
@@ -151,7 +171,7 @@ double model_forward(model *m, int Tw, int train)
         cell->forward(m, l, x, Tw);
         x = a->h[l] + B * H;   /* h[1..Tw] feeds the next layer */
     }
-    return output_forward(m, x, Tw, train);
+    return x;
 }
 
 void model_backward(model *m, int Tw)

@@ -1,5 +1,6 @@
 /* model.h — the RNN language model: configuration, parameter layout, activations,
- * and the stack (embedding -> 1..4 recurrent layers -> full-softmax output) that
+ * and the stack (embedding -> 1..4 recurrent layers -> full-softmax output, or RNNLM's
+ * class-factorized softmax with --classes) that
  * rnn-train, the evaluation and the tests drive.
  *
  * Layout conventions (llm.c style; every pointer carries its shape):
@@ -32,6 +33,7 @@ typedef struct {
     int vocab;     /* V */
     int batch;     /* B: parallel streams */
     int bptt;      /* T: the longest window (a window may be shorter, Tw <= T) */
+    int classes;   /* C: RNNLM's class-factorized softmax with C classes; 0 = full softmax */
 } model_cfg;
 
 /* Gate blocks per cell: Elman 1 (G = H), LSTM 4 (G = 4H). */
@@ -46,7 +48,7 @@ typedef struct {
     long offset;      /* in floats from the block's start (64-byte aligned) */
 } param_info;
 
-#define MODEL_MAX_TENSORS (3 + 3 * MODEL_MAX_LAYERS)
+#define MODEL_MAX_TENSORS (5 + 3 * MODEL_MAX_LAYERS)
 typedef struct {
     int n;
     param_info t[MODEL_MAX_TENSORS];
@@ -60,6 +62,28 @@ typedef struct {
 #define P_B(l) (3 + 3 * (l))        /* (G) */
 #define P_WOUT(L) (1 + 3 * (L))     /* (V, H) */
 #define P_BOUT(L) (2 + 3 * (L))     /* (V) */
+#define P_WCLS(L) (3 + 3 * (L))     /* (C, H) class layer (--classes) */
+#define P_BCLS(L) (4 + 3 * (L))     /* (C) */
+
+/* ---- RNNLM's class-factorized softmax (output_class.c) ----
+ * p(w | h) = p(class(w) | h) p(w | class(w), h): a softmax over the C classes
+ * (cls.w, cls.b) times a softmax over the words of w's class only (their rows of out.w,
+ * out.b), so a token costs C + |class| dot products instead of V.  Classes by unigram
+ * frequency (Mikolov et al. 2011): words sorted by decreasing train count (ties: lower
+ * id first), cut where the cumulative share of the tokens passes k/C, so each class
+ * covers about 1/C of the text (frequent words get small classes).  out.w's rows are
+ * stored in that order, so a class's words are one contiguous block of rows. */
+typedef struct {
+    int C;
+    int *of;     /* (V) class of each word id */
+    int *pos;    /* (V) row of each word id in out.w / out.b (frequency order) */
+    int *off;    /* (C + 1) first row of each class; class k is rows off[k]..off[k+1]-1 */
+    int max_size;
+} class_map;
+
+/* Build the map from the train split's counts (V ids).  C must be 1..V.  0, or -1. */
+int class_map_build(class_map *cm, const long *counts, int V, int C);
+void class_map_free(class_map *cm);
 
 void model_layout(const model_cfg *c, param_layout *lay);
 /* FLOPs of the GEMMs of one training step (forward + backward) on a window of Tw steps:
@@ -82,6 +106,10 @@ typedef struct {
     float *dA, *dB;                    /* (T, B, max(H, D)) gradient of a layer's output/input */
     float *dh_next, *dc_next;          /* (B, H) gradient flowing to the previous step */
     float *ones;                       /* (T*B) all 1: bias gradients as GEMMs */
+    /* --classes: class logits and their gradient (T*B, C), each token's class; the
+     * word logits of a token's class use row r of logits/dlogits (the first |class|) */
+    float *cls_logits, *dcls;
+    int *cls_targets;
 } activations;
 
 typedef struct {
@@ -108,6 +136,9 @@ typedef struct {
     arena ar;
     activations act;
     const struct pointwise_kernels *pw;
+    class_map cls;     /* --classes: set by model_set_classes (C = 0: full softmax) */
+    int *progress;     /* NULL, or (pipeline.c) where the top layer's forward publishes
+                          the steps it has finished (release store of t + 1) */
 } model;
 
 /* One recurrent cell type: forward and backward of layer l over a window (elman.c,
@@ -131,6 +162,8 @@ int model_cell_from_name(const char *name, cell_kind *out);   /* 0, -1 unknown *
  * Parameters are left zero: call model_init_params.  0, or -1 (rs_lasterr). */
 int model_create(model *m, const model_cfg *cfg);
 void model_destroy(model *m);
+/* --classes: the class map from the train split's counts (counts (V)).  0, or -1. */
+int model_set_classes(model *m, const long *counts);
 /* Initial weights, a pure function of (seed, tensor, index): embedding and output
  * weights uniform in +-0.1, recurrent weights uniform in +-1/sqrt(H), biases 0 except
  * the LSTM forget gate's, 1 (remember by default). */
@@ -141,6 +174,9 @@ void model_reset_state(model *m);   /* carried state to zero (start of a pass) *
  * Tw*B token losses (double).  train != 0 also leaves dlogits for model_backward.
  * The carried state is NOT advanced: call model_carry after (backward needs h[0]). */
 double model_forward(model *m, int Tw, int train);
+/* The embedding and the recurrent layers of model_forward: returns h_top[1..Tw]
+ * (Tw, B, H), the output layer's input. */
+const float *model_forward_layers(model *m, int Tw);
 /* Gradients of the mean loss of the last forward(train=1) into m->grads (overwritten). */
 void model_backward(model *m, int Tw);
 /* state := h[Tw] (and c[Tw]): the next window continues the streams. */
@@ -152,6 +188,15 @@ void model_carry(model *m, int Tw);
 double output_forward(model *m, const float *htop, int Tw, int train);
 void output_backward(model *m, const float *htop, float *dH, int Tw);
 int output_init(void);   /* pick the xent kernel for this CPU; 0 or -1 */
+/* Rows r0..r1-1 of output_forward on the calling thread only (one GEMM of r1 - r0 rows,
+ * one xent call): the pipeline's output stage.  Fills logits, dlogits (train) and loss
+ * of those rows; returns nothing (the caller sums act.loss in row order). */
+void output_forward_rows(model *m, const float *htop, long r0, long r1, int train);
 const char *output_kernel_name(void);
+/* The class-factorized output layer (output_class.c): same contract as
+ * output_forward/output_backward; output_forward/backward call them when
+ * cfg.classes > 0. */
+double output_class_forward(model *m, const float *htop, int Tw, int train);
+void output_class_backward(model *m, const float *htop, float *dH, int Tw);
 
 #endif

@@ -30,6 +30,12 @@ int output_init(void)
 }
 
 const char *output_kernel_name(void) { return xent ? rs_isa_name(xent->isa) : "none"; }
+const softmax_variant *output_xent_kernel(void)
+{
+    if (!xent)
+        output_init();
+    return xent;
+}
 
 double output_forward(model *m, const float *htop, int Tw, int train)
 {
@@ -40,6 +46,8 @@ double output_forward(model *m, const float *htop, int Tw, int train)
     const float *b = m->params + m->lay.t[P_BOUT(c->layers)].offset;   /* (V) */
     if (!xent)
         output_init();
+    if (c->classes > 0)
+        return output_class_forward(m, htop, Tw, train);
     for (long r = 0; r < N; r++)
         memcpy(a->logits + r * V, b, (size_t)V * sizeof(float));
     mm_forward(a->logits, htop, W, N, H, V, 1.0f, 1.0f);
@@ -71,8 +79,31 @@ void output_backward(model *m, const float *htop, float *dH, int Tw)
     const float *W = m->params + m->lay.t[P_WOUT(L)].offset;   /* (V, H) */
     float *dW = m->grads + m->lay.t[P_WOUT(L)].offset;         /* (V, H) */
     float *db = m->grads + m->lay.t[P_BOUT(L)].offset;         /* (V) */
+    if (c->classes > 0) {
+        output_class_backward(m, htop, dH, Tw);
+        return;
+    }
     float s = 1.0f / (float)N;
     mm_backward_weight(dW, a->dlogits, htop, N, H, V, s);
     mm_colsum(db, a->dlogits, a->ones, N, V, s);
     mm_backward_input(dH, a->dlogits, W, N, H, V, s, 0.0f);
+}
+
+void output_forward_rows(model *m, const float *htop, long r0, long r1, int train)
+{
+    const model_cfg *c = &m->cfg;
+    activations *a = &m->act;
+    long H = c->hidden, V = c->vocab;
+    const float *W = m->params + m->lay.t[P_WOUT(c->layers)].offset;   /* (V, H) */
+    const float *b = m->params + m->lay.t[P_BOUT(c->layers)].offset;   /* (V) */
+    if (!xent)
+        output_init();
+    for (long r = r0; r < r1; r++)
+        memcpy(a->logits + r * V, b, (size_t)V * sizeof(float));
+    mm_forward(a->logits + r0 * V, htop + r0 * H, W, r1 - r0, H, V, 1.0f, 1.0f);
+    if (train)
+        xent->xent(a->logits + r0 * V, a->targets + r0, a->dlogits + r0 * V, a->loss + r0,
+                   (int)(r1 - r0), (int)V);
+    else
+        xent->xent_loss(a->logits + r0 * V, a->targets + r0, a->loss + r0, (int)(r1 - r0), (int)V);
 }

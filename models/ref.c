@@ -32,10 +32,32 @@ static void matvec_back(double *dx, double *dW, const double *W, const double *x
         }
 }
 
+/* z (n) := softmax(z); returns -log of entry `target` before the normalization. */
+static double softmax_nll(double *z, int n, int target)
+{
+    double mx = z[0], s = 0;
+    for (int v = 1; v < n; v++)
+        mx = z[v] > mx ? z[v] : mx;
+    for (int v = 0; v < n; v++)
+        s += exp(z[v] - mx);
+    double nll = mx + log(s) - z[target];
+    for (int v = 0; v < n; v++)
+        z[v] = exp(z[v] - mx) / s;
+    return nll;
+}
+
 double ref_loss_grad(const model_cfg *c, const param_layout *lay, const double *p, double *g,
                      const int *inputs, const int *targets, int Tw, const double *h0,
                      const double *c0)
 {
+    return ref_loss_grad_cls(c, lay, p, g, inputs, targets, Tw, h0, c0, NULL);
+}
+
+double ref_loss_grad_cls(const model_cfg *c, const param_layout *lay, const double *p, double *g,
+                         const int *inputs, const int *targets, int Tw, const double *h0,
+                         const double *c0, const class_map *cm)
+{
+    int C = cm ? c->classes : 0;
     int B = c->batch, H = c->hidden, D = c->embed, V = c->vocab, L = c->layers;
     int lstm = c->cell == CELL_LSTM, G = model_gates(c) * H;
     long TB = (long)Tw * B;
@@ -44,6 +66,7 @@ double ref_loss_grad(const model_cfg *c, const param_layout *lay, const double *
     double *cs = calloc((size_t)L * (Tw + 1) * B * H, sizeof(double));
     double *act = calloc((size_t)L * TB * G, sizeof(double));
     double *prob = calloc((size_t)TB * V, sizeof(double));
+    double *probc = calloc((size_t)TB * (C ? C : 1), sizeof(double));   /* classes */
 #define HH(l, t, b) (h + (((long)(l) * (Tw + 1) + (t)) * B + (b)) * H)
 #define CC(l, t, b) (cs + (((long)(l) * (Tw + 1) + (t)) * B + (b)) * H)
 #define AA(l, t, b) (act + (((long)(l) * Tw + (t)) * B + (b)) * G)
@@ -86,17 +109,24 @@ double ref_loss_grad(const model_cfg *c, const param_layout *lay, const double *
     double loss = 0;
     for (int t = 0; t < Tw; t++)
         for (int b = 0; b < B; b++) {
-            double *z = prob + ((long)t * B + b) * V;
+            long r = (long)t * B + b;
+            double *z = prob + r * V;
+            int tg = targets[t * B + b];
+            if (C) {   /* class, then the word within its class (out.w rows in class order) */
+                const double *Wc = p + lay->t[P_WCLS(L)].offset, *bc = p + lay->t[P_BCLS(L)].offset;
+                double *zc = probc + r * C;
+                memcpy(zc, bc, (size_t)C * sizeof(double));
+                matvec_acc(zc, Wc, HH(L - 1, t + 1, b), C, H);
+                int k = cm->of[tg], o = cm->off[k], S = cm->off[k + 1] - o;
+                loss += softmax_nll(zc, C, k);
+                memcpy(z, bo + o, (size_t)S * sizeof(double));
+                matvec_acc(z, Wo + (long)o * H, HH(L - 1, t + 1, b), S, H);
+                loss += softmax_nll(z, S, cm->pos[tg] - o);
+                continue;
+            }
             memcpy(z, bo, (size_t)V * sizeof(double));
             matvec_acc(z, Wo, HH(L - 1, t + 1, b), V, H);
-            double mx = z[0], s = 0;
-            for (int v = 1; v < V; v++)
-                mx = z[v] > mx ? z[v] : mx;
-            for (int v = 0; v < V; v++)
-                s += exp(z[v] - mx);
-            loss += mx + log(s) - z[targets[t * B + b]];
-            for (int v = 0; v < V; v++)
-                z[v] = exp(z[v] - mx) / s;
+            loss += softmax_nll(z, V, tg);
         }
     loss /= (double)TB;
     if (!g)
@@ -112,8 +142,30 @@ double ref_loss_grad(const model_cfg *c, const param_layout *lay, const double *
     double *dWo = g + lay->t[P_WOUT(L)].offset, *dbo = g + lay->t[P_BOUT(L)].offset;
     for (int t = 0; t < Tw; t++)
         for (int b = 0; b < B; b++) {
-            double *pr = prob + ((long)t * B + b) * V;
-            pr[targets[t * B + b]] -= 1.0;
+            long r = (long)t * B + b;
+            double *pr = prob + r * V;
+            int tg = targets[t * B + b];
+            if (C) {
+                const double *Wc = p + lay->t[P_WCLS(L)].offset;
+                double *dWc = g + lay->t[P_WCLS(L)].offset, *dbc = g + lay->t[P_BCLS(L)].offset;
+                double *pc = probc + r * C;
+                int k = cm->of[tg], o = cm->off[k], S = cm->off[k + 1] - o;
+                pc[k] -= 1.0;
+                for (int j = 0; j < C; j++) {
+                    pc[j] /= (double)TB;
+                    dbc[j] += pc[j];
+                }
+                matvec_back(DH(L - 1, t + 1, b), dWc, Wc, HH(L - 1, t + 1, b), pc, C, H);
+                pr[cm->pos[tg] - o] -= 1.0;
+                for (int j = 0; j < S; j++) {
+                    pr[j] /= (double)TB;
+                    dbo[o + j] += pr[j];
+                }
+                matvec_back(DH(L - 1, t + 1, b), dWo + (long)o * H, Wo + (long)o * H,
+                            HH(L - 1, t + 1, b), pr, S, H);
+                continue;
+            }
+            pr[tg] -= 1.0;
             for (int v = 0; v < V; v++)
                 pr[v] /= (double)TB;
             for (int v = 0; v < V; v++)
@@ -172,5 +224,6 @@ done:
     free(cs);
     free(act);
     free(prob);
+    free(probc);
     return loss;
 }

@@ -1,8 +1,8 @@
 /* ref.h — the model in double precision, plain loops: the oracle of the tests.
  *
  * The same function as the float path (model.h: embedding, Elman or LSTM layers,
- * full softmax, mean cross-entropy over the window; truncated BPTT from the given
- * initial state) written as directly as possible, llm.c style — no GEMM layer, no
+ * full or class-factorized softmax, mean cross-entropy over the window; truncated
+ * BPTT from the given initial state) written as directly as possible, llm.c style — no GEMM layer, no
  * fused kernels, exact tanh and exp from libm — so that:
  *   1. its analytic gradients are checked against centred finite differences of its
  *      own loss (double precision makes a 1e-5 relative error meaningful), and
@@ -19,5 +19,11 @@
 double ref_loss_grad(const model_cfg *c, const param_layout *lay, const double *p, double *g,
                      const int *inputs, const int *targets, int Tw, const double *h0,
                      const double *c0);
+
+/* The same with the class-factorized output layer (cm: the class map, c->classes > 0);
+ * cm NULL is the full softmax. */
+double ref_loss_grad_cls(const model_cfg *c, const param_layout *lay, const double *p, double *g,
+                         const int *inputs, const int *targets, int Tw, const double *h0,
+                         const double *c0, const class_map *cm);
 
 #endif

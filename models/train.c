@@ -26,11 +26,13 @@
 
 #include "check.h"
 #include "checkpoint.h"
+#include "completion.h"
 #include "fsio.h"
 #include "matmul.h"
 #include "meta.h"
 #include "opts.h"
 #include "peak.h"
+#include "pipeline.h"
 #include "pointwise.h"
 #include "progress.h"
 #include "record.h"
@@ -41,7 +43,7 @@
 void train_opts_defaults(train_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->cfg = (model_cfg){CELL_LSTM, 1, 512, 512, 0, 32, 35};
+    o->cfg = (model_cfg){CELL_LSTM, 1, 512, 512, 0, 32, 35, 0};
     o->vocab_cap = 10000;
     o->level = LEVEL_WORD;
     o->corpus = "mobydick";
@@ -104,6 +106,8 @@ typedef struct {
     double target_seconds;
     const char *stop_reason;
     char params_sha256[65];   /* of the final parameters: equal runs print equal hashes */
+    int completion_n;         /* --completion: questions asked, and the fraction right */
+    double completion_acc;
 } run_ctx;
 
 static int say(const run_ctx *r) { return !r->o->quiet; }
@@ -315,11 +319,13 @@ static void set_config_cells(rs_table *t, int row, const run_ctx *r)
     rs_set_int(t, row, "batch", c->batch);
     rs_set_int(t, row, "bptt", c->bptt);
     rs_set_int(t, row, "threads", r->o->threads);
+    rs_set_int(t, row, "classes", c->classes);
 }
 
 #define CONFIG_COLS                                                                        \
     {"model", RS_STR, 0}, {"layers", RS_INT, 0}, {"hidden", RS_INT, 0}, {"embed", RS_INT, 0}, \
-        {"vocab", RS_INT, 0}, {"batch", RS_INT, 0}, {"bptt", RS_INT, 0}, {"threads", RS_INT, 0}
+        {"vocab", RS_INT, 0}, {"batch", RS_INT, 0}, {"bptt", RS_INT, 0}, {"threads", RS_INT, 0}, \
+        {"classes", RS_INT, 0}
 
 /* --bench N: two untimed steps, then N steps timed one by one. */
 static int run_bench(run_ctx *r)
@@ -390,6 +396,66 @@ static int run_bench(run_ctx *r)
     return rc == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
 }
 
+/* --pipeline: the output stage overlapping the recurrence, against the sequential
+ * order (pipeline.c); exit 1 if the two differ in any bit. */
+static int run_pipeline(run_ctx *r)
+{
+    pipeline_result res[PIPE_NMODES];
+    if (r->m.cfg.classes > 0) {
+        rs_seterr("--pipeline times the full-softmax output layer: drop --classes");
+        return RS_EXIT_USAGE;
+    }
+    if (!pipeline_backend_ok(mm_backend_name())) {
+        rs_seterr("--pipeline calls GEMM from two threads at once, which --gemm %s does not "
+                  "allow (it packs into shared buffers): use --gemm openblas", mm_backend_name());
+        return RS_EXIT_USAGE;
+    }
+    int wrong = pipeline_bench(&r->m, r->corp.train, r->corp.ntrain, r->o->threads,
+                               r->o->pipeline, res);
+    static const rs_col cols[] = {
+        CONFIG_COLS,
+        {"mode", RS_STR, 0},
+        {"mode_threads", RS_INT, 0},
+        {"chunk_steps", RS_INT, 0},
+        {"windows", RS_INT, 0},
+        {"ms_per_window_median", RS_DBL, 4},
+        {"ms_per_window_min", RS_DBL, 4},
+        {"tokens_per_s", RS_DBL, 4},
+        {"speedup_vs_sequential", RS_DBL, 4},
+        {"bit_identical", RS_STR, 0},
+    };
+    rs_table *t = rs_table_new("rnn_train_pipeline", cols, RS_ARRAY_LEN(cols));
+    double best = 0;
+    for (int k = 0; k < PIPE_NMODES; k++) {
+        double seq = res[res[k].seq_index].ms_median;
+        int row = rs_table_row(t);
+        set_config_cells(t, row, r);
+        rs_set_str(t, row, "mode", res[k].name);
+        rs_set_int(t, row, "mode_threads", res[k].threads);
+        rs_set_int(t, row, "chunk_steps", res[k].chunk_steps);
+        if (res[k].identical >= 0 && seq / res[k].ms_median > best)
+            best = seq / res[k].ms_median;
+        rs_set_int(t, row, "windows", r->o->pipeline);
+        rs_set_dbl(t, row, "ms_per_window_median", res[k].ms_median);
+        rs_set_dbl(t, row, "ms_per_window_min", res[k].ms_min);
+        rs_set_dbl(t, row, "tokens_per_s", res[k].tokens_per_window / (res[k].ms_median * 1e-3));
+        rs_set_dbl(t, row, "speedup_vs_sequential", seq / res[k].ms_median);
+        rs_set_str(t, row, "bit_identical", res[k].identical < 0 ? "-" : res[k].identical ? "yes" : "NO");
+    }
+    int rc = write_table(r, t, "model,hidden,vocab,batch,bptt,mode,mode_threads,chunk_steps,ms_per_window_median,"
+                               "tokens_per_s,speedup_vs_sequential,bit_identical");
+    rs_table_free(t);
+    if (say(r))
+        printf("\npipeline forward (output of step t overlapping the recurrence of t+1): "
+               "up to %.2fx over the sequential order; %s\n", best,
+               wrong ? "NOT bit-identical (a bug)" : "bit-identical on every window");
+    if (wrong) {
+        rs_seterr("--pipeline: the pipelined forward differs from the sequential order");
+        return RS_EXIT_WRONG;
+    }
+    return rc == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
+}
+
 static int summary(run_ctx *r, const eval_result *valid, const eval_result *test)
 {
     static const rs_col cols[] = {
@@ -410,6 +476,8 @@ static int summary(run_ctx *r, const eval_result *valid, const eval_result *test
         {"tokens_to_target", RS_INT, 0},
         {"seconds_to_target", RS_DBL, 4},
         {"stop", RS_STR, 0},
+        {"completion_questions", RS_INT, 0},
+        {"completion_accuracy", RS_DBL, 4},
     };
     rs_table *t = rs_table_new("rnn_train", cols, RS_ARRAY_LEN(cols));
     int row = rs_table_row(t);
@@ -435,6 +503,10 @@ static int summary(run_ctx *r, const eval_result *valid, const eval_result *test
         }
     }
     rs_set_str(t, row, "stop", r->stop_reason);
+    if (r->completion_n > 0) {
+        rs_set_int(t, row, "completion_questions", r->completion_n);
+        rs_set_dbl(t, row, "completion_accuracy", r->completion_acc);
+    }
     char meta[96];
     snprintf(meta, sizeof meta, "%ld/%ld/%ld", r->corp.ntrain, r->corp.nvalid, r->corp.ntest);
     rs_table_meta(t, "tokens_train_valid_test", meta);
@@ -479,6 +551,16 @@ static int setup(run_ctx *r)
     if (model_create(&r->m, &cfg) != 0)
         return -1;
     model_init_params(&r->m, o->seed);
+    if (cfg.classes > 0) {   /* the class map from the train split's unigram counts */
+        long *counts = calloc((size_t)cfg.vocab, sizeof *counts);
+        CHECK(counts, "out of memory");
+        for (long i = 0; i < r->corp.ntrain; i++)
+            counts[r->corp.train[i]]++;
+        int rc = model_set_classes(&r->m, counts);
+        free(counts);
+        if (rc != 0)
+            return -1;
+    }
     if (optim_init(&r->opt, o->optim, r->m.lay.total) != 0)
         return -1;
     r->opt.momentum = o->momentum;
@@ -506,7 +588,7 @@ static int setup(run_ctx *r)
             return -1;
         r->last_ckpt_step = r->st.step;
     }
-    if (o->log && !o->bench && open_log(r) != 0)
+    if (o->log && !o->bench && !o->pipeline && open_log(r) != 0)
         return -1;
     return 0;
 }
@@ -532,6 +614,9 @@ static void print_header(const run_ctx *r)
            c->vocab, c->batch, c->bptt, r->m.lay.total);
     printf("memory   activation arena %s (naive per-step allocation: %s in %ld allocations); "
            "parameters+gradients+optimizer %s\n", a, n, r->m.ar.naive_allocs, p);
+    if (c->classes > 0)
+        printf("output   class-factorized softmax: %d classes by unigram frequency (largest %d "
+               "words)\n", c->classes, r->m.cls.max_size);
     printf("kernels  gemm %s [%s], point-wise %s, softmax xent %s; %d threads\n",
            mm_backend_name(), mm_dispatch(), r->m.pw->name, output_kernel_name(), r->o->threads);
     printf("train    %s lr %g (%s schedule, warmup %ld), clip %g; %ld steps per epoch; "
@@ -570,8 +655,12 @@ int train_run(const train_opts *opts)
     }
     if (say(r))
         print_header(r);
-    if (o.bench) {
+    if (o.bench && !o.pipeline) {
         code = run_bench(r);
+        goto out;
+    }
+    if (o.pipeline) {
+        code = run_pipeline(r);
         goto out;
     }
 
@@ -653,6 +742,16 @@ int train_run(const train_opts *opts)
     eval_result valid = r->last_valid, test;
     eval_split(&r->m, r->corp.test, r->corp.ntest, &test);
     sha256_hex(r->m.params, (size_t)r->m.lay.total * sizeof(float), r->params_sha256);
+    if (o.completion > 0 && o.level == LEVEL_WORD) {
+        completion_set q;
+        if (completion_build(&q, &r->corp, o.completion, o.seed) != 0) {
+            code = RS_EXIT_USAGE;
+            goto out;
+        }
+        r->completion_n = q.n;
+        r->completion_acc = completion_accuracy_model(&r->m, &q);
+        completion_free(&q);
+    }
     if (say(r)) {
         printf("\nfinal    valid ppl %.2f, test ppl %.2f (%.4f bits per %s); parameters sha256 %.16s\n",
                valid.ppl, test.ppl, test.bits, o.level == LEVEL_CHAR ? "character" : "word",
@@ -664,6 +763,9 @@ int train_run(const train_opts *opts)
             else
                 printf("target   valid ppl <= %g not reached\n", o.target_ppl);
         }
+        if (r->completion_n > 0)
+            printf("complete MSR-style sentence completion, %d held-out test sentences: %.1f%% "
+                   "right (chance 20%%)\n", r->completion_n, 100 * r->completion_acc);
     }
     if (summary(r, &valid, &test) != 0)
         code = RS_EXIT_USAGE;

@@ -11,7 +11,7 @@
 #include "optim.h"
 
 typedef struct {
-    model_cfg cfg;           /* --model --layers --hidden --embed --batch --bptt; vocab
+    model_cfg cfg;           /* --model --layers --hidden --embed --batch --bptt --classes; vocab
                                 comes from the corpus (--vocab is the cap below) */
     int vocab_cap;           /* --vocab: most ids, <unk>/<eos> included (0: all) */
     int vocab_explicit;      /* --vocab was given: too large is an error */
@@ -35,6 +35,10 @@ typedef struct {
     const char *gemm;        /* --gemm backend (NULL: openblas, else blocked) */
     const char *log;         /* --log FILE: the evaluation log (CSV) */
     long bench;              /* --bench N: time N training steps instead of training */
+    int completion;          /* --completion N: the sentence completion test with N questions
+                                (completion.h) after training; 0 off */
+    long pipeline;           /* --pipeline: time this many windows' forward in the sequential
+                                and the two-stage pipelined order (pipeline.h); 0 off */
     const char *csv, *json;  /* --csv / --json: the summary (or benchmark) table */
     int quiet;               /* no stdout (tests) */
     int argc;                /* for the tables' metadata */
@@ -47,6 +51,11 @@ void train_opts_defaults(train_opts *o);
  * RS_EXIT_WRONG (loss not finite), RS_EXIT_USAGE (bad input: rs_lasterr has the one
  * line), RS_EXIT_INTR (interrupted after writing a checkpoint). */
 int train_run(const train_opts *o);
+
+/* --model kn3 (kn3.c): count the interpolated Kneser-Ney trigram on the train split
+ * of the same corpus, report valid and test perplexity (table, --csv, --json).
+ * Same exit codes as train_run. */
+int kn3_run(const train_opts *o);
 
 /* ---- evaluation (eval.c) ---- */
 typedef struct {

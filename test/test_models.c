@@ -2,13 +2,16 @@
  *
  *  - the double-precision reference model's gradient against centred finite
  *    differences, for every parameter tensor of Elman and LSTM, 1 and 2 layers, and
- *    the output layer: relative error < 1e-5;
+ *    both output layers (full softmax, class-factorized): relative error < 1e-5;
  *  - the float path (GEMM layer, fused point-wise kernels, xent kernel) against the
  *    reference: the loss and every gradient tensor;
  *  - the point-wise kernels against libm in double; SHA-256 against FIPS vectors;
  *    the tokenizer, split and vocabulary rules;
  *  - training: the loss decreases on a tiny corpus; the same seed gives the same
  *    parameters bit for bit; a resumed run equals an uninterrupted one;
+ *  - the Kneser-Ney trigram sums to 1 for every kind of context; the classes by
+ *    frequency; the sentence completion questions and their scoring; the pipelined
+ *    forward equals the sequential order bit for bit;
  *  - bad input to build/bin/rnn-train: exit 2 with exactly one line on stderr, and a
  *    refused resume leaves the checkpoint as it was.
  * Runs from the repository root (`make test`), in well under 30 s on 2 cores. */
@@ -27,10 +30,13 @@
 
 #include "check.h"
 #include "checkpoint.h"
+#include "completion.h"
 #include "corpus.h"
 #include "json.h"
+#include "kn3.h"
 #include "matmul.h"
 #include "model.h"
+#include "pipeline.h"
 #include "pointwise.h"
 #include "ref.h"
 #include "rng.h"
@@ -100,18 +106,32 @@ Test(models, sha256_fips_vectors)
 
 /* ---- gradient check of the reference ---- */
 
-static void gradcheck(cell_kind cell, int layers)
+/* Unigram counts for the class map of a V-word test vocabulary (unsorted on purpose). */
+static void test_counts(long *counts, int V)
 {
-    model_cfg c = {cell, layers, 5, 4, 7, 2, 3};   /* H 5, D 4, V 7, B 2, T 3 */
+    for (int i = 0; i < V; i++)
+        counts[i] = 1 + (long)(rng_u64(17, 1, (uint64_t)i) % 50);
+}
+
+static void gradcheck(cell_kind cell, int layers, int classes)
+{
+    model_cfg c = {cell, layers, 5, 4, 7, 2, 3, classes};   /* H 5, D 4, V 7, B 2, T 3 */
     param_layout lay;
     model_layout(&c, &lay);
+    class_map cm = {0}, *cmp = NULL;
+    if (classes) {
+        long counts[7];
+        test_counts(counts, 7);
+        cr_assert_eq(class_map_build(&cm, counts, 7, classes), 0, "%s", rs_lasterr());
+        cmp = &cm;
+    }
     double *p = calloc((size_t)lay.total, sizeof *p), *g = calloc((size_t)lay.total, sizeof *g);
     double h0[MODEL_MAX_LAYERS * 2 * 5], c0[MODEL_MAX_LAYERS * 2 * 5];
     int in[6], tg[6];
     fill_params(&lay, 11, p);
     fill_state(&c, 12, h0, c0);
     fill_inputs(&c, 3, 13, in, tg);
-    ref_loss_grad(&c, &lay, p, g, in, tg, 3, h0, c0);
+    ref_loss_grad_cls(&c, &lay, p, g, in, tg, 3, h0, c0, cmp);
     double all_worst = 0;
     for (int k = 0; k < lay.n; k++) {
         const param_info *t = &lay.t[k];
@@ -119,9 +139,9 @@ static void gradcheck(cell_kind cell, int layers)
         for (long i = t->offset; i < t->offset + t->rows * t->cols; i++) {
             double save = p[i];
             p[i] = save + GRADCHECK_EPS;
-            double lp = ref_loss_grad(&c, &lay, p, NULL, in, tg, 3, h0, c0);
+            double lp = ref_loss_grad_cls(&c, &lay, p, NULL, in, tg, 3, h0, c0, cmp);
             p[i] = save - GRADCHECK_EPS;
-            double lm = ref_loss_grad(&c, &lay, p, NULL, in, tg, 3, h0, c0);
+            double lm = ref_loss_grad_cls(&c, &lay, p, NULL, in, tg, 3, h0, c0, cmp);
             p[i] = save;
             double num = (lp - lm) / (2 * GRADCHECK_EPS);
             double err = fabs(g[i] - num) /
@@ -137,25 +157,32 @@ static void gradcheck(cell_kind cell, int layers)
     }
     cr_log_info("gradcheck %s %d layers: worst entry at %.2g of the tolerance",
                 model_cell(cell)->name, layers, all_worst);
+    class_map_free(&cm);
     free(p);
     free(g);
 }
 
-Test(models, gradcheck_elman_1layer) { gradcheck(CELL_ELMAN, 1); }
-Test(models, gradcheck_elman_2layers) { gradcheck(CELL_ELMAN, 2); }
-Test(models, gradcheck_lstm_1layer) { gradcheck(CELL_LSTM, 1); }
-Test(models, gradcheck_lstm_2layers) { gradcheck(CELL_LSTM, 2); }
+Test(models, gradcheck_elman_1layer) { gradcheck(CELL_ELMAN, 1, 0); }
+Test(models, gradcheck_elman_2layers) { gradcheck(CELL_ELMAN, 2, 0); }
+Test(models, gradcheck_lstm_1layer) { gradcheck(CELL_LSTM, 1, 0); }
+Test(models, gradcheck_lstm_2layers) { gradcheck(CELL_LSTM, 2, 0); }
+/* the class-factorized output layer (3 classes of the 7 words): cls.w, cls.b, out.w, out.b */
+Test(models, gradcheck_elman_classes) { gradcheck(CELL_ELMAN, 1, 3); }
+Test(models, gradcheck_lstm_classes) { gradcheck(CELL_LSTM, 1, 3); }
 
 /* ---- the float path against the reference ---- */
 
-static void float_vs_ref(cell_kind cell, int layers, const char *gemm, int Tw)
+static void float_vs_ref_c(cell_kind cell, int layers, const char *gemm, int Tw, int classes)
 {
     /* H 13 and D 11: one full AVX2 vector and a tail; T*B = 20 rows. */
-    model_cfg c = {cell, layers, 13, 11, 37, 4, 5};
+    model_cfg c = {cell, layers, 13, 11, 37, 4, 5, classes};
     cr_assert_eq(mm_init(gemm, 1), 0, "%s", rs_lasterr());
     cr_assert_eq(output_init(), 0);
     model m;
     cr_assert_eq(model_create(&m, &c), 0, "%s", rs_lasterr());
+    long counts[37];
+    test_counts(counts, 37);
+    cr_assert_eq(model_set_classes(&m, counts), 0, "%s", rs_lasterr());
     double *p = calloc((size_t)m.lay.total, sizeof *p), *g = calloc((size_t)m.lay.total, sizeof *g);
     double h0[MODEL_MAX_LAYERS * 4 * 13], c0[MODEL_MAX_LAYERS * 4 * 13];
     fill_params(&m.lay, 21, p);
@@ -167,7 +194,8 @@ static void float_vs_ref(cell_kind cell, int layers, const char *gemm, int Tw)
         m.state_h[i] = (float)h0[i];
         m.state_c[i] = (float)c0[i];
     }
-    double ref = ref_loss_grad(&c, &m.lay, p, g, m.act.inputs, m.act.targets, Tw, h0, c0);
+    double ref = ref_loss_grad_cls(&c, &m.lay, p, g, m.act.inputs, m.act.targets, Tw, h0, c0,
+                                   classes ? &m.cls : NULL);
     double loss = model_forward(&m, Tw, 1) / (Tw * c.batch);
     model_backward(&m, Tw);
     cr_expect(fabs(loss - ref) <= 1e-5 * fabs(ref), "%s: loss %.9g, reference %.9g", gemm, loss, ref);
@@ -193,7 +221,14 @@ static void float_vs_ref(cell_kind cell, int layers, const char *gemm, int Tw)
     free(g);
 }
 
+static void float_vs_ref(cell_kind cell, int layers, const char *gemm, int Tw)
+{
+    float_vs_ref_c(cell, layers, gemm, Tw, 0);
+}
+
 Test(models, float_vs_ref_elman) { float_vs_ref(CELL_ELMAN, 1, "blocked", 5); }
+Test(models, float_vs_ref_lstm_classes) { float_vs_ref_c(CELL_LSTM, 1, "openblas", 5, 6); }
+Test(models, float_vs_ref_elman_2layers_classes) { float_vs_ref_c(CELL_ELMAN, 2, "blocked", 4, 5); }
 Test(models, float_vs_ref_elman_2layers) { float_vs_ref(CELL_ELMAN, 2, "openblas", 5); }
 Test(models, float_vs_ref_lstm) { float_vs_ref(CELL_LSTM, 1, "openblas", 5); }
 Test(models, float_vs_ref_lstm_2layers_short_window) { float_vs_ref(CELL_LSTM, 2, "blocked", 3); }
@@ -359,7 +394,7 @@ Test(models, corpus_streams)
 static void small_opts(train_opts *o, const char *log, const char *ckpt, long steps)
 {
     train_opts_defaults(o);
-    o->cfg = (model_cfg){CELL_LSTM, 2, 24, 16, 0, 8, 12};
+    o->cfg = (model_cfg){CELL_LSTM, 2, 24, 16, 0, 8, 12, 0};
     o->corpus = tiny_corpus();
     o->vocab_cap = 0;
     o->optim = OPT_ADAM;
@@ -548,6 +583,9 @@ Test(models, bad_input_exits_2_with_one_line)
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", "/proc/rnnscale-ckpt", SMALL, NULL},
                  "checkpoint folder");
     expect_usage((const char *[]){"--model", "gru", NULL}, "unknown model");
+    expect_usage((const char *[]){"--corpus", tiny, "--classes", "1000", SMALL, NULL},
+                 "--classes 1000: expected 1 to the vocabulary size");
+    expect_usage((const char *[]){"--pipeline", "--classes", "10", NULL}, "drop --classes");
     expect_usage((const char *[]){"--hidden", "abc", NULL}, "--hidden");
     expect_usage((const char *[]){"--resume", NULL}, "--checkpoint");
 }
@@ -659,4 +697,200 @@ Test(models, every_optimizer_and_schedule_learns)
         double ppl = summary_num(js, "valid_ppl");
         cr_expect(ppl < 14, "%s: valid ppl %.2f after 80 steps", optim_name(k[i]), ppl);
     }
+}
+
+/* ---- the Kneser-Ney trigram baseline ---- */
+
+/* Every level of an interpolated KN model is a distribution: p(. | u v) sums to 1 over
+ * the V ids for a seen context, a context seen only as a bigram, one never seen, and
+ * the start symbol; and the model beats the unigram on held-out text of the grammar. */
+Test(models, kn3_sums_to_one_and_learns)
+{
+    corpus c;
+    cr_assert_eq(corpus_load(&c, tiny_corpus(), LEVEL_WORD, 0, 0), 0, "%s", rs_lasterr());
+    kn3_model m;
+    cr_assert_eq(kn3_train(&m, c.train, c.ntrain, c.vocab), 0, "%s", rs_lasterr());
+    int V = c.vocab;
+    const int ctx[][2] = {{c.train[0], c.train[1]}, {c.train[5], c.train[6]}, {V, V},
+                          {V, c.train[0]},          {CORPUS_UNK, CORPUS_UNK}, {c.train[3], CORPUS_UNK}};
+    for (int k = 0; k < RS_ARRAY_LEN(ctx); k++) {
+        double sum = 0;
+        for (int w = 0; w < V; w++) {
+            double p = kn3_prob(&m, ctx[k][0], ctx[k][1], w);
+            cr_expect(p > 0, "p(%d | %d %d) = %g", w, ctx[k][0], ctx[k][1], p);
+            sum += p;
+        }
+        cr_expect(fabs(sum - 1) < 1e-12, "context %d %d: sum %.15g", ctx[k][0], ctx[k][1], sum);
+    }
+    for (int o = 0; o < 3; o++)
+        for (int d = 0; d < 3; d++)
+            cr_expect(m.D[o][d] >= 0 && m.D[o][d] <= d + 1, "D[%d][%d] = %g", o, d, m.D[o][d]);
+    /* the grammar has ~5 choices per word: far below the 18-id vocabulary */
+    double ppl = exp(kn3_eval(&m, c.test, c.ntest));
+    cr_expect(ppl < 7, "kn3 test ppl %.2f", ppl);
+    kn3_free(&m);
+    corpus_free(&c);
+}
+
+Test(models, kn3_cli_reports_valid_and_test_ppl)
+{
+    char js[300];
+    tmp_path(js, sizeof js, "kn3.json");
+    int rc = run((const char *[]){"--model", "kn3", "--corpus", tiny_corpus(), "--json", js, NULL});
+    cr_assert_eq(rc, 0, "stderr: %s", err);
+    double v = summary_num(js, "valid_ppl"), t = summary_num(js, "test_ppl");
+    cr_expect(v > 1 && v < 7 && t > 1 && t < 7, "kn3 valid %g test %g", v, t);
+}
+
+/* ---- the two-stage pipeline ---- */
+
+/* The pipelined forward (output of step t on a second thread while the recurrence runs
+ * step t+1) gives the sequential order's losses and dlogits bit for bit, for both
+ * cells, on every window. */
+static void pipeline_identical(cell_kind cell)
+{
+    corpus c;
+    cr_assert_eq(corpus_load(&c, tiny_corpus(), LEVEL_WORD, 0, 0), 0, "%s", rs_lasterr());
+    model_cfg cfg = {cell, 2, 24, 16, c.vocab, 8, 12, 0};
+    cr_assert_eq(mm_init(NULL, 2), 0, "%s", rs_lasterr());
+    if (!pipeline_backend_ok(mm_backend_name()))
+        cr_skip_test("no re-entrant GEMM backend (OpenBLAS) for the pipeline");
+    cr_assert_eq(output_init(), 0);
+    model m;
+    cr_assert_eq(model_create(&m, &cfg), 0, "%s", rs_lasterr());
+    model_init_params(&m, 3);
+    pipeline_result res[PIPE_NMODES];
+    cr_expect_eq(pipeline_bench(&m, c.train, c.ntrain, 2, 4, res), 0,
+                 "%s: pipelined forward differs from the sequential order", model_cell(cell)->name);
+    for (int k = 0; k < PIPE_NMODES; k++) {
+        cr_expect(res[k].ms_median > 0, "%s: no time", res[k].name);
+        if (strcmp(res[k].name, "pipelined") == 0) {
+            cr_expect_eq(res[k].identical, 1, "chunk %d", res[k].chunk_steps);
+            cr_expect_eq(res[k].threads, 2);
+            cr_expect_str_eq(res[res[k].seq_index].name, "sequential");
+            cr_expect_eq(res[res[k].seq_index].chunk_steps, res[k].chunk_steps);
+        }
+    }
+    cr_expect(m.progress == NULL, "the progress hook is left set");
+    model_destroy(&m);
+    corpus_free(&c);
+}
+
+Test(models, pipeline_bit_identical_lstm) { pipeline_identical(CELL_LSTM); }
+Test(models, pipeline_bit_identical_elman) { pipeline_identical(CELL_ELMAN); }
+
+/* ---- classes by unigram frequency ---- */
+
+Test(models, class_map_by_frequency)
+{
+    enum { V = 40, C = 6 };
+    long counts[V];
+    for (int i = 0; i < V; i++)   /* Zipf-like, not sorted by id */
+        counts[i] = 1000 / (1 + (i * 7) % V);
+    class_map cm;
+    cr_assert_eq(class_map_build(&cm, counts, V, C), 0, "%s", rs_lasterr());
+    cr_expect_eq(cm.off[0], 0);
+    cr_expect_eq(cm.off[C], V);
+    int seen[V] = {0};
+    for (int w = 0; w < V; w++) {
+        cr_expect(cm.pos[w] >= cm.off[cm.of[w]] && cm.pos[w] < cm.off[cm.of[w] + 1],
+                  "word %d: row %d outside its class %d", w, cm.pos[w], cm.of[w]);
+        seen[cm.pos[w]]++;
+        for (int u = 0; u < V; u++)   /* rows in decreasing count: classes in frequency order */
+            if (counts[u] > counts[w])
+                cr_expect(cm.pos[u] < cm.pos[w] && cm.of[u] <= cm.of[w]);
+    }
+    for (int i = 0; i < V; i++)
+        cr_expect_eq(seen[i], 1, "row %d used %d times", i, seen[i]);
+    for (int k = 0; k < C; k++)
+        cr_expect(cm.off[k + 1] > cm.off[k], "class %d is empty", k);
+    /* the most frequent word's class is the smallest */
+    int first = cm.off[1] - cm.off[0];
+    cr_expect(first <= cm.off[C] - cm.off[C - 1], "class sizes %d .. %d", first, cm.off[C] - cm.off[C - 1]);
+    class_map_free(&cm);
+    cr_expect_eq(class_map_build(&cm, counts, V, V + 1), -1);
+}
+
+Test(models, classes_train_and_report)
+{
+    char js[300];
+    tmp_path(js, sizeof js, "classes.json");
+    train_opts o;
+    small_opts(&o, NULL, NULL, 60);
+    o.cfg.classes = 4;
+    o.json = js;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    double ppl = summary_num(js, "valid_ppl");
+    cr_expect(ppl < 9, "class softmax: valid ppl %.2f after 60 steps", ppl);
+    cr_expect_eq(summary_num(js, "classes"), 4);
+}
+
+/* ---- sentence completion ---- */
+
+/* Sentences of 6..9 words from 200 words in which each word has one successor: a model
+ * that learned the text tells the right word from any impostor. */
+static const char *chain_corpus(void)
+{
+    static char path[300];
+    make_tmpdir();
+    snprintf(path, sizeof path, "%s/chain.txt", tmpdir);
+    if (access(path, R_OK) == 0)
+        return path;
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 3000; i++) {
+        int w = (int)(rng_u64(9, 1, (uint64_t)i) % 200), n = 6 + (int)(rng_u64(9, 2, (uint64_t)i) % 4);
+        for (int k = 0; k < n; k++, w = (w * 7 + 3) % 200)
+            fprintf(f, "w%d ", w);
+        fprintf(f, ".%s", i % 5 == 4 ? "\n\n" : "\n");
+    }
+    fclose(f);
+    return path;
+}
+
+Test(models, completion_questions_and_kn3_accuracy)
+{
+    corpus c;
+    cr_assert_eq(corpus_load(&c, chain_corpus(), LEVEL_WORD, 0, 0), 0, "%s", rs_lasterr());
+    completion_set q, q2;
+    cr_assert_eq(completion_build(&q, &c, 60, 5), 0, "%s", rs_lasterr());
+    cr_assert_eq(completion_build(&q2, &c, 60, 5), 0, "%s", rs_lasterr());
+    cr_expect_eq(q.n, 60);
+    for (int k = 0; k < q.n; k++) {
+        const int *ch = q.choice + (long)k * COMPLETION_CHOICES;
+        cr_expect(q.len[k] >= 6 && q.blank[k] >= 0 && q.blank[k] < q.len[k]);
+        cr_expect_eq(ch[0], c.test[q.start[k] + q.blank[k]], "choice 0 is the blanked word");
+        for (int j = 0; j < COMPLETION_CHOICES; j++) {
+            cr_expect(ch[j] >= 50 && abs(ch[j] - ch[0]) <= 25, "impostor %d of %d", ch[j], ch[0]);
+            for (int i = 0; i < j; i++)
+                cr_expect_neq(ch[i], ch[j]);
+        }
+    }
+    cr_expect(memcmp(q.choice, q2.choice, (size_t)q.n * COMPLETION_CHOICES * sizeof(int)) == 0 &&
+              memcmp(q.start, q2.start, (size_t)q.n * sizeof(long)) == 0, "not deterministic");
+    kn3_model m;
+    cr_assert_eq(kn3_train(&m, c.train, c.ntrain, c.vocab), 0, "%s", rs_lasterr());
+    double acc = completion_accuracy_kn3(&m, &q);
+    cr_expect(acc > 0.9, "kn3 completion accuracy %.3f on a deterministic chain", acc);
+    kn3_free(&m);
+    completion_free(&q);
+    completion_free(&q2);
+    corpus_free(&c);
+}
+
+Test(models, completion_after_training)
+{
+    char js[300];
+    tmp_path(js, sizeof js, "completion.json");
+    train_opts o;
+    small_opts(&o, NULL, NULL, 80);
+    o.corpus = chain_corpus();
+    o.cfg.cell = CELL_ELMAN;
+    o.cfg.layers = 1;
+    o.cfg.hidden = 48;
+    o.completion = 40;
+    o.json = js;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    cr_expect_eq(summary_num(js, "completion_questions"), 40);
+    double acc = summary_num(js, "completion_accuracy");
+    cr_expect(acc > 0.5, "completion accuracy %.3f after 80 steps on a deterministic chain", acc);
 }

@@ -1,0 +1,154 @@
+/* output_class.c — RNNLM's class-factorized softmax (model.h says what it computes and
+ * how the classes are chosen).
+ *
+ * Forward over the window's N = Tw*B rows:
+ *   class logits (N, C) = htop Wc^T + bc: one GEMM, then the fused cross-entropy
+ *   kernel against each token's class (loss_c, dcls = softmax - onehot);
+ *   per row r, the words of its target's class k (rows o = off[k] .. o + S of out.w):
+ *   z (S) = htop_r W[o..o+S)^T + b[o..o+S): one (1, H) x (H, S) product, then the
+ *   same kernel on that one row (loss_w, dz).  loss_r = loss_c + loss_w.
+ * Backward of the mean loss (1/N in the GEMMs' alpha):
+ *   dWc += dcls^T htop / N, dbc += colsum(dcls) / N, dH = dcls Wc / N;
+ *   per row: dW[o..o+S) += dz^T htop_r / N, db[o..o+S) += dz / N, dH_r += dz W[o..o+S) / N.
+ * The word part runs row by row on the calling thread (its products are small; the
+ * class GEMM and the recurrent layers are where the threads are). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "matmul.h"
+#include "model.h"
+#include "softmax.h"
+
+const softmax_variant *output_xent_kernel(void);
+
+/* ---- the class map ---- */
+
+static const long *sort_counts;
+static int by_count_desc(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    if (sort_counts[x] != sort_counts[y])
+        return sort_counts[x] > sort_counts[y] ? -1 : 1;
+    return x - y;
+}
+
+void class_map_free(class_map *cm)
+{
+    free(cm->of), free(cm->pos), free(cm->off);
+    memset(cm, 0, sizeof *cm);
+}
+
+int class_map_build(class_map *cm, const long *counts, int V, int C)
+{
+    memset(cm, 0, sizeof *cm);
+    CHECK(C >= 1 && C <= V, "--classes %d: expected 1 to the vocabulary size %d", C, V);
+    int *order = malloc((size_t)V * sizeof *order);
+    cm->of = malloc((size_t)V * sizeof *cm->of);
+    cm->pos = malloc((size_t)V * sizeof *cm->pos);
+    cm->off = malloc((size_t)(C + 1) * sizeof *cm->off);
+    if (!order || !cm->of || !cm->pos || !cm->off) {
+        free(order);
+        class_map_free(cm);
+        CHECK(0, "out of memory building %d classes", C);
+    }
+    cm->C = C;
+    for (int i = 0; i < V; i++)
+        order[i] = i;
+    sort_counts = counts;
+    qsort(order, (size_t)V, sizeof *order, by_count_desc);
+    double total = 0, cum = 0;
+    for (int i = 0; i < V; i++)
+        total += (double)counts[i];
+    int k = 0;
+    cm->off[0] = 0;
+    for (int i = 0; i < V; i++) {
+        int w = order[i];
+        /* the next class starts when the share so far has passed k/C, and always when
+         * only as many words are left as classes still to fill */
+        if (k < C - 1 && i > cm->off[k] &&
+            (cum / (total > 0 ? total : 1) > (double)(k + 1) / C || V - i <= C - 1 - k))
+            cm->off[++k] = i;
+        cm->of[w] = k;
+        cm->pos[w] = i;
+        cum += (double)counts[w];
+    }
+    while (k < C - 1)   /* unreachable given the rule above; kept as a guard */
+        cm->off[++k] = V;
+    cm->off[C] = V;
+    for (k = 0; k < C; k++) {
+        RS_ASSERT(cm->off[k + 1] > cm->off[k]);
+        if (cm->off[k + 1] - cm->off[k] > cm->max_size)
+            cm->max_size = cm->off[k + 1] - cm->off[k];
+    }
+    free(order);
+    return 0;
+}
+
+/* ---- forward / backward ---- */
+
+double output_class_forward(model *m, const float *htop, int Tw, int train)
+{
+    const model_cfg *c = &m->cfg;
+    const class_map *cm = &m->cls;
+    activations *a = &m->act;
+    const softmax_variant *k = output_xent_kernel();
+    long N = (long)Tw * c->batch, H = c->hidden, V = c->vocab, C = c->classes;
+    int L = c->layers;
+    const float *W = m->params + m->lay.t[P_WOUT(L)].offset;    /* (V, H) class order */
+    const float *b = m->params + m->lay.t[P_BOUT(L)].offset;    /* (V) */
+    const float *Wc = m->params + m->lay.t[P_WCLS(L)].offset;   /* (C, H) */
+    const float *bc = m->params + m->lay.t[P_BCLS(L)].offset;   /* (C) */
+    RS_ASSERT(cm->C == C);
+    for (long r = 0; r < N; r++) {
+        memcpy(a->cls_logits + r * C, bc, (size_t)C * sizeof(float));
+        a->cls_targets[r] = cm->of[a->targets[r]];
+    }
+    mm_forward(a->cls_logits, htop, Wc, N, H, C, 1.0f, 1.0f);
+    if (train)
+        k->xent(a->cls_logits, a->cls_targets, a->dcls, a->loss, (int)N, (int)C);
+    else
+        k->xent_loss(a->cls_logits, a->cls_targets, a->loss, (int)N, (int)C);
+    double sum = 0;
+    for (long r = 0; r < N; r++) {
+        int cls = a->cls_targets[r], o = cm->off[cls], S = cm->off[cls + 1] - o;
+        int tgt = cm->pos[a->targets[r]] - o;
+        float *z = a->logits + r * V, lw;
+        memcpy(z, b + o, (size_t)S * sizeof(float));
+        mm_forward(z, htop + r * H, W + (long)o * H, 1, H, S, 1.0f, 1.0f);
+        if (train)
+            k->xent(z, &tgt, a->dlogits + r * V, &lw, 1, S);
+        else
+            k->xent_loss(z, &tgt, &lw, 1, S);
+        a->loss[r] += lw;
+        sum += a->loss[r];
+    }
+    return sum;
+}
+
+void output_class_backward(model *m, const float *htop, float *dH, int Tw)
+{
+    const model_cfg *c = &m->cfg;
+    const class_map *cm = &m->cls;
+    activations *a = &m->act;
+    long N = (long)Tw * c->batch, H = c->hidden, V = c->vocab, C = c->classes;
+    int L = c->layers;
+    const float *W = m->params + m->lay.t[P_WOUT(L)].offset;
+    const float *Wc = m->params + m->lay.t[P_WCLS(L)].offset;
+    float *dW = m->grads + m->lay.t[P_WOUT(L)].offset;
+    float *db = m->grads + m->lay.t[P_BOUT(L)].offset;
+    float *dWc = m->grads + m->lay.t[P_WCLS(L)].offset;
+    float *dbc = m->grads + m->lay.t[P_BCLS(L)].offset;
+    float s = 1.0f / (float)N;
+    mm_backward_weight(dWc, a->dcls, htop, N, H, C, s);
+    mm_colsum(dbc, a->dcls, a->ones, N, C, s);
+    mm_backward_input(dH, a->dcls, Wc, N, H, C, s, 0.0f);
+    for (long r = 0; r < N; r++) {
+        int cls = a->cls_targets[r], o = cm->off[cls], S = cm->off[cls + 1] - o;
+        const float *dz = a->dlogits + r * V;
+        mm_backward_weight(dW + (long)o * H, dz, htop + r * H, 1, H, S, s);
+        for (int j = 0; j < S; j++)
+            db[o + j] += s * dz[j];
+        mm_backward_input(dH + r * H, dz, W + (long)o * H, 1, H, S, s, 1.0f);
+    }
+}
