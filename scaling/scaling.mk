@@ -1,0 +1,100 @@
+# scaling.mk — allreduce at scale under SimGrid SMPI (issue 5).  Included by the
+# top-level Makefile after collectives/collectives.mk (OBJ, BIN, ALL_CFLAGS, COMMON_SRC,
+# COMMON_OBJ, LDLIBS, PROGRAMS, EXTRA_CHECKS, COLL_SRC are defined).
+#
+#   build/bin/allreduce-bench-smpi  the unchanged allreduce-bench and collectives/ built
+#                                   with smpicc (SMPI privatizes globals, so common/ is
+#                                   compiled again with it, into $(OBJ)/smpi/), without
+#                                   OpenMP, plus scaling/smpi_shim.c (gamma model, buffer
+#                                   folding, hier's groups from host names) force-included
+#                                   and scaling/smpi_fit.c (model parameters from the
+#                                   platform instead of collectives/bench_fit.c)
+#   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
+#   make simulate                   the full sweep of issue 5 (QUICK=1: a short one)
+#   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
+# Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default 2)
+
+SMPICC  ?= smpicc
+SMPIRUN ?= smpirun
+SIM_JOBS ?= 2
+HAVE_SMPICC := $(shell command -v $(SMPICC) >/dev/null 2>&1 && command -v $(SMPIRUN) >/dev/null 2>&1 && echo 1)
+SIMULATE_DEFINED := 1
+
+SMPI_BENCH := $(BIN)/allreduce-bench-smpi
+SMPI_FOLD  := $(BUILD)/lib/rs-smpi-fold.so
+PLATFORM_GEN := $(BIN)/platform-gen
+
+# Everything the real allreduce-bench links, but bench_fit.c (replaced by smpi_fit.c).
+SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out collectives/bench_fit.c,$(COLL_SRC)))
+SMPI_OWN_OBJ    := $(OBJ)/smpi/scaling/smpi_shim.o $(OBJ)/smpi/scaling/smpi_fit.o \
+                   $(OBJ)/smpi/scaling/smpi_noomp.o
+SMPI_COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/smpi/%.o)
+SMPI_COMMON_LIB := $(OBJ)/smpi/libcommon.a
+
+# No OpenMP under SMPI (all ranks are threads of one process); common/bench.c's pragmas
+# are then inert and, being in an archive, it is linked only if used (it is not).
+SMPI_CFLAGS = $(filter-out -fopenmp,$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollectives -Iscaling \
+              -include scaling/smpi_shim.h $(SMPI_DEFS)
+SMPI_LDLIBS := -ldl -lm
+
+ifeq ($(HAVE_SMPICC),1)
+PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD)
+else
+PROGRAMS += allreduce-bench-smpi-skipped
+endif
+PROGRAMS += $(PLATFORM_GEN)
+EXTRA_CHECKS += check-smpi
+
+.PHONY: check-smpi allreduce-bench-smpi-skipped
+
+allreduce-bench-smpi-skipped:
+	@echo "allreduce-bench-smpi: skipped ($(SMPICC) or $(SMPIRUN) not found; make deps installs libsimgrid-dev)"
+
+# Per-file redirections of the shim (scaling/smpi_shim.h), and the flags collectives.mk
+# gives the same files.
+$(OBJ)/smpi/scaling/smpi_shim.o:             SMPI_DEFS += -DRS_SMPI_SHIM_IMPL
+$(OBJ)/smpi/collectives/allreduce_hier.o:    SMPI_DEFS += -DRS_SMPI_HIER_GROUPS
+$(OBJ)/smpi/collectives/allreduce_library.o: SMPI_DEFS += -DRS_SMPI_LIBRARY_OP
+$(OBJ)/smpi/common/timer.o:                  SMPI_DEFS += -DRS_SMPI_REAL_CLOCK
+$(OBJ)/smpi/collectives/bench_main.o:        SMPI_DEFS += -DRS_SMPI_SYNC_BARRIER
+$(OBJ)/smpi/collectives/allreduce.o $(OBJ)/smpi/collectives/ar_reduce_avx2.o: \
+	SMPI_DEFS += -ftree-vectorize -fvect-cost-model=dynamic
+$(OBJ)/smpi/common/buildinfo.o: FORCE
+$(OBJ)/smpi/common/buildinfo.o: SMPI_DEFS += -DRS_COMMIT='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' \
+	-DRS_CFLAGS='"$(OPT) $(CFLAGS) $(FEATURE_DEFS) (smpicc)"'
+
+$(OBJ)/smpi/%.o: %.c scaling/smpi_shim.h
+	@mkdir -p $(@D)
+	$(SMPICC) $(SMPI_CFLAGS) -c $< -o $@
+
+$(SMPI_COMMON_LIB): $(SMPI_COMMON_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SMPI_BENCH): $(SMPI_COLL_OBJ) $(SMPI_OWN_OBJ) $(SMPI_COMMON_LIB)
+	@mkdir -p $(@D)
+	$(SMPICC) $(SMPI_COLL_OBJ) $(SMPI_OWN_OBJ) $(SMPI_COMMON_LIB) -o $@ $(SMPI_LDLIBS)
+
+# Preloaded into smpirun for folded runs (scaling/smpi_fold.c): plain C, no SMPI.
+$(SMPI_FOLD): scaling/smpi_fold.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -fPIC -shared $(WARN) $< -o $@ -ldl
+
+$(PLATFORM_GEN): $(OBJ)/scaling/platforms/platform_gen.o $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LDLIBS)
+
+# ---- the SMPI tests: p = 64 on two groups, every algorithm checked, two runs equal ----
+ifeq ($(HAVE_SMPICC),1)
+check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN)
+	@SMPIRUN="$(SMPIRUN)" sh test/smpi/run.sh $(SMPI_BENCH) $(PLATFORM_GEN)
+else
+check-smpi:
+	@echo "check-smpi: FAILED: $(SMPICC)/$(SMPIRUN) not found (make deps installs libsimgrid-dev)"; exit 1
+endif
+
+# ---- the sweep: every point of issue 5, or QUICK=1 for a few minutes -----------------
+SIM_OUT ?=
+simulate: deps
+	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN)
+	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)

@@ -1,0 +1,130 @@
+#!/bin/sh
+# run.sh BENCH PLATFORM_GEN — the SimGrid SMPI checks behind `make test` (check-smpi):
+#   1. allreduce-bench-smpi at p = 64 on a two-group platform (2 x 32 nodes): every
+#      project algorithm and four SMPI built-ins (through the charged reduction ops)
+#      give exact results (float and int32, odd counts, count % p != 0, count < p);
+#      hier found its two groups in the host names;
+#   2. the same run twice gives byte-identical results (simulated times included);
+#   3. the model is the platform's: at p = 2, one recursive-doubling exchange of 4 MiB
+#      takes alpha + n/B + n*gamma within 0.5 %; unequal groups (48 = 32 + 16) are cut
+#      into equal ones (3 x 16);
+#   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
+#      leaves simulated times unchanged: scaling/simulate checked vs folded;
+#   5. platform-gen and scaling/simulate reject impossible input: exit 2, one line.
+# Exits 1 if anything failed.  SMPIRUN overrides the launcher (default smpirun).
+set -u
+bench=${1:?usage: run.sh BENCH PLATFORM_GEN}
+gen=${2:?usage: run.sh BENCH PLATFORM_GEN}
+SMPIRUN=${SMPIRUN:-smpirun}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+fail=0
+tmp=$(mktemp -d /tmp/rnnscale-smpi-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+start=$(date +%s)
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+cfg="--cfg=smpi/simulate-computation:no --cfg=network/model:CM02 --cfg=network/crosstraffic:0
+     --cfg=smpi/wtime:0 --cfg=smpi/coll-selector:ompi --cfg=smpi/allreduce:rdb
+     --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
+     --cfg=smpi/async-small-thresh:65536 --log=root.thres:critical"
+smpi() { # NP PREFIX ARGS...: allreduce-bench-smpi under smpirun, 120 s at most
+    np=$1; pf=$2; shift 2
+    timeout 120 $SMPIRUN -np "$np" -platform "$pf.xml" -hostfile "$pf.hosts" $cfg "$bench" "$@"
+}
+col() { # CSV COLUMN: the column's values
+    awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next } { print $c }' "$1"
+}
+
+echo "== SMPI: p = 64 on two groups of 32 ($bench)"
+"$gen" --platform taihulight --group-size 32 --nodes 64 --out "$tmp/tl64" > /dev/null ||
+    { echo "FAIL platform-gen could not write the test platform"; exit 1; }
+sizes="$tmp/sizes"; printf '4\n36\n252\n4100\n65540\n1048580\n' > "$sizes"   # counts 1, 9, 63, 1025, 16385, 262145
+for run in 1 2; do
+    smpi 64 "$tmp/tl64" --algo all --dtype float,int32 --sizes "$sizes" --iters 1 --warmup 0 \
+        --csv "$tmp/p64_$run.csv" --json "$tmp/p64_$run.json" > "$tmp/out$run" 2> "$tmp/err$run"
+    rc=$?
+    [ $rc -eq 0 ] || { bad "p=64 run $run: exit $rc"; head -n 20 "$tmp/err$run"; }
+done
+if [ -s "$tmp/p64_1.csv" ]; then
+    rows=$(($(wc -l < "$tmp/p64_1.csv") - 1)); wrong=$(col "$tmp/p64_1.csv" wrong | awk '{ s += $1 } END { print s + 0 }')
+    algos=$(col "$tmp/p64_1.csv" algo | sort -u | tr '\n' ' ')
+    [ "$rows" -eq 96 ] && [ "$wrong" -eq 0 ] && ok "p=64: $rows rows (${algos}x float,int32 x 6 sizes), 0 wrong elements" ||
+        bad "p=64: $rows rows (want 96), $wrong wrong elements"
+    grep -q '"algo_hier": "[^"]*2 groups of 32 ranks' "$tmp/p64_1.json" &&
+        ok "hier: $(sed -n 's/.*"algo_hier": "\([^"]*\)".*/\1/p' "$tmp/p64_1.json")" ||
+        bad "hier did not find 2 groups of 32 in the host names: $(grep -o '"algo_hier": "[^"]*"' "$tmp/p64_1.json")"
+fi
+if [ -s "$tmp/p64_1.csv" ] && cmp -s "$tmp/p64_1.csv" "$tmp/p64_2.csv"; then
+    ok "two runs: identical results and simulated times ($(col "$tmp/p64_1.csv" p50_us | awk '{ s += $1 } END { printf "sum of p50_us %.6g", s }'))"
+else
+    bad "two runs differ: $(diff "$tmp/p64_1.csv" "$tmp/p64_2.csv" | head -n 3 | tr '\n' ' ')"
+fi
+
+echo "== SMPI built-ins through the charged reduction ops (exact results)"
+for b in rdb rab_rdb lr ompi; do
+    RS_SMPI_BUILTIN=$b smpi 64 "$tmp/tl64" --algo library --dtype float,int32 --sizes "$sizes" --iters 1 \
+        --warmup 0 --csv "$tmp/b_$b.csv" > /dev/null 2> "$tmp/berr"
+    rc=$?
+    w=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+    n=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | wc -l)
+    [ $rc -eq 0 ] && [ "$n" -eq 12 ] && [ "$w" -eq 0 ] && ok "smpi:$b: 12 rows, 0 wrong" ||
+        { bad "smpi:$b: exit $rc, $n rows (want 12), $w wrong"; head -n 5 "$tmp/berr"; }
+done
+
+echo "== the model is the platform's (alpha + n/B + n*gamma) and unequal groups are cut equal"
+"$gen" --platform taihulight --group-size 32 --nodes 48 --out "$tmp/tl48" > /dev/null
+printf '4194304\n' > "$tmp/one"
+smpi 2 "$tmp/tl64" --algo recdbl --sizes "$tmp/one" --iters 1 --warmup 0 --csv "$tmp/p2b.csv" > /dev/null 2>&1
+t=$(col "$tmp/p2b.csv" p50_us 2>/dev/null)
+# alpha 1 us (nearest nodes), B 16 GB/s, gamma 1/30 GB/s (the platform's defaults)
+want=$(awk 'BEGIN { printf "%.4f", 1 + 4194304 / 16e3 + 4194304 / 30e3 }')
+awk -v t="${t:-0}" -v w="$want" 'BEGIN { exit !(t > 0 && (t - w) / w < 0.005 && (w - t) / w < 0.005) }' &&
+    ok "p=2 recdbl 4 MiB: $t us, model $want us" || bad "p=2 recdbl 4 MiB: ${t:-nothing} us, want $want us +- 0.5 %"
+smpi 48 "$tmp/tl48" --algo hier --sizes "$sizes" --iters 1 --warmup 0 --json "$tmp/p48.json" > /dev/null 2>&1
+grep -q '"algo_hier": "[^"]*3 groups of 16 ranks' "$tmp/p48.json" 2>/dev/null &&
+    grep -q '"wrong": 0' "$tmp/p48.json" && ! grep -q '"wrong": [1-9]' "$tmp/p48.json" &&
+    ok "p=48 on 32 + 16: $(sed -n 's/.*"algo_hier": "\([^"]*\)".*/\1/p' "$tmp/p48.json"), results exact" ||
+    bad "p=48: hier's groups or results: $(grep -o '"algo_hier": "[^"]*"' "$tmp/p48.json" 2>/dev/null)"
+
+echo "== folded buffers leave simulated times unchanged (scaling/simulate, checked vs folded)"
+for m in 1G 1M; do
+    SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" --nodes 16 --sizes 4M --algo hier,ring,smpi:rdb,smpi:lr \
+        --mem-budget $m --jobs 2 --csv "$tmp/fold_$m.csv" > /dev/null 2> "$tmp/fold_$m.err" ||
+        { bad "simulate --mem-budget $m: exit $?"; tail -n 3 "$tmp/fold_$m.err"; }
+done
+if [ -s "$tmp/fold_1G.csv" ] && [ -s "$tmp/fold_1M.csv" ]; then
+    a=$(awk -F, 'NR > 1 { print $1, $12, $(NF - 1) }' "$tmp/fold_1G.csv" | tr '\n' ';')
+    b=$(awk -F, 'NR > 1 { print $1, $12, $(NF - 1) }' "$tmp/fold_1M.csv" | tr '\n' ';')
+    ta=$(echo "$a" | tr ';' '\n' | awk '{ print $1, $2 }'); tb=$(echo "$b" | tr ';' '\n' | awk '{ print $1, $2 }')
+    echo "$a" | grep -q ' 1;' && echo "$b" | grep -q ' 0;' && [ "$ta" = "$tb" ] &&
+        ok "p=16, 4 MiB: checked and folded runs give the same p50_us ($(echo "$ta" | tr '\n' ' '))" ||
+        bad "checked vs folded differ: [$a] vs [$b]"
+fi
+
+echo "== bad input: exit 2, one line on stderr"
+expect2() { # FRAGMENT CMD...
+    frag=$1; shift
+    "$@" > /dev/null 2> "$tmp/e"; rc=$?
+    lines=$(wc -l < "$tmp/e")
+    if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$frag" "$tmp/e"; then ok "$(cat "$tmp/e")"
+    else bad "$*: exit $rc (want 2), $lines lines (want 1 with '$frag'): $(head -n 3 "$tmp/e" | tr '\n' ' ')"; fi
+}
+expect2 "impossible" "$gen" --platform taihulight --nodes 64 --node-gbytes-per-s 0 --out "$tmp/x"
+expect2 "impossible" "$gen" --platform fattree --nodes 64 --oversubscription -2 --out "$tmp/x"
+expect2 "larger than the platform" "$gen" --platform taihulight --nodes 2048 --groups 4 --out "$tmp/x"
+expect2 "larger than the platform" "$gen" --platform torus --torus 4x4 --nodes 17 --out "$tmp/x"
+expect2 "not a torus" "$gen" --platform torus --torus 8x --nodes 8 --out "$tmp/x"
+expect2 "unknown platform" "$gen" --platform dragonfly --nodes 8 --out "$tmp/x"
+expect2 "unknown placement" "$gen" --platform taihulight --nodes 8 --placement snake --out "$tmp/x"
+expect2 "never overwritten" "$gen" --platform taihulight --nodes 64 --out "$tmp/tl64"
+expect2 "unknown platform" sh "$here/scaling/simulate" --platform dragonfly
+expect2 "not a node count" sh "$here/scaling/simulate" --nodes 0,64
+expect2 "not a size" sh "$here/scaling/simulate" --sizes 4,banana
+expect2 "unknown algorithm 'fast'" sh "$here/scaling/simulate" --algo ring,fast
+expect2 "larger than the platform" sh "$here/scaling/simulate" --nodes 2048 --platform-args "--groups 4"
+expect2 "impossible" sh "$here/scaling/simulate" --nodes 64 --platform-args "--node-gbytes-per-s 0"
+
+echo "   check-smpi took $(( $(date +%s) - start )) s"
+[ $fail -eq 0 ] && echo "check-smpi: all SMPI tests passed" || echo "check-smpi: FAILED"
+exit $fail
