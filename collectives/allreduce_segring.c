@@ -100,10 +100,9 @@ typedef struct {
     int nseg;
 } blk;
 
-static blk block_of(const ar_plan *pl, size_t count, int b)
+static blk block_of(size_t count, int n, int b, size_t s)
 {
-    size_t s = seg_elems(pl);
-    blk k = {ar_block_off(count, pl->p, b), ar_block_len(count, pl->p, b), 0};
+    blk k = {ar_block_off(count, n, b), ar_block_len(count, n, b), 0};
     k.nseg = (int)((k.len + s - 1) / s);
     return k;
 }
@@ -114,67 +113,78 @@ static size_t seg_len(const blk *k, size_t s, int j)
     return rest < s ? rest : s;
 }
 
-static int segring_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
+int ar_segring_steps(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
+                     size_t count, const ar_segring_bufs *sb, int t0, int t1)
 {
-    segring *sr = pl->priv;
-    const int p = pl->p, me = pl->rank, T = 2 * (p - 1);
-    const int right = ar_mod(me + 1, p), left = ar_mod(me - 1, p);
-    const size_t s = seg_elems(pl), blkmax = ar_block_len(count, p, 0);
-    char *scr[2] = {pl->scratch, ar_at(pl, pl->scratch, blkmax)};
-    int posted = -1;  /* the last step whose receives are posted */
+    const int right = ar_mod(me + 1, n), left = ar_mod(me - 1, n);
+    const size_t s = sb->seg;
+    char *const *scr = sb->scr;
+    int posted = t0 - 1;  /* the last step whose receives are posted */
 
-#define RECV_BLOCK(t) block_of(pl, count, ar_mod(me - (t) - 2, p))
-#define SEND_BLOCK(t) block_of(pl, count, ar_mod(me - (t) - 1, p))
+#define RECV_BLOCK(t) block_of(count, n, ar_mod(me - (t) - 2, n), s)
+#define SEND_BLOCK(t) block_of(count, n, ar_mod(me - (t) - 1, n), s)
 #define POST_RECVS(t)                                                                   \
     do {                                                                                \
         blk rb_ = RECV_BLOCK(t);                                                        \
         for (int j_ = 0; j_ < rb_.nseg; j_++) {                                         \
-            char *dst_ = (t) < p - 1 ? scr[(t) & 1] + (size_t)j_ * s * pl->esize         \
+            char *dst_ = (t) < n - 1 ? scr[(t) & 1] + (size_t)j_ * s * pl->esize         \
                                      : ar_at(pl, buf, rb_.off + (size_t)j_ * s);         \
             AR_MPI(MPI_Irecv(dst_, (int)seg_len(&rb_, s, j_), pl->mpi_dtype, left,      \
-                             AR_TAG_RS, pl->comm, &sr->rreq[(t) & 1][j_]));             \
+                             AR_TAG_RS, comm, &sb->rreq[(t) & 1][j_]));                 \
         }                                                                               \
         posted = (t);                                                                   \
     } while (0)
-#define SEND_SEG(t, sb, j)                                                              \
-    AR_MPI(MPI_Isend(ar_at(pl, buf, (sb).off + (size_t)(j) * s), (int)seg_len(&(sb), s, j), \
-                     pl->mpi_dtype, right, AR_TAG_RS, pl->comm, &sr->sreq[(t) & 1][j]))
+#define SEND_SEG(t, b, j)                                                               \
+    AR_MPI(MPI_Isend(ar_at(pl, buf, (b).off + (size_t)(j) * s), (int)seg_len(&(b), s, j), \
+                     pl->mpi_dtype, right, AR_TAG_RS, comm, &sb->sreq[(t) & 1][j]))
 
-    POST_RECVS(0);
-    blk sb0 = SEND_BLOCK(0);
+    if (t0 >= t1)
+        return 0;
+    POST_RECVS(t0);
+    blk sb0 = SEND_BLOCK(t0);
     for (int j = 0; j < sb0.nseg; j++)
-        SEND_SEG(0, sb0, j);
-    for (int t = 0; t < T; t++) {
+        SEND_SEG(t0, sb0, j);
+    for (int t = t0; t < t1; t++) {
         /* The sends of step t-1 are done: their request slots (parity t+1) are free,
          * and so is the block they sent. */
-        if (t >= 1) {
+        if (t > t0) {
             blk prev = SEND_BLOCK(t - 1);
-            AR_MPI(MPI_Waitall(prev.nseg, sr->sreq[(t - 1) & 1], MPI_STATUSES_IGNORE));
+            AR_MPI(MPI_Waitall(prev.nseg, sb->sreq[(t - 1) & 1], MPI_STATUSES_IGNORE));
         }
         if (posted < t)
             POST_RECVS(t);
         /* Post step t+1 early unless it is an allgather step whose block (sent at step
-         * t+2-p) may still be in flight: only when p = 2 is that step t itself. */
-        if (t + 1 < T && (t + 1 < p - 1 || p >= 3))
+         * t+2-n) may still be in flight: only when n = 2 is that step t itself. */
+        if (t + 1 < t1 && (t + 1 < n - 1 || n >= 3))
             POST_RECVS(t + 1);
         blk rb = RECV_BLOCK(t);
         for (int j = 0; j < rb.nseg; j++) {
-            AR_MPI(MPI_Wait(&sr->rreq[t & 1][j], MPI_STATUS_IGNORE));
-            if (t < p - 1)
+            AR_MPI(MPI_Wait(&sb->rreq[t & 1][j], MPI_STATUS_IGNORE));
+            if (t < n - 1)
                 ar_reduce_local(ar_at(pl, buf, rb.off + (size_t)j * s),
                                 scr[t & 1] + (size_t)j * s * pl->esize, seg_len(&rb, s, j),
                                 pl->dtype, pl->op);
-            if (t + 1 < T)
+            if (t + 1 < t1)
                 SEND_SEG(t + 1, rb, j);  /* the block received at t is sent at t+1 */
         }
     }
-    blk last = SEND_BLOCK(T - 1);
-    AR_MPI(MPI_Waitall(last.nseg, sr->sreq[(T - 1) & 1], MPI_STATUSES_IGNORE));
+    blk last = SEND_BLOCK(t1 - 1);
+    AR_MPI(MPI_Waitall(last.nseg, sb->sreq[(t1 - 1) & 1], MPI_STATUSES_IGNORE));
     return 0;
 #undef RECV_BLOCK
 #undef SEND_BLOCK
 #undef POST_RECVS
 #undef SEND_SEG
+}
+
+static int segring_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
+{
+    (void)sendbuf;
+    segring *sr = pl->priv;
+    const size_t blkmax = ar_block_len(count, pl->p, 0);
+    ar_segring_bufs sb = {{pl->scratch, ar_at(pl, pl->scratch, blkmax)},
+                          {sr->rreq[0], sr->rreq[1]}, {sr->sreq[0], sr->sreq[1]}, seg_elems(pl)};
+    return ar_segring_steps(pl, pl->comm, pl->rank, pl->p, buf, count, &sb, 0, 2 * (pl->p - 1));
 }
 
 const ar_algo allreduce_segring = {

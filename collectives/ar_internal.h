@@ -86,6 +86,22 @@ int ar_ring_reduce_scatter(const ar_plan *pl, MPI_Comm comm, int me, int n, void
 int ar_ring_allgather(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
                       size_t count);
 
+/* ---- the segmented ring's schedule (allreduce_segring.c; hier's groups reuse it) ----
+ * Steps t0..t1-1 of the 2(n-1)-step ring over members 0..n-1 of comm: steps t < n-1
+ * reduce-scatter (receive into scr[t & 1], reduce), steps t >= n-1 allgather in place.
+ * Each block is sent in segments of `seg` elements with Isend/Irecv, and a segment is
+ * forwarded the moment it is reduced, so a segment's reduction overlaps the next one's
+ * transfer.  [0, n-1) then [n-1, 2n-2) is the same schedule as [0, 2n-2), with room
+ * between the two to work on the reduced block me.  scr: two buffers of one block
+ * (ceil(count/n) elements); rreq, sreq: two arrays of ceil(block/seg) requests. */
+typedef struct {
+    char *scr[2];
+    MPI_Request *rreq[2], *sreq[2];
+    size_t seg;
+} ar_segring_bufs;
+int ar_segring_steps(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
+                     size_t count, const ar_segring_bufs *sb, int t0, int t1);
+
 /* The registry entries, one per file. */
 extern const ar_algo allreduce_ring, allreduce_segring, allreduce_recdbl,
     allreduce_rabenseifner, allreduce_binomial, allreduce_hier, allreduce_torus2d,

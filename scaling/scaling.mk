@@ -57,6 +57,10 @@ $(OBJ)/smpi/collectives/allreduce_hier.o:    SMPI_DEFS += -DRS_SMPI_HIER_GROUPS
 $(OBJ)/smpi/collectives/allreduce_library.o: SMPI_DEFS += -DRS_SMPI_LIBRARY_OP
 $(OBJ)/smpi/common/timer.o:                  SMPI_DEFS += -DRS_SMPI_REAL_CLOCK
 $(OBJ)/smpi/collectives/bench_main.o:        SMPI_DEFS += -DRS_SMPI_SYNC_BARRIER
+# every algorithm file's ar_reduce_local goes through the shim (not allreduce.c, which
+# defines it, nor the driver, which does not reduce)
+$(filter-out $(OBJ)/smpi/collectives/allreduce.o $(OBJ)/smpi/collectives/bench_main.o,$(SMPI_COLL_OBJ)): \
+	SMPI_DEFS += -DRS_SMPI_REDUCE
 $(OBJ)/smpi/collectives/allreduce.o $(OBJ)/smpi/collectives/ar_reduce_avx2.o: \
 	SMPI_DEFS += -ftree-vectorize -fvect-cost-model=dynamic
 $(OBJ)/smpi/common/buildinfo.o: FORCE

@@ -1,23 +1,30 @@
-/* smpi_fold.c — build/lib/rs-smpi-fold.so, preloaded (LD_PRELOAD) into smpirun by
- * scaling/simulate for runs whose buffers are folded: SMPI's built-in collectives then
- * fold their temporary buffers too.
+/* smpi_fold.c — build/lib/rs-smpi-fold.so: folded buffers for big simulations, preloaded
+ * (LD_PRELOAD) into smpirun by scaling/simulate for the runs whose buffers do not fit.
  *
- * Why: SMPI runs every rank in one process, and its built-in allreduce algorithms
- * allocate real temporaries of up to the whole vector per rank (smpi_get_tmp_sendbuffer:
- * `new unsigned char[size]`): recursive doubling at 800 ranks and 64 MiB wants
- * 800 x 64 MiB = 51 GB.  The benchmark's own buffers are folded by SMPI
- * (smpi/auto-shared-malloc-thresh) and scaling/smpi_shim.c; the built-ins' are not
- * reachable that way.  This library replaces operator new[] / delete[] for the whole
- * process: an array of at least RS_SMPI_FOLD_BYTES bytes comes from SMPI's shared malloc
- * (every rank's temporary maps the same pages: contents are garbage, timing is not
- * affected — SMPI's simulated times never depend on data, and it skips copying shared
- * blocks, which also saves wall time); smaller ones, and everything when the variable
- * is unset or SMPI is not in the process, come from malloc as usual.  SimGrid itself
- * allocates no arrays that large with new[] (its containers use operator new), and the
- * simulate driver sets the threshold at 1 MiB or more.
+ * SMPI runs every rank in one process, so 800 ranks x (send + receive + scratch) x
+ * 64 MiB is 150 GB.  SMPI's own answer, shared malloc, maps one small file under every
+ * allocation: physical memory stays small, but each rank's buffers are still its own
+ * virtual pages, and touching them (allreduce-bench clears its buffers; every call
+ * copies send to receive) costs a page fault per 4 KiB per rank: at 1024 ranks x
+ * 192 MiB that was 50 million faults and 350 MB of page tables, and a 20-minute run
+ * that had not finished one algorithm.  Here every folded allocation is a *slot* of a
+ * process-wide pool instead: a rank's k-th live folded buffer is region k, the same
+ * region for every rank.  A rank's own buffers stay distinct (its send, receive and
+ * scratch are different slots), the virtual footprint no longer grows with p, and the
+ * regions come from SMPI's shared malloc, so SMPI knows them and skips copying message
+ * payloads between them.  Contents are garbage (results are not checked in these runs);
+ * simulated times never depend on data.
  *
- * Built with the host compiler, not smpicc; it finds smpi_shared_malloc/free at run
- * time (dlsym), so the same file loads harmlessly into smpirun's helper processes. */
+ * Users: scaling/smpi_shim.c (the benchmark's malloc/calloc/posix_memalign/free of at
+ * least RS_SMPI_FOLD_BYTES bytes, through rs_fold_alloc/rs_fold_free) and SMPI's
+ * built-in collectives, whose temporaries (`new unsigned char[size]`, up to the whole
+ * vector per rank) this library catches by replacing operator new[] / delete[] for the
+ * whole process.  SimGrid itself allocates no arrays that large with new[] (its
+ * containers use operator new); smaller ones, and everything when RS_SMPI_FOLD_BYTES is
+ * unset or SMPI is absent (smpirun's helper processes), come from malloc as usual.
+ * Ranks are SimGrid actors (sg_actor_self_get_pid); they run one at a time in one OS
+ * thread, so the tables need no locks.  Built with the host compiler; finds SimGrid's
+ * functions at run time (dlsym). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -25,14 +32,21 @@
 #include <stdlib.h>
 
 typedef void *(*shared_malloc_fn)(size_t size, const char *file, int line);
-typedef void (*shared_free_fn)(void *p);
+typedef long (*self_pid_fn)(void);
+
+enum { MAX_REGIONS = 256, MAX_SLOTS = 64, MAX_PIDS = 1 << 16 };
 
 static struct {
     int ready;
-    size_t thresh;          /* fold arrays of at least this many bytes (0: never) */
-    shared_malloc_fn smalloc;
-    shared_free_fn sfree;
+    size_t thresh;            /* fold allocations of at least this many bytes (0: never) */
+    shared_malloc_fn smalloc; /* smpi_shared_malloc */
+    self_pid_fn self_pid;     /* sg_actor_self_get_pid */
 } fold;
+
+static struct { void *base; size_t size; int slot; } reg[MAX_REGIONS];
+static int nreg;
+static int slot_reg[MAX_SLOTS];   /* slot -> its current (largest) region, -1 none */
+static uint64_t live[MAX_PIDS];   /* actor pid -> bitmask of the slots it holds */
 
 static void setup(void)
 {
@@ -40,55 +54,78 @@ static void setup(void)
     const char *v = getenv("RS_SMPI_FOLD_BYTES");
     fold.thresh = v ? strtoull(v, NULL, 10) : 0;
     fold.smalloc = (shared_malloc_fn)dlsym(RTLD_DEFAULT, "smpi_shared_malloc");
-    fold.sfree = (shared_free_fn)dlsym(RTLD_DEFAULT, "smpi_shared_free");
-    if (!fold.smalloc || !fold.sfree)
+    fold.self_pid = (self_pid_fn)dlsym(RTLD_DEFAULT, "sg_actor_self_get_pid");
+    if (!fold.smalloc || !fold.self_pid)
         fold.thresh = 0;
+    for (int k = 0; k < MAX_SLOTS; k++)
+        slot_reg[k] = -1;
 }
 
-/* The folded pointers: an open-addressing set (SMPI actors run in one OS thread). */
-enum { SLOTS = 1 << 16 };
-static void *slot[SLOTS];
-static int nlive;
+size_t rs_fold_threshold(void);
+void *rs_fold_alloc(size_t n);
+int rs_fold_free(void *p);
 
-static size_t hash(const void *p) { return ((uintptr_t)p >> 12) * 0x9E3779B97F4A7C15ull >> 48; }
-
-static int remember(void *p)
+/* 0 when folding is off (the variable unset, or not inside SimGrid). */
+size_t rs_fold_threshold(void)
 {
-    if (nlive >= SLOTS / 2)
-        return -1;
-    for (size_t i = hash(p);; i = (i + 1) & (SLOTS - 1))
-        if (!slot[i] || slot[i] == (void *)1) {
-            slot[i] = p;
-            nlive++;
-            return 0;
-        }
+    if (!fold.ready)
+        setup();
+    return fold.thresh;
 }
 
-static int forget(void *p)
+/* A region for the calling rank's next free slot, at least n bytes; NULL if folding is
+ * off or the pool is exhausted (the caller then allocates normally). */
+void *rs_fold_alloc(size_t n)
 {
-    for (size_t i = hash(p); slot[i]; i = (i + 1) & (SLOTS - 1))
-        if (slot[i] == p) {
-            slot[i] = (void *)1; /* tombstone */
-            nlive--;
+    if (!rs_fold_threshold())
+        return NULL;
+    uint64_t *mask = &live[(uint64_t)fold.self_pid() % MAX_PIDS];
+    int k = 0;
+    while (k < MAX_SLOTS && (*mask >> k & 1))
+        k++;
+    if (k == MAX_SLOTS)
+        return NULL;
+    int r = slot_reg[k];
+    if (r < 0 || reg[r].size < n) { /* a new, larger region; older ones stay mapped */
+        if (nreg == MAX_REGIONS)
+            return NULL;
+        void *p = fold.smalloc(n, "rs-smpi-fold region", k);
+        if (!p)
+            return NULL;
+        reg[nreg].base = p;
+        reg[nreg].size = n;
+        reg[nreg].slot = k;
+        slot_reg[k] = r = nreg++;
+    }
+    *mask |= (uint64_t)1 << k;
+    return reg[r].base;
+}
+
+/* 1 if p is a region (the calling rank's slot is released), 0 if not ours. */
+int rs_fold_free(void *p)
+{
+    if (!p || !nreg)
+        return 0;
+    for (int r = 0; r < nreg; r++)
+        if (reg[r].base == p) {
+            live[(uint64_t)fold.self_pid() % MAX_PIDS] &= ~((uint64_t)1 << reg[r].slot);
             return 1;
         }
     return 0;
 }
 
-void *_Znam(size_t n); /* operator new[](size_t) */
-void _ZdaPv(void *p);  /* operator delete[](void*) */
-void _ZdaPvm(void *p, size_t n); /* operator delete[](void*, size_t) */
+/* ---- operator new[] / delete[] for the whole process: SMPI built-ins' temporaries -- */
+void *_Znam(size_t n);            /* operator new[](size_t) */
+void _ZdaPv(void *p);             /* operator delete[](void*) */
+void _ZdaPvm(void *p, size_t n);  /* operator delete[](void*, size_t) */
 
 void *_Znam(size_t n)
 {
-    if (!fold.ready)
-        setup();
-    if (fold.thresh && n >= fold.thresh) {
-        void *p = fold.smalloc(n, "SMPI built-in temporary (operator new[])", 0);
-        if (p && remember(p) == 0)
-            return p;
+    size_t t = rs_fold_threshold();
+    if (t && n >= t) {
+        void *p = rs_fold_alloc(n);
         if (p)
-            fold.sfree(p);
+            return p;
     }
     void *p = malloc(n ? n : 1);
     if (!p) {
@@ -100,11 +137,7 @@ void *_Znam(size_t n)
 
 void _ZdaPv(void *p)
 {
-    if (!p)
-        return;
-    if (((uintptr_t)p & 4095) == 0 && nlive && forget(p))
-        fold.sfree(p);
-    else
+    if (p && !rs_fold_free(p))
         free(p);
 }
 

@@ -9,11 +9,11 @@
  *           host (smpi_execute_flops with the host's own speed).  The arithmetic itself
  *           is real (results are checked); with smpi/simulate-computation:no nothing
  *           else is charged, so simulated times are deterministic.
- *   fold    RS_SMPI_FOLD_BYTES: posix_memalign() of at least that many bytes returns
- *           SMPI shared memory (SMPI_SHARED_MALLOC: every rank's buffer maps the same
- *           pages, so contents are garbage and results must not be checked).  The
- *           simulate driver sets it together with smpi/auto-shared-malloc-thresh, which
- *           does the same for malloc/calloc.
+ *   fold    RS_SMPI_FOLD_BYTES: malloc/calloc/posix_memalign of at least that many
+ *           bytes return a slot of the pool in build/lib/rs-smpi-fold.so (preloaded by
+ *           the simulate driver; scaling/smpi_fold.c): every rank's k-th big buffer is
+ *           the same SMPI shared region, so contents are garbage, results are not
+ *           checked, and reductions are charged but not computed (rs_smpi_reduce_local).
  *   groups  for hier (MPI_COMM_TYPE_SHARED), a rank's platform group is, in order:
  *           the file named by RS_SMPI_GROUPS (lines "HOSTNAME GROUP", '#' comments),
  *           else the number after "-g" in a host name of the form PREFIX-gG-nN
@@ -45,6 +45,8 @@
 static double gamma_s_per_byte;  /* 0: reductions are free */
 static double host_flops;        /* this rank's host speed (flop/s) */
 static size_t fold_bytes;        /* 0: never fold */
+static void *(*fold_alloc)(size_t); /* the preloaded pool (smpi_fold.c) */
+static int (*fold_free)(void *);
 static MPI_Op op_sum_charged = MPI_OP_NULL, op_max_charged = MPI_OP_NULL;
 
 static double env_double(const char *name, double dflt)
@@ -80,6 +82,21 @@ static int dtype_of(MPI_Datatype dt, ar_dtype *t)
     return 0;
 }
 
+/* The project's algorithms' ar_reduce_local (renamed here by RS_SMPI_REDUCE) and the
+ * built-ins' user ops: in a folded run (fold_bytes set: unchecked, the buffers are
+ * shared garbage) only the charge; otherwise the real loops, which charge through the
+ * hook. */
+void rs_smpi_reduce_local(void *inout, const void *in, size_t count, ar_dtype t, ar_op op);
+void rs_smpi_reduce_local(void *inout, const void *in, size_t count, ar_dtype t, ar_op op)
+{
+    if (fold_bytes) {
+        if (gamma_s_per_byte > 0)
+            charge_reduce(count * ar_dtype_size(t), NULL);
+        return;
+    }
+    ar_reduce_local(inout, in, count, t, op);
+}
+
 static void user_reduce(void *in, void *inout, int *len, MPI_Datatype *dt, ar_op op)
 {
     ar_dtype t = AR_FLOAT;
@@ -87,7 +104,7 @@ static void user_reduce(void *in, void *inout, int *len, MPI_Datatype *dt, ar_op
         fprintf(stderr, "allreduce-bench-smpi: charged reduction on an unknown datatype\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    ar_reduce_local(inout, in, (size_t)*len, t, op);
+    rs_smpi_reduce_local(inout, in, (size_t)*len, t, op);
 }
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt) { user_reduce(in, inout, len, dt, AR_SUM); }
 static void user_max(void *in, void *inout, int *len, MPI_Datatype *dt) { user_reduce(in, inout, len, dt, AR_MAX); }
@@ -109,6 +126,15 @@ int rs_smpi_init(int *argc, char ***argv)
         ar_set_reduce_charge(charge_reduce, NULL);
     double fold = env_double("RS_SMPI_FOLD_BYTES", 0);
     fold_bytes = fold > 0 ? (size_t)fold : 0;
+    if (fold_bytes) {
+        fold_alloc = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "rs_fold_alloc");
+        fold_free = (int (*)(void *))dlsym(RTLD_DEFAULT, "rs_fold_free");
+        if (!fold_alloc || !fold_free) {
+            fprintf(stderr, "allreduce-bench-smpi: RS_SMPI_FOLD_BYTES needs build/lib/rs-smpi-fold.so "
+                    "preloaded (LD_PRELOAD; scaling/simulate does it)\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
     const char *native = getenv("RS_SMPI_NATIVE_OPS"); /* diagnosis: SMPI's own ops, uncharged */
     if (!(native && strcmp(native, "1") == 0)) {
         MPI_Op_create(user_sum, 1, &op_sum_charged);
@@ -118,13 +144,41 @@ int rs_smpi_init(int *argc, char ***argv)
 }
 
 /* ---- memory ---------------------------------------------------------------------------- */
+/* The pool's regions are SMPI shared-malloc blocks: mmap'ed, so page-aligned, which
+ * covers any `align`.  Below the threshold (or when the pool is full) the usual
+ * allocators: here malloc/calloc/free are smpi_helpers.h's (SMPI's shared-malloc
+ * interceptors, plain malloc unless smpi/auto-shared-malloc-thresh is set). */
+static void *fold_get(size_t size)
+{
+    return fold_bytes && size >= fold_bytes ? fold_alloc(size) : NULL;
+}
+
+void *rs_smpi_malloc(size_t size, const char *file, int line)
+{
+    void *p = fold_get(size);
+    return p ? p : smpi_shared_malloc_intercept(size, file, line);
+}
+
+void *rs_smpi_calloc(size_t n, size_t size, const char *file, int line)
+{
+    void *p = n && size <= (size_t)-1 / n ? fold_get(n * size) : NULL;
+    if (p) {
+        memset(p, 0, n * size);
+        return p;
+    }
+    return smpi_shared_calloc_intercept(n, size, file, line);
+}
+
+void rs_smpi_free(void *p)
+{
+    if (p && !(fold_free && fold_free(p)))
+        smpi_shared_free(p);
+}
+
 int rs_smpi_posix_memalign(void **out, size_t align, size_t size)
 {
-    if (fold_bytes && size >= fold_bytes) {
-        /* SMPI's shared blocks are mmap'ed: page-aligned, which covers `align` */
-        void *p = SMPI_SHARED_MALLOC(size);
-        if (!p)
-            return 12; /* ENOMEM */
+    void *p = fold_get(size);
+    if (p) {
         *out = p;
         return 0;
     }
@@ -187,7 +241,7 @@ int rs_smpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
         return MPI_ERR_NO_MEM;
     memcpy(tmp, recvbuf, (size_t)count * (size_t)size);
     int rc = fn(tmp, recvbuf, count, dt, op, comm);
-    free(tmp); /* smpi_helpers.h: smpi_shared_free, which also frees plain memory */
+    rs_smpi_free(tmp);
     return rc;
 }
 

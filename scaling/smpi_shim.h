@@ -10,9 +10,16 @@
  *                        ar_reduce_local(), so SMPI's built-in algorithms pay exactly
  *                        the same gamma as the project's (REFERENCES.md: SMPI's own
  *                        collectives charge nothing for their arithmetic);
- *   posix_memalign       past the fold threshold, SMPI shared memory (the scratch
- *                        buffers; malloc/calloc are folded by SMPI's own
- *                        smpi/auto-shared-malloc-thresh, which smpi_helpers.h wires in);
+ *   ar_reduce_local      in the algorithm files (RS_SMPI_REDUCE): in a folded run the
+ *                        arithmetic is skipped and only its gamma is charged — the data
+ *                        are garbage there anyway, and at 1024 ranks x 64 MiB recursive
+ *                        doubling's real reductions were ~650 GB of memory traffic per
+ *                        call; in a checked run the real ar_reduce_local runs;
+ *   malloc, calloc,      past the fold threshold (RS_SMPI_FOLD_BYTES), a slot of the
+ *   posix_memalign,      process-wide pool of scaling/smpi_fold.c (preloaded): a rank's
+ *   free                 k-th live big buffer is region k, the same for every rank, so
+ *                        800 ranks of 64 MiB buffers cost a few regions, not 150 GB;
+ *                        below it, SMPI's own malloc (smpi_helpers.h's, replaced here);
  *   MPI_Allreduce        in collectives/allreduce_library.c only (RS_SMPI_LIBRARY_OP):
  *                        MPI_SUM / MPI_MAX replaced by the charged user ops;
  *   MPI_Barrier          in collectives/bench_main.c only (RS_SMPI_SYNC_BARRIER): a
@@ -48,6 +55,9 @@
 
 int rs_smpi_init(int *argc, char ***argv);
 int rs_smpi_posix_memalign(void **out, size_t align, size_t size);
+void *rs_smpi_malloc(size_t size, const char *file, int line);
+void *rs_smpi_calloc(size_t n, size_t size, const char *file, int line);
+void rs_smpi_free(void *p);
 int rs_smpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op,
                       MPI_Comm comm);
 int rs_smpi_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out);
@@ -56,8 +66,17 @@ int rs_smpi_barrier(MPI_Comm comm);
 #ifndef RS_SMPI_SHIM_IMPL
 #define MPI_Init(argc, argv) rs_smpi_init(argc, argv)
 #define posix_memalign(out, align, size) rs_smpi_posix_memalign(out, align, size)
+#undef malloc
+#undef calloc
+#undef free
+#define malloc(x) rs_smpi_malloc((x), __FILE__, __LINE__)
+#define calloc(n, x) rs_smpi_calloc((n), (x), __FILE__, __LINE__)
+#define free(x) rs_smpi_free(x)
 #ifdef RS_SMPI_LIBRARY_OP
 #define MPI_Allreduce(s, r, n, t, o, c) rs_smpi_allreduce(s, r, n, t, o, c)
+#endif
+#ifdef RS_SMPI_REDUCE /* renames allreduce.h's prototype too: same signature */
+#define ar_reduce_local(io, in, n, t, op) rs_smpi_reduce_local(io, in, n, t, op)
 #endif
 #ifdef RS_SMPI_SYNC_BARRIER
 #define MPI_Barrier(c) rs_smpi_barrier(c)

@@ -50,7 +50,7 @@ if [ -n "${QUICK:-}" ]; then
     sim caffe --experiment caffe --nodes 1,4,16,64,256
 else
     sim simulate --platform taihulight --nodes 2,4,8,16,32,64,128,256,512,800,1024 \
-        --sizes 4:64M:4 --sizes-large 4,64,1k,16k,256k,1M,4M,16M,64M --algo all
+        --sizes 4:64M:4 --sizes-large 4,1k,16k,256k,1M,4M,16M,64M --algo all
     for pl in roundrobin random; do
         sim simulate_placement_$pl --platform taihulight --nodes 800 --sizes 4,64k,1M,4M,64M \
             --placement $pl --algo recdbl,rabenseifner,hier,torus2d,smpi:rab_rdb,smpi:mvapich2,bound
