@@ -9,8 +9,9 @@
 #   simulate_*.txt                console output;  figures/simulate_*.png;
 #   simulate_report.md            the report section (scaling/report.sh)
 # QUICK=1: a few small points of each (a few minutes).  SIM_JOBS=N simulations at once.
-# Cost: ring-like algorithms take ~2p^2 simulated messages per call, ~30 s of wall time
-# per call at 800 ranks here; the full sweep is hours on 2 shared cores (README.md).
+# Cost: ring-like algorithms take ~2p^2 simulated messages per call (~50 s of wall time
+# per call at 800 ranks here), so at 512 nodes and more they run at 4 and 64 MiB only
+# (--sizes-ring); everything else at every size.
 set -u
 cd "$(dirname "$0")/.."
 run=${1:-${RUN:-}}
@@ -50,7 +51,7 @@ if [ -n "${QUICK:-}" ]; then
     sim caffe --experiment caffe --nodes 1,4,16,64,256
 else
     sim simulate --platform taihulight --nodes 2,4,8,16,32,64,128,256,512,800,1024 \
-        --sizes 4:64M:4 --sizes-large 4,1k,16k,256k,1M,4M,16M,64M --algo all
+        --sizes 4:64M:4 --sizes-large 4,1k,16k,256k,1M,4M,16M,64M --sizes-ring 4M,64M --algo all
     for pl in roundrobin random; do
         sim simulate_placement_$pl --platform taihulight --nodes 800 --sizes 4,64k,1M,4M,64M \
             --placement $pl --algo recdbl,rabenseifner,hier,torus2d,smpi:rab_rdb,smpi:mvapich2,bound
