@@ -9,13 +9,14 @@
  *   likely on different nodes under block placement) ping-ponging on one buffer while
  *   the others wait, fastest of 5 (11 for m <= 4 KiB) batches:
  *     alpha = min over m <= 4 KiB of t(m) (or of the fastest ring step, below),
- *     beta = min over m >= 64 KiB of t(m) / m;
+ *     beta = min over m >= 64 KiB of t(m) / m (or of the fastest ring step's);
  *   gamma and the copy: ar_reduce_local and memcpy on 256 KiB in cache, fastest of 15;
  *   reductions overlap transfers (m->overlap = 1).
  * hi (model_hi_us), a line above every measurement of the worst case an allreduce step
  *   meets — every rank MPI_Sendrecv's to its right and from its left at once, from
  *   separate buffers (two of 32 MiB per rank at the largest: beyond the caches),
- *   slowest rank, median of 5 (11) batches:
+ *   slowest rank, slowest of 5 (11) batches (a median left 64 MiB allreduces at np = 4
+ *   on 2 shared cores 5-10% above the line):
  *     beta = max over m >= 1 MiB of t(m) / m,  alpha = max over m of (t(m) - m beta);
  *   gamma and the copy: every rank reducing and copying 32 MiB at once, median of 3,
  *   slowest rank; no overlap (m->overlap = 0).  Never below lo.
@@ -60,8 +61,8 @@ static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf
 
 /* Time of one ring step: every rank sends `bytes` right and receives from the left at
  * once (MPI_Sendrecv), as each step of a ring, Rabenseifner or recursive doubling does;
- * the slowest rank.  Returns the median of the batches (the typical contended step)
- * and stores the fastest in *fastest (a latency the best case must not exceed). */
+ * the slowest rank.  Returns the slowest of the batches (the worst contended step) and
+ * stores the fastest in *fastest (what the best case must not exceed). */
 static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, int bytes, int reps,
                          double *fastest)
 {
@@ -78,7 +79,7 @@ static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, i
     rs_stats st;
     rs_stats_compute(t, BATCHES(bytes), &st);
     *fastest = st.min;
-    return st.median;
+    return st.max;
 }
 
 /* Seconds per byte to reduce (copy = 0) or memcpy (copy = 1) `bytes`: the fastest
@@ -143,6 +144,8 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
                 lo[0] = trs_min[i];
             if (sz[i] >= (64 << 10) && tpp[i] / sz[i] < lo[1])
                 lo[1] = tpp[i] / sz[i];
+            if (sz[i] >= (64 << 10) && trs_min[i] / sz[i] < lo[1])
+                lo[1] = trs_min[i] / sz[i];
         }
         MPI_Bcast(lo, 2, MPI_DOUBLE, 0, comm);
         /* hi: above every ring-step point (already the slowest rank's) */

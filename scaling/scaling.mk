@@ -10,7 +10,8 @@
 #                                   and scaling/smpi_fit.c (model parameters from the
 #                                   platform instead of collectives/bench_fit.c)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
-#   make simulate                   the full sweep of issue 5 (QUICK=1: a short one)
+#   make simulate                   issue 5's sweep, ~20 min (QUICK=1: minutes; FULL=1: every
+#                                   algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
 # Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default 2)
 
@@ -101,4 +102,4 @@ endif
 SIM_OUT ?=
 simulate: deps
 	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN)
-	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)
+	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) FULL=$(FULL) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)
