@@ -2,7 +2,7 @@
  * range (bench.h).  Point-to-point cost on a real machine is not one line: it jumps
  * where the MPI switches protocols (eager, rendezvous, single-copy) and, with ranks
  * sharing cores, where a message needs the receiver scheduled.  So instead of one
- * least-squares line, two envelopes of measured times t(m), m = 8 B .. 32 MiB (x4;
+ * least-squares line, two envelopes of measured times t(m), m = 8 B .. 64 MiB (x4;
  * 4 MiB with --quick):
  *
  * lo (model_us), the best case — one pair of ranks (rank 0 and p-1, the pair most
@@ -14,11 +14,12 @@
  *   reductions overlap transfers (m->overlap = 1).
  * hi (model_hi_us), a line above every measurement of the worst case an allreduce step
  *   meets — every rank MPI_Sendrecv's to its right and from its left at once, from
- *   separate buffers (two of 32 MiB per rank at the largest: beyond the caches),
+ *   separate buffers (two of 64 MiB per rank at the largest: far beyond the LLC, as the
+ *   send, receive and scratch buffers of a large allreduce are),
  *   slowest rank, slowest of 5 (11) batches (a median left 64 MiB allreduces at np = 4
  *   on 2 shared cores 5-10% above the line):
  *     beta = max over m >= 1 MiB of t(m) / m,  alpha = max over m of (t(m) - m beta);
- *   gamma and the copy: every rank reducing and copying 32 MiB at once, median of 3,
+ *   gamma and the copy: every rank reducing and copying 64 MiB at once, median of 3,
  *   slowest rank; no overlap (m->overlap = 0).  Never below lo.
  * One message = half a round trip of the ping-pong, or one step of the ring.  Times are
  * MPI_Wtime: under SMPI that is simulated time, as it must be. */
@@ -112,7 +113,7 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
-    const int big = quick ? 4 << 20 : 32 << 20;  /* two such buffers per rank: past the LLC */
+    const int big = quick ? 4 << 20 : 64 << 20;  /* two such buffers per rank: past the LLC */
     char *sbuf = malloc((size_t)big), *rbuf = malloc((size_t)big);
     memset(sbuf, 1, (size_t)big);
     memset(rbuf, 2, (size_t)big);
@@ -161,9 +162,9 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
         lo[3] = local_s(t, op, 256 << 10, 15, 1, 1);
     }
     MPI_Barrier(comm);
-    hi[2] = local_s(t, op, 32 << 20, 3, 0, 0);  /* every rank at once */
+    hi[2] = local_s(t, op, 64 << 20, 3, 0, 0);  /* every rank at once */
     MPI_Barrier(comm);
-    hi[3] = local_s(t, op, 32 << 20, 3, 1, 0);
+    hi[3] = local_s(t, op, 64 << 20, 3, 1, 0);
     MPI_Bcast(lo, 4, MPI_DOUBLE, 0, comm);
     MPI_Allreduce(MPI_IN_PLACE, hi, 4, MPI_DOUBLE, MPI_MAX, comm);
     for (int i = 0; i < 4; i++)
@@ -173,10 +174,10 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
     m->hi = (ar_model){hi[0], hi[1], hi[2], hi[3], 0};
     if (p > 1)
         snprintf(how, howlen, "lo: best of a ping-pong rank 0 <-> %d, %s %s reduce and copy of 256 KiB; "
-                 "hi: above ring steps (all ranks at once), all ranks reducing and copying 32 MiB; "
+                 "hi: above ring steps (all ranks at once), all ranks reducing and copying 64 MiB; "
                  "8 B..%d MiB", p - 1, ar_dtype_name(t), ar_op_name(op), big >> 20);
     else
-        snprintf(how, howlen, "p = 1: no messages; %s %s reduce and copy of 256 KiB (lo), 32 MiB (hi)",
+        snprintf(how, howlen, "p = 1: no messages; %s %s reduce and copy of 256 KiB (lo), 64 MiB (hi)",
                  ar_dtype_name(t), ar_op_name(op));
     free(sbuf);
     free(rbuf);

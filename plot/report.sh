@@ -242,3 +242,9 @@ if [ -f "$run/train.csv" ] || [ -f "$run/train_bench.csv" ] || [ -f "$run/train_
     fi
 fi
 # ---- end rnn-train
+
+# ---- allreduce at scale (scaling/sweep.sh wrote it: make bench's preset or make simulate)
+if [ -f "$run/simulate_report.md" ]; then
+    echo
+    cat "$run/simulate_report.md"
+fi

@@ -89,6 +89,13 @@ if [ -f "$run/allreduce_np2.csv" ] || [ -f "$run/allreduce_np4.csv" ]; then
         mv "$run/allreduce.csv.tmp" "$run/allreduce.csv"
 fi
 
+# allreduce at scale under SimGrid SMPI: the short preset of `make simulate` (the full
+# sweep is its own target: ~50 min); it writes its figures and simulate_report.md,
+# which report.md includes.  Not in the one-minute QUICK run.
+if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v smpirun >/dev/null; then
+    step simulate_sweep env QUICK=1 sh scaling/sweep.sh "$run"
+fi
+
 sh plot/figures.sh "$run" || status=1
 sh plot/report.sh "$run" > "$run/report.md.tmp" && mv "$run/report.md.tmp" "$run/report.md"
 echo "bench: report $run/report.md"

@@ -16,7 +16,7 @@
 # Why this shape: SimGrid 3.32 costs ~50-75 us of wall time per simulated message here
 # (more at larger p), so one ring allreduce at 800 nodes (1.3 M messages) is 1.5-5 min.
 # FULL=1 runs every algorithm at every size at every node count instead (hours).
-# QUICK=1: a few small points of each (a few minutes).  SIM_JOBS=N simulations at once.
+# QUICK=1: a few points of each, up to 256 nodes (what `make bench` runs; minutes).  SIM_JOBS=N simulations at once.
 set -u
 cd "$(dirname "$0")/.."
 run=${1:-${RUN:-}}
@@ -50,7 +50,8 @@ cost() { # NAME: the part's wall time into simulate_cost.txt
     echo "$1 $(( $(date +%s) - ${tpart:-$t0} ))" >> "$run/simulate_cost.txt"; tpart=$(date +%s)
 }
 if [ -n "${QUICK:-}" ]; then
-    sim simulate_small --platform taihulight --nodes 4,16,64,256 --sizes 4,1k,64k,1M,4M --algo all; cost simulate_small
+    sim simulate_small --platform taihulight --nodes 4,16,64,256 --sizes 4,64k,1M,4M \
+        --algo project,smpi:rdb,smpi:rab_rdb,smpi:lr,smpi:ompi,bound; cost simulate_small
     sim simulate_placement_random --platform taihulight --nodes 256 --sizes 64k,4M --placement random \
         --algo recdbl,rabenseifner,hier,torus2d,smpi:rab_rdb,bound; cost simulate_placement
     sim simulate_platforms_fattree --platform fattree --nodes 64 --sizes 64k,4M \
