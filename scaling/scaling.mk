@@ -10,7 +10,7 @@
 #                                   and scaling/smpi_fit.c (model parameters from the
 #                                   platform instead of collectives/bench_fit.c)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
-#   make simulate                   issue 5's sweep, ~20 min (QUICK=1: minutes; FULL=1: every
+#   make simulate                   issue 5's sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
 # Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default 2)
