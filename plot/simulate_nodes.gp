@@ -3,10 +3,12 @@
 # solid, SMPI built-ins dashed), and the lower bound (thick black).  From the CSV of
 # scaling/simulate (make simulate: RUN/simulate.csv).
 # gnuplot -e "csv='RUN/simulate.csv'; out='RUN/figures/simulate_nodes.png'" plot/simulate_nodes.gp
-# optional: -e "sizes='4 65536 4194304 67108864'" (bytes, one panel each; default these four)
+# optional: -e "sizes='4 65536 4194304 67108864'" (bytes, one panel each; default: those
+# four, or 1 MiB in place of one the run lacks)
 set datafile separator ','
 set datafile columnheaders
-if (!exists("sizes")) sizes = '4 65536 4194304 67108864'
+# default panels: those of 4 B, 64 KiB, 4 MiB, 64 MiB the run has (1 MiB if one lacks)
+if (!exists("sizes")) sizes = system(sprintf("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"bytes\") c = i; next } { has[$c] = 1 } END { n = split(\"4 65536 4194304 67108864 1048576\", w, \" \"); for (i = 1; i <= n; i++) if (has[w[i]] && k < 4) { printf \"%%s%%s\", (k ? \" \" : \"\"), w[i]; k++ } }' %s", csv))
 
 algos = "ring segring recdbl rabenseifner binomial hier torus2d smpi:rdb smpi:rab1 smpi:rab_rdb smpi:lr smpi:smp_rsag smpi:ompi smpi:mpich smpi:mvapich2 smpi:mvapich2_two_level bound"
 color(i) = word("#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #17becf #bcbd22 #7f7f7f #aec7e8 #ffbb78 #98df8a #ff9896 #c5b0d5 #c49c94 #000000", i)

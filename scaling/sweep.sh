@@ -103,12 +103,7 @@ for gp in plot/simulate_nodes.gp plot/simulate_sizes.gp; do
     name=$(basename "$gp" .gp)
     csv="$run/simulate.csv"
     [ -f "$csv" ] || continue
-    # one panel per size the run has, of 4 B, 64 KiB, 4 MiB, 64 MiB (1 MiB if one lacks)
-    panels=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "bytes") c = i; next } { has[$c] = 1 }
-        END { n = 0; for (i = 1; i <= 5; i++) { s = split("4 65536 4194304 67108864 1048576", w, " ")
-                  if (has[w[i]] && n < 4) { out = out (n ? " " : "") w[i]; n++ } }
-              print out }' "$csv")
-    gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; sizes='$panels'" "$gp" &&
+    gnuplot -e "csv='$csv'; out='$run/figures/$name.png'" "$gp" &&
         echo "simulate: $run/figures/$name.png" || { echo "simulate: $gp failed"; status=1; }
 done
 sh scaling/report.sh "$run" > "$run/simulate_report.md.tmp" &&
