@@ -8,7 +8,8 @@
 #                                   OpenMP, plus scaling/smpi_shim.c (gamma model, buffer
 #                                   folding, hier's groups from host names) force-included
 #                                   and scaling/smpi_fit.c (model parameters from the
-#                                   platform instead of collectives/bench_fit.c)
+#                                   platform properties; collectives/bench_fit.c measures
+#                                   where a platform has none)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
 #   make simulate                   issue 5's sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
@@ -25,8 +26,9 @@ SMPI_BENCH := $(BIN)/allreduce-bench-smpi
 SMPI_FOLD  := $(BUILD)/lib/rs-smpi-fold.so
 PLATFORM_GEN := $(BIN)/platform-gen
 
-# Everything the real allreduce-bench links, but bench_fit.c (replaced by smpi_fit.c).
-SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out collectives/bench_fit.c,$(COLL_SRC)))
+# Everything the real allreduce-bench links; smpi_fit.c overrides bench_fit.c's weak
+# ar_fit_from_platform.
+SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(COLL_SRC))
 SMPI_OWN_OBJ    := $(OBJ)/smpi/scaling/smpi_shim.o $(OBJ)/smpi/scaling/smpi_fit.o \
                    $(OBJ)/smpi/scaling/smpi_noomp.o
 SMPI_COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/smpi/%.o)
