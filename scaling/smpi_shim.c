@@ -30,8 +30,9 @@
  *           always uses whole platform groups (to measure the fold's cost).
  *           The cut is also at most RS_SMPI_HIER_MAX_GROUP ranks (default 32; the
  *           largest divisor of the gcd within it): a group ring costs 2(g-1) latencies,
- *           so whole 256-node supernodes spent 510 of hier's 1182 us at 512 nodes and
- *           4 MiB, while groups of 32 send 1/32 of the vector through the uplinks. */
+ *           2 x 255 x 1 us = 510 us with whole 256-node supernodes: hier took 1182 us
+ *           (simulated) at 512 nodes and 4 MiB with them, 578 us with groups of 32, which
+ *           send 1/32 of the vector through the uplinks. */
 #include "smpi_shim.h" /* built with -DRS_SMPI_SHIM_IMPL: the real calls below */
 
 #include <dlfcn.h>
