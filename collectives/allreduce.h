@@ -80,6 +80,10 @@ typedef struct {
                              unequal groups allowed): tests, SimGrid host names */
     void *group_arg;
     const char *inner;    /* hier: allreduce among the groups (default "rabenseifner") */
+    int group_max;        /* hier: groups of unequal size, or larger than this, are cut
+                             into equal groups of the largest divisor of the gcd of their
+                             sizes that is at most group_max (0, the default: never; the
+                             library then folds the extra members, allreduce_twolevel.c) */
     int library_alg;      /* library: Open MPI coll/tuned algorithm K forced (0 = MPI's
                              own choice); set by ar_algo_parse from "library:K" */
 } ar_params;

@@ -19,6 +19,13 @@
  * the intra-group rings step between neighbours that share a node, whatever the
  * launcher's placement (e.g. mpirun --map-by node).
  *
+ * Cut groups (prm.group_max > 0, hier): where groups differ in size or exceed
+ * group_max, each is cut into equal groups of c = the largest divisor of the gcd of the
+ * sizes with c <= group_max (consecutive members of one group; none straddles two), so
+ * 800 nodes in supernodes of 256, 256, 256 and 32 become 25 groups of 32.  A group ring
+ * costs 2(c-1) latencies, a smaller c sends more across groups: the cap weighs the two.
+ * With a gcd of 1 the groups stay whole, and:
+ *
  * Unequal groups (nodes with different rank counts, or a custom group_of): the blocks
  * are cut g_min ways, g_min = the smallest group's size.  In a group of g > g_min,
  * member i >= g_min first sends its whole vector to member i mod g_min, which reduces
@@ -98,7 +105,7 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
         key[r] = (long long)colors[r] * p + r;
     free(colors);
     qsort(key, (size_t)p, sizeof *key, cmp_ll);
-    int newpos = -1;
+    int newpos = -1, gcd = 0;
     tl->gmin = p + 1;
     tl->gmax = tl->ngroups = 0;
     for (int i = 0, start = 0; i < p; i++) {
@@ -113,10 +120,27 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
             tl->gmax = size > tl->gmax ? size : tl->gmax;
             if (newpos >= start && newpos <= i)
                 tl->g = size;
+            for (int a = size, b = gcd; ; ) {  /* gcd = gcd(gcd, size) */
+                if (!b) { gcd = a; break; }
+                int t = a % b;
+                a = b;
+                b = t;
+            }
             start = i + 1;
         }
     }
     free(key);
+    if (pl->prm.group_max > 0) {  /* the cut (above): same sizes everywhere, same answer */
+        int c;
+        for (c = gcd; c > 1 && (c > pl->prm.group_max || gcd % c != 0); c--)
+            ;
+        if (c > 1 && (c < tl->gmax || tl->gmin != tl->gmax)) {
+            color = newpos / c;   /* groups are runs of newpos, each a multiple of c long */
+            tl->local %= c;
+            tl->g = tl->gmin = tl->gmax = c;
+            tl->ngroups = p / c;
+        }
+    }
 
     MPI_Comm reordered;
     MPI_Comm_split(pl->comm, 0, newpos, &reordered);

@@ -19,20 +19,9 @@
  *           else the number after "-g" in a host name of the form PREFIX-gG-nN
  *           (scaling/platforms/ names TaihuLight hosts tl-g2-n17: supernode 2), else
  *           the host alone.
- *           Unequal groups: 800 TaihuLight nodes fill supernodes with 256, 256, 256 and
- *           32 ranks.  The library handles unequal groups by folding extra members into
- *           the smallest group's size (collectives/allreduce_twolevel.c), which here
- *           would send 7 whole vectors into each of 32 owners.  So by default
- *           (RS_SMPI_HIER_GROUPS=equal) each platform group is cut into groups of
- *           g = gcd of the groups' rank counts (32 at 800 nodes: 25 groups of 32, none
- *           straddling a supernode), all equal; where g = 1 (coprime counts) the whole
- *           platform groups are used and the library folds.  RS_SMPI_HIER_GROUPS=whole
- *           always uses whole platform groups (to measure the fold's cost).
- *           The cut is also at most RS_SMPI_HIER_MAX_GROUP ranks (default 32; the
- *           largest divisor of the gcd within it): a group ring costs 2(g-1) latencies,
- *           2 x 255 x 1 us = 510 us with whole 256-node supernodes: hier took 1182 us
- *           (simulated) at 512 nodes and 4 MiB with them, 578 us with groups of 32, which
- *           send 1/32 of the vector through the uplinks. */
+ *           Unequal groups (800 TaihuLight nodes fill supernodes with 256, 256, 256
+ *           and 32 ranks) are the library's business: scaling/simulate passes
+ *           --group-max (collectives/allreduce_twolevel.c cuts them into equal ones). */
 #include "smpi_shim.h" /* built with -DRS_SMPI_SHIM_IMPL: the real calls below */
 
 #include <dlfcn.h>
@@ -283,16 +272,6 @@ static long host_group(void)
     return found;
 }
 
-static long gcd_l(long a, long b)
-{
-    while (b) {
-        long t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 int rs_smpi_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm *out)
 {
     if (type != MPI_COMM_TYPE_SHARED)
@@ -303,51 +282,7 @@ int rs_smpi_split_type(MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm
     long mine = host_group();
     if (mine < 0)
         mine = (long)p + me; /* unknown: a group of its own, after every known group */
-    long *g = malloc(sizeof(long) * (size_t)p);
-    if (!g)
-        return MPI_ERR_NO_MEM;
-    MPI_Allgather(&mine, 1, MPI_LONG, g, 1, MPI_LONG, comm);
-    /* ranks per group, in order of first appearance: O(p * groups) */
-    long idx = 0, size = 0, ngcd = 0, gindex = 0;
-    long *seen = malloc(sizeof(long) * (size_t)p), nseen = 0;
-    if (!seen) {
-        free(g);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int r = 0; r < p; r++) {
-        if (g[r] == mine) {
-            if (r < me)
-                idx++;
-            size++;
-        }
-        int known = 0;
-        for (long k = 0; k < nseen && !known; k++)
-            known = seen[k] == g[r];
-        if (!known) {
-            long n = 0;
-            for (int q = r; q < p; q++)
-                n += g[q] == g[r];
-            if (g[r] == mine)
-                gindex = nseen;
-            seen[nseen++] = g[r];
-            ngcd = gcd_l(ngcd, n);
-        }
-    }
-    free(seen);
-    free(g);
-    const char *mode = getenv("RS_SMPI_HIER_GROUPS");
-    int whole = mode && strcmp(mode, "whole") == 0;
-    long cut = (!whole && ngcd > 1) ? ngcd : size; /* ranks per hier group */
-    if (!whole && ngcd > 1) { /* the largest divisor of the gcd within the cap */
-        long cap = (long)env_double("RS_SMPI_HIER_MAX_GROUP", 32);
-        if (cap < 1)
-            cap = 1;
-        while (cut > cap || ngcd % cut != 0)
-            cut--;
-    }
-    /* group index * p + sub-group: distinct, >= 0, below p^2 (fits an int to p = 46340) */
-    long color = gindex * (long)p + idx / cut;
-    return MPI_Comm_split(comm, (int)color, key, out);
+    return MPI_Comm_split(comm, (int)mine, key, out);
 }
 
 /* ---- the ideal barrier ------------------------------------------------------------------

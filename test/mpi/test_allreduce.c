@@ -87,6 +87,9 @@ static int make_configs(config *c, int max, int have_tuned, int nalg)
         ADD("hier", "hier G=1 inner=ring", pp->group_size = 1; pp->inner = "ring");
     ADD("hier", "hier groups=r%3", pp->group_of = group_mod3);
     ADD("hier", "hier groups=halves inner=recdbl", pp->group_of = group_halves; pp->inner = "recdbl");
+    /* the library's cut (group_max): unequal or large groups into equal ones */
+    ADD("hier", "hier groups=r%3 max=2", pp->group_of = group_mod3; pp->group_max = 2);
+    ADD("hier", "hier groups=halves max=2", pp->group_of = group_halves; pp->group_max = 2);
     ADD("torus2d", "torus2d");
     for (int g = 2; g < P; g++)
         if (P % g == 0) {

@@ -7,7 +7,7 @@
 #   2. the same run twice gives byte-identical results (simulated times included);
 #   3. the model is the platform's: at p = 2, one recursive-doubling exchange of 4 MiB
 #      takes alpha + n/B + n*gamma within 0.5 %; unequal groups (48 = 32 + 16) are cut
-#      into equal ones (3 x 16);
+#      into equal ones (3 x 16) by --group-max;
 #   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
 #      leaves simulated times unchanged: scaling/simulate checked vs folded;
 #   5. platform-gen and scaling/simulate reject impossible input: exit 2, one line.
@@ -81,7 +81,7 @@ t=$(col "$tmp/p2b.csv" p50_us 2>/dev/null)
 want=$(awk 'BEGIN { printf "%.4f", 1 + 4194304 / 16e3 + 4194304 / 30e3 }')
 awk -v t="${t:-0}" -v w="$want" 'BEGIN { exit !(t > 0 && (t - w) / w < 0.005 && (w - t) / w < 0.005) }' &&
     ok "p=2 recdbl 4 MiB: $t us, model $want us" || bad "p=2 recdbl 4 MiB: ${t:-nothing} us, want $want us +- 0.5 %"
-smpi 48 "$tmp/tl48" --algo hier --sizes "$sizes" --iters 1 --warmup 0 --json "$tmp/p48.json" > /dev/null 2>&1
+smpi 48 "$tmp/tl48" --algo hier --group-max 32 --sizes "$sizes" --iters 1 --warmup 0 --json "$tmp/p48.json" > /dev/null 2>&1
 grep -q '"algo_hier": "[^"]*3 groups of 16 ranks' "$tmp/p48.json" 2>/dev/null &&
     grep -q '"wrong": 0' "$tmp/p48.json" && ! grep -q '"wrong": [1-9]' "$tmp/p48.json" &&
     ok "p=48 on 32 + 16: $(sed -n 's/.*"algo_hier": "\([^"]*\)".*/\1/p' "$tmp/p48.json"), results exact" ||
