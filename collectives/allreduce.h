@@ -66,6 +66,13 @@ typedef struct {
     int overlap;             /* 1: the transport moves data while the CPU reduces (NIC
                                 DMA), so pipelined algorithms hide gamma; 0: the CPU does
                                 both (shared memory, TCP) */
+    double scratch_s_per_byte; /* a scratch buffer allocated afresh inside the call: first
+                                touch of its pages and their unmapping (s/B).  Only
+                                `library` pays it — Open MPI mallocs its scratch per call,
+                                and beyond glibc's mmap threshold that is fresh pages each
+                                time; the project's algorithms set theirs up once */
+    int worst;               /* 1: the worst case: where an algorithm is the library's
+                                own unstated choice, the slowest candidate; 0: the fastest */
 } ar_model;
 
 /* ---- parameters of the algorithms (one struct; defaults from ar_params_default) --- */

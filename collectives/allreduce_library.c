@@ -24,23 +24,53 @@
 #define AR_TUNED 1
 #endif
 
-/* Cost: K's algorithm where forced (basic_linear: p-1 messages into rank 0, then p-1
- * out; nonoverlapping: reduce + bcast ~ binomial); unforced: the library chooses, so
- * the lower envelope of recursive doubling, ring and Rabenseifner. */
+/* Bytes of scratch that Open MPI 4.1's coll/base algorithm K mallocs and writes inside
+ * every call (coll_base_allreduce.c): recursive doubling a copy of the whole vector;
+ * ring (and segmented ring, which is the ring at tuned's default segment size) one
+ * block of n/p to receive into, two when p > 2; Rabenseifner a vector-sized buffer of
+ * which the recursive halving writes n(p'-1)/p'; basic_linear and nonoverlapping
+ * reduce into a vector-sized buffer at the root.  Counted by page faults per call at
+ * np = 2 and 4 beyond 16 MiB: n/2 per rank, the ring's (below, glibc reuses the
+ * memory: no faults).  The model charges it at scratch_s_per_byte. */
+static double library_scratch_bytes(int K, int p, double n)
+{
+    int pof2 = ar_pof2_floor(p);
+    switch (K) {
+    case 4: case 5: return (p > 2 ? 2.0 : 1.0) * n / p;
+    case 6: return n * (pof2 - 1) / pof2;
+    default: return p > 1 ? n : 0;
+    }
+}
+
+/* K's algorithm where forced (basic_linear: p-1 messages into rank 0, then p-1 out;
+ * nonoverlapping: reduce + bcast ~ binomial), plus its scratch. */
+static double library_alg_s(const ar_model *m, const ar_params *prm, int K, int p, double n)
+{
+    double t;
+    switch (K) {
+    case 1: t = 2.0 * (p - 1) * (m->alpha_s + n * m->beta_s_per_byte) + (p - 1) * n * m->gamma_s_per_byte; break;
+    case 2: t = allreduce_binomial.model_s(m, prm, p, n); break;
+    case 3: t = allreduce_recdbl.model_s(m, prm, p, n); break;
+    case 4: case 5: t = allreduce_ring.model_s(m, prm, p, n); break;
+    default: t = allreduce_rabenseifner.model_s(m, prm, p, n); break;
+    }
+    return t + library_scratch_bytes(K, p, n) * m->scratch_s_per_byte;
+}
+
+/* Cost: K's where forced.  Unforced, the library chooses among recursive doubling, ring
+ * and Rabenseifner by tables we do not restate, so the range spans them: the fastest
+ * candidate at the best case, the slowest at the worst (m->worst). */
 static double library_model_s(const ar_model *m, const ar_params *prm, int p, double n)
 {
-    switch (prm->library_alg) {
-    case 1: return 2.0 * (p - 1) * (m->alpha_s + n * m->beta_s_per_byte) + (p - 1) * n * m->gamma_s_per_byte;
-    case 2: return allreduce_binomial.model_s(m, prm, p, n);
-    case 3: return allreduce_recdbl.model_s(m, prm, p, n);
-    case 4: case 5: return allreduce_ring.model_s(m, prm, p, n);
-    case 6: return allreduce_rabenseifner.model_s(m, prm, p, n);
-    default: {
-        double a = allreduce_recdbl.model_s(m, prm, p, n), b = allreduce_ring.model_s(m, prm, p, n),
-               c = allreduce_rabenseifner.model_s(m, prm, p, n);
-        return a < b ? (a < c ? a : c) : (b < c ? b : c);
+    if (prm->library_alg > 0)
+        return library_alg_s(m, prm, prm->library_alg, p, n);
+    static const int cand[] = {3, 4, 6};
+    double t = library_alg_s(m, prm, cand[0], p, n);
+    for (int i = 1; i < 3; i++) {
+        double c = library_alg_s(m, prm, cand[i], p, n);
+        t = m->worst ? (c > t ? c : t) : (c < t ? c : t);
     }
-    }
+    return t;
 }
 
 void ar_library_prepare_env(void)
@@ -178,7 +208,7 @@ static int library_run(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t c
 const ar_algo allreduce_library = {
     .name = "library",
     .summary = "the MPI library's MPI_Allreduce (library:K forces Open MPI coll/tuned algorithm K)",
-    .cost = "library: min(recdbl, ring, rabenseifner); library:K: K's algorithm",
+    .cost = "library: recdbl, ring or rabenseifner (lo: fastest, hi: slowest) + its per-call scratch; library:K: K's",
     .model_s = library_model_s,
     .setup = library_setup,
     .run = library_run,

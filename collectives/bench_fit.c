@@ -2,38 +2,48 @@
  * range (bench.h).  Point-to-point cost on a real machine is not one line: it jumps
  * where the MPI switches protocols (eager, rendezvous, single-copy) and, with ranks
  * sharing cores, where a message needs the receiver scheduled.  So instead of one
- * least-squares line, two envelopes of measured times t(m), m = 8 B .. 64 MiB (x4;
- * 4 MiB with --quick):
+ * least-squares line, two envelopes of measured times t(m), m = 8 B .. 64 MiB (x4 to
+ * 32 KiB, then x2; 4 MiB with --quick):
  *
  * lo (model_us), the best case — one pair of ranks (rank 0 and p-1, the pair most
  *   likely on different nodes under block placement) ping-ponging on one buffer while
- *   the others wait, fastest of 5 (11 for m <= 4 KiB) batches:
+ *   the others wait, fastest of 11 batches:
  *     alpha = min over m <= 4 KiB of t(m) (or of the fastest ring step, below),
  *     beta = min over m >= 64 KiB of t(m) / m (or of the fastest ring step's);
- *   gamma and the copy: ar_reduce_local and memcpy on 256 KiB in cache, fastest of 15;
+ *   gamma and the copy: ar_reduce_local and memcpy in cache, the fastest per byte of 64
+ *   timings each at 64 KiB, 256 KiB and 1 MiB;
  *   reductions overlap transfers (m->overlap = 1).
  * hi (model_hi_us), a line above every measurement of the worst case an allreduce step
  *   meets — every rank MPI_Sendrecv's to its right and from its left at once, from
  *   separate buffers (two of 64 MiB per rank at the largest: far beyond the LLC, as the
  *   send, receive and scratch buffers of a large allreduce are),
- *   slowest rank, slowest of 5 (11) batches (a median left 64 MiB allreduces at np = 4
+ *   slowest rank, slowest of 11 batches (a median left 64 MiB allreduces at np = 4
  *   on 2 shared cores 5-10% above the line):
  *     beta = max over m >= 1 MiB of t(m) / m,  alpha = max over m of (t(m) - m beta);
- *   gamma and the copy: every rank reducing and copying 64 MiB at once, median of 3,
- *   slowest rank; no overlap (m->overlap = 0).  Never below lo.
+ *   gamma and the copy: every rank reducing and copying 64 MiB at once, slowest of 5
+ *   (memory bandwidth here swings 2x from minute to minute; a median of 3 left 32-64 MiB
+ *   allreduces 5-15% above the line), slowest rank; no overlap (m->overlap = 0).  Never below lo.
+ *   scratch (what `library` pays for the buffer Open MPI mallocs per call): every rank
+ *   mapping, first-touching and unmapping 64 MiB at once, median of 3, slowest rank
+ *   (lo: 0, the allocator reusing memory).
+ *   Where the algorithm is the library's own choice, hi takes the slowest candidate and
+ *   lo the fastest (m->worst).
  * One message = half a round trip of the ping-pong, or one step of the ring.  Times are
  * MPI_Wtime: under SMPI that is simulated time, as it must be (the SMPI build measures
  * only on a platform that does not state its parameters: scaling/smpi_fit.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "stats.h"
 
-/* Batches per measurement: many where they are cheap (noise on a shared machine comes
- * in spells; more batches are more likely to see a quiet moment), 5 for large sizes. */
-#define BATCHES(bytes) ((bytes) <= 4096 ? 11 : 5)
+/* Batches per measurement: noise on a shared machine comes in spells, and 11 batches
+ * spread over the fit are more likely than 5 to see both a quiet moment (lo) and a
+ * loud one (hi; with 5, 32 MiB allreduces at np = 2 sometimes ended 1-5% above it). */
+#define BATCHES 11
 
 /* Half round-trip time of `bytes` between me and peer (who also calls this); ranks
  * with peer < 0 only join the barriers. */
@@ -41,7 +51,7 @@ static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf
                          int reps)
 {
     double best = 1e30;
-    for (int b = 0; b < BATCHES(bytes); b++) {
+    for (int b = 0; b < BATCHES; b++) {
         MPI_Barrier(comm);
         if (peer < 0)
             continue;
@@ -68,8 +78,8 @@ static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf
 static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, int bytes, int reps,
                          double *fastest)
 {
-    double t[11];
-    for (int b = 0; b < BATCHES(bytes); b++) {
+    double t[BATCHES];
+    for (int b = 0; b < BATCHES; b++) {
         MPI_Barrier(comm);
         double t0 = MPI_Wtime();
         for (int r = 0; r < reps; r++)
@@ -79,19 +89,23 @@ static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, i
         MPI_Allreduce(MPI_IN_PLACE, &t[b], 1, MPI_DOUBLE, MPI_MAX, comm);
     }
     rs_stats st;
-    rs_stats_compute(t, BATCHES(bytes), &st);
+    rs_stats_compute(t, BATCHES, &st);
     *fastest = st.min;
     return st.max;
 }
 
 /* Seconds per byte to reduce (copy = 0) or memcpy (copy = 1) `bytes`: the fastest
- * (best = 1) or the median of reps (at most 15) timings. */
+ * (best = 1) or the slowest (best = 0) of reps (at most 64) timings. */
 static double local_s(ar_dtype t, ar_op op, size_t bytes, int reps, int copy, int best)
 {
     size_t es = ar_dtype_size(t), n = bytes / es;
     char *a = calloc(n, es), *b = calloc(n, es);
-    double ts[15] = {0};
-    reps = reps > 15 ? 15 : reps;
+    double ts[64] = {0};
+    reps = reps > 64 ? 64 : reps;
+    if (a && b) {   /* pages touched first: their faults are the scratch term's, not these */
+        memset(a, 1, n * es);
+        memset(b, 2, n * es);
+    }
     if (a && b)
         for (int r = 0; r < reps; r++) {
             double t0 = MPI_Wtime();
@@ -105,7 +119,30 @@ static double local_s(ar_dtype t, ar_op op, size_t bytes, int reps, int copy, in
     free(b);
     rs_stats st;
     rs_stats_compute(ts, reps, &st);
-    return (best ? st.min : st.median) / (double)(n * es);
+    return (best ? st.min : st.max) / (double)(n * es);
+}
+
+/* Seconds per byte of a scratch buffer of `bytes` taken afresh: mmap, a write to every
+ * page (the first touch: a page fault and the page zeroed), munmap — what a malloc
+ * beyond glibc's mmap threshold costs inside an MPI call that frees it again.  Median
+ * of 3. */
+static double fresh_scratch_s(size_t bytes)
+{
+    double ts[3];
+    long page = sysconf(_SC_PAGESIZE);
+    for (int r = 0; r < 3; r++) {
+        double t0 = MPI_Wtime();
+        char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return 0;
+        for (size_t i = 0; i < bytes; i += (size_t)page)
+            ((volatile char *)p)[i] = 1;
+        munmap(p, bytes);
+        ts[r] = MPI_Wtime() - t0;
+    }
+    rs_stats st;
+    rs_stats_compute(ts, 3, &st);
+    return st.median / (double)bytes;
 }
 
 __attribute__((weak)) int ar_fit_from_platform(MPI_Comm comm, ar_model_range *m, char *how,
@@ -130,11 +167,14 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
     double lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};  /* alpha, beta, gamma, copy */
 
     if (p > 1) {
-        enum { MAXN = 16 };
+        enum { MAXN = 24 };
         double sz[MAXN], tpp[MAXN], trs[MAXN], trs_min[MAXN];
         int n = 0;
         int peer = me == 0 ? p - 1 : me == p - 1 ? 0 : -1;
-        for (long next = 8; n < MAXN; next *= 4) {  /* 8 B, 32 B, ..., and `big` last */
+        /* 8 B, 32 B, ..., 32 KiB, then every power of two up to `big`: a protocol's or a
+         * cache's sweet spot (at np = 2 here 1 MiB messages moved faster per byte than
+         * 512 KiB or 2 MiB ones) is then in the fit, not only between its points */
+        for (long next = 8; n < MAXN; next *= next < (32 << 10) ? 4 : 2) {
             int bytes = next < big ? (int)next : big;
             int reps = bytes <= 4096 ? 100 : bytes <= (256 << 10) ? 20 : 2;
             sz[n] = bytes;
@@ -168,26 +208,40 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
                 hi[0] = trs[i] - sz[i] * hi[1];
     }
     if (me == 0) {
-        lo[2] = local_s(t, op, 256 << 10, 15, 0, 1);
-        lo[3] = local_s(t, op, 256 << 10, 15, 1, 1);
+        /* in cache at its best: the fastest per byte over 64 KiB .. 1 MiB (the blocks of
+         * a 1-4 MiB allreduce), many short timings (noise here comes in spells) */
+        lo[2] = lo[3] = 1e30;
+        for (size_t b = 64 << 10; b <= (1 << 20); b *= 4) {
+            double r = local_s(t, op, b, 64, 0, 1), c = local_s(t, op, b, 64, 1, 1);
+            lo[2] = r < lo[2] ? r : lo[2];
+            lo[3] = c < lo[3] ? c : lo[3];
+        }
     }
     MPI_Barrier(comm);
-    hi[2] = local_s(t, op, 64 << 20, 3, 0, 0);  /* every rank at once */
+    hi[2] = local_s(t, op, 64 << 20, 5, 0, 0);  /* every rank at once */
     MPI_Barrier(comm);
-    hi[3] = local_s(t, op, 64 << 20, 3, 1, 0);
+    hi[3] = local_s(t, op, 64 << 20, 5, 1, 0);
+    MPI_Barrier(comm);
+    double scratch = fresh_scratch_s((size_t)big);
     MPI_Bcast(lo, 4, MPI_DOUBLE, 0, comm);
     MPI_Allreduce(MPI_IN_PLACE, hi, 4, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &scratch, 1, MPI_DOUBLE, MPI_MAX, comm);
     for (int i = 0; i < 4; i++)
         hi[i] = hi[i] > lo[i] ? hi[i] : lo[i];
-    /* the best case hides reductions behind transfers; the worst does not */
-    m->lo = (ar_model){lo[0], lo[1], lo[2], lo[3], 1};
-    m->hi = (ar_model){hi[0], hi[1], hi[2], hi[3], 0};
+    /* the best case hides reductions behind transfers and finds its scratch reused (no
+     * page faults per call below 32 MiB, counted); the worst does neither */
+    m->lo = (ar_model){.alpha_s = lo[0], .beta_s_per_byte = lo[1], .gamma_s_per_byte = lo[2],
+                       .copy_s_per_byte = lo[3], .overlap = 1, .scratch_s_per_byte = 0, .worst = 0};
+    m->hi = (ar_model){.alpha_s = hi[0], .beta_s_per_byte = hi[1], .gamma_s_per_byte = hi[2],
+                       .copy_s_per_byte = hi[3], .overlap = 0, .scratch_s_per_byte = scratch,
+                       .worst = 1};
     if (p > 1)
-        snprintf(how, howlen, "lo: best of a ping-pong rank 0 <-> %d, %s %s reduce and copy of 256 KiB; "
-                 "hi: above ring steps (all ranks at once), all ranks reducing and copying 64 MiB; "
-                 "8 B..%d MiB", p - 1, ar_dtype_name(t), ar_op_name(op), big >> 20);
+        snprintf(how, howlen, "lo: best of a ping-pong rank 0 <-> %d, %s %s reduce and copy of 64 KiB-1 MiB; "
+                 "hi: above ring steps (all ranks at once), all ranks reducing, copying and "
+                 "taking fresh scratch of %d MiB; 8 B..%d MiB", p - 1, ar_dtype_name(t),
+                 ar_op_name(op), big >> 20, big >> 20);
     else
-        snprintf(how, howlen, "p = 1: no messages; %s %s reduce and copy of 256 KiB (lo), 64 MiB (hi)",
+        snprintf(how, howlen, "p = 1: no messages; %s %s reduce and copy of 64 KiB-1 MiB (lo), 64 MiB (hi)",
                  ar_dtype_name(t), ar_op_name(op));
     free(sbuf);
     free(rbuf);

@@ -617,11 +617,14 @@ static void print_header(void)
            opt.no_check ? "off" : "on", opt.seed);
     printf("# MPI: %s\n", lib);
     const ar_model *lo = &run.model.lo, *hi = &run.model.hi;
-    printf("# model lo: alpha %.3g us, link %.3g GB/s, reduce %.3g GB/s, copy %.3g GB/s\n"
-           "# model hi: alpha %.3g us, link %.3g GB/s, reduce %.3g GB/s, copy %.3g GB/s\n# (%s)\n",
+    printf("# model lo: alpha %.3g us, link %.3g GB/s, reduce %.3g GB/s, copy %.3g GB/s, "
+           "library scratch free\n"
+           "# model hi: alpha %.3g us, link %.3g GB/s, reduce %.3g GB/s, copy %.3g GB/s, "
+           "library scratch %.3g GB/s\n# (%s)\n",
            lo->alpha_s * 1e6, gbs(lo->beta_s_per_byte), gbs(lo->gamma_s_per_byte),
            gbs(lo->copy_s_per_byte), hi->alpha_s * 1e6, gbs(hi->beta_s_per_byte),
-           gbs(hi->gamma_s_per_byte), gbs(hi->copy_s_per_byte), run.model_how);
+           gbs(hi->gamma_s_per_byte), gbs(hi->copy_s_per_byte), gbs(hi->scratch_s_per_byte),
+           run.model_how);
     printf("# algbw = bytes / p50_us; busbw = algbw * 2(p-1)/p; in_model_range: model_us <= p50_us <= model_hi_us\n");
     fflush(stdout);
 }
@@ -677,6 +680,9 @@ static void fill_meta(rs_table *t, int argc, char **argv)
         rs_table_meta(t, key, buf);
         snprintf(key, sizeof key, "model_%s_copy_gbytes_per_s", endname[e]);
         snprintf(buf, sizeof buf, "%.6g", gbs(ends[e]->copy_s_per_byte));
+        rs_table_meta(t, key, buf);
+        snprintf(key, sizeof key, "model_%s_library_scratch_gbytes_per_s", endname[e]);
+        snprintf(buf, sizeof buf, "%.6g", gbs(ends[e]->scratch_s_per_byte));
         rs_table_meta(t, key, buf);
     }
     rs_table_meta(t, "model_source", run.model_how);

@@ -47,7 +47,8 @@ int ar_fit_from_platform(MPI_Comm comm, ar_model_range *m, char *how, size_t how
     m->lo = (ar_model){.alpha_s = v[0] * 1e-6, .beta_s_per_byte = 1e-9 / v[2],
                        .gamma_s_per_byte = gamma, .copy_s_per_byte = 0, .overlap = 1};
     m->hi = (ar_model){.alpha_s = ahi * 1e-6, .beta_s_per_byte = 1e-9 / bhi,
-                       .gamma_s_per_byte = gamma, .copy_s_per_byte = 0, .overlap = 1};
+                       .gamma_s_per_byte = gamma, .copy_s_per_byte = 0, .overlap = 1,
+                       .worst = 1};
     snprintf(how, howlen, "SMPI platform properties: lo alpha %g us (nearest nodes), link %g GB/s "
              "(node injection); hi alpha %g us (farthest nodes), link %g GB/s (injection / "
              "oversubscription); reduce %g GB/s (gamma model); copies not charged",
