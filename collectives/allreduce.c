@@ -191,6 +191,7 @@ int ar_plan_create(const ar_algo *algo, const ar_params *prm, MPI_Comm comm, ar_
     pl->mpi_dtype = ar_dtype_mpi(t);
     pl->mpi_op = ar_op_mpi(op);
     pl->esize = ar_dtype_size(t);
+    pl->prm.elem_bytes = (int)pl->esize;
     MPI_Comm_dup(comm, &pl->comm);
     MPI_Comm_rank(pl->comm, &pl->rank);
     MPI_Comm_size(pl->comm, &pl->p);

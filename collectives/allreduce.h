@@ -93,6 +93,8 @@ typedef struct {
                              library then folds the extra members, allreduce_twolevel.c) */
     int library_alg;      /* library: Open MPI coll/tuned algorithm K forced (0 = MPI's
                              own choice); set by ar_algo_parse from "library:K" */
+    int elem_bytes;       /* the plan's element size, set by ar_plan_create (the library's
+                             model needs counts: Open MPI changes algorithm below p) */
 } ar_params;
 
 ar_params ar_params_default(void);

@@ -42,13 +42,20 @@ static double library_scratch_bytes(int K, int p, double n)
     }
 }
 
-/* K's algorithm where forced (basic_linear: p-1 messages into rank 0, then p-1 out;
- * nonoverlapping: reduce + bcast ~ binomial), plus its scratch. */
+/* K's algorithm where forced (basic_linear: p-1 messages into rank 0, then p-1 out,
+ * whose latencies overlap at best; nonoverlapping: reduce + bcast ~ binomial), plus its
+ * scratch.  With fewer elements than ranks Open MPI's ring runs recursive doubling, and
+ * with fewer than pof2(p) its Rabenseifner runs basic_linear (coll_base_allreduce.c). */
 static double library_alg_s(const ar_model *m, const ar_params *prm, int K, int p, double n)
 {
-    double t;
+    double count = prm->elem_bytes > 0 ? n / prm->elem_bytes : n;
+    if ((K == 4 || K == 5) && count < p)
+        K = 3;
+    if (K == 6 && count < ar_pof2_floor(p))
+        K = 1;
+    double t, lat = m->worst ? 2.0 * (p - 1) : 2.0;
     switch (K) {
-    case 1: t = 2.0 * (p - 1) * (m->alpha_s + n * m->beta_s_per_byte) + (p - 1) * n * m->gamma_s_per_byte; break;
+    case 1: t = lat * m->alpha_s + 2.0 * (p - 1) * n * m->beta_s_per_byte + (p - 1) * n * m->gamma_s_per_byte; break;
     case 2: t = allreduce_binomial.model_s(m, prm, p, n); break;
     case 3: t = allreduce_recdbl.model_s(m, prm, p, n); break;
     case 4: case 5: t = allreduce_ring.model_s(m, prm, p, n); break;

@@ -7,7 +7,7 @@
  *
  * lo (model_us), the best case — one pair of ranks (rank 0 and p-1, the pair most
  *   likely on different nodes under block placement) ping-ponging on one buffer while
- *   the others wait, fastest of 11 batches:
+ *   the others wait, the fastest round trip of 11 batches:
  *     alpha = min over m <= 4 KiB of t(m) (or of the fastest ring step, below),
  *     beta = min over m >= 64 KiB of t(m) / m (or of the fastest ring step's);
  *   gamma and the copy: ar_reduce_local and memcpy in cache, the fastest per byte of 64
@@ -45,8 +45,10 @@
  * loud one (hi; with 5, 32 MiB allreduces at np = 2 sometimes ended 1-5% above it). */
 #define BATCHES 11
 
-/* Half round-trip time of `bytes` between me and peer (who also calls this); ranks
- * with peer < 0 only join the barriers. */
+/* Half round-trip time of `bytes` between me and peer (who also calls this): the
+ * fastest single round trip of all batches, as the lower end compares with medians of
+ * single calls (a batch's mean carries its spikes; at np = 2 it left 4 B allreduces
+ * 25% below the fitted latency).  Ranks with peer < 0 only join the barriers. */
 static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf, int bytes,
                          int reps)
 {
@@ -55,8 +57,8 @@ static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf
         MPI_Barrier(comm);
         if (peer < 0)
             continue;
-        double t0 = MPI_Wtime();
         for (int r = 0; r < reps; r++) {
+            double t0 = MPI_Wtime();
             if (me < peer) {
                 MPI_Send(sbuf, bytes, MPI_BYTE, peer, 7, comm);
                 MPI_Recv(rbuf, bytes, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
@@ -64,9 +66,9 @@ static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf
                 MPI_Recv(rbuf, bytes, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
                 MPI_Send(sbuf, bytes, MPI_BYTE, peer, 7, comm);
             }
+            double t = (MPI_Wtime() - t0) / 2.0;
+            best = t < best ? t : best;
         }
-        double t = (MPI_Wtime() - t0) / (2.0 * reps);
-        best = t < best ? t : best;
     }
     return best;
 }
