@@ -2,8 +2,8 @@
  * range (bench.h).  Point-to-point cost on a real machine is not one line: it jumps
  * where the MPI switches protocols (eager, rendezvous, single-copy) and, with ranks
  * sharing cores, where a message needs the receiver scheduled.  So instead of one
- * least-squares line, two envelopes of measured times t(m), m = 8 B .. 64 MiB (x4 to
- * 32 KiB, then x2; 4 MiB with --quick):
+ * least-squares line, two envelopes of measured times t(m), m = 8 B .. 64 MiB (every
+ * power of two; 4 MiB with --quick):
  *
  * lo (model_us), the best case — one pair of ranks (rank 0 and p-1, the pair most
  *   likely on different nodes under block placement) ping-ponging on one buffer while
@@ -74,25 +74,35 @@ static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf
 }
 
 /* Time of one ring step: every rank sends `bytes` right and receives from the left at
- * once (MPI_Sendrecv), as each step of a ring, Rabenseifner or recursive doubling does;
- * the slowest rank.  Returns the slowest of the batches (the worst contended step) and
- * stores the fastest in *fastest (what the best case must not exceed). */
+ * once (MPI_Sendrecv), as each step of a ring, Rabenseifner or recursive doubling does.
+ * Timed as the benchmark's isolated mode times a call: a barrier before each step, the
+ * slowest rank's time per step, the median over a batch's steps (back-to-back batch
+ * means ran a 4 B recursive doubling at np = 2 25% above the fitted worst latency: a
+ * step right after a barrier pays the wake-up a stream of steps amortizes).  Returns
+ * the slowest of the batches (the worst contended step) and stores the fastest single
+ * step in *fastest (what the best case must not exceed: the steps inside an allreduce
+ * follow each other without a barrier).  reps <= AR_FIT_MAX_REPS. */
+#define AR_FIT_MAX_REPS 100
 static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, int bytes, int reps,
                          double *fastest)
 {
-    double t[BATCHES];
+    double t[BATCHES], tr[AR_FIT_MAX_REPS], best = 1e30;
+    rs_stats st;
     for (int b = 0; b < BATCHES; b++) {
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        for (int r = 0; r < reps; r++)
+        for (int r = 0; r < reps; r++) {
+            MPI_Barrier(comm);
+            double t0 = MPI_Wtime();
             MPI_Sendrecv(sbuf, bytes, MPI_BYTE, (me + 1) % p, 8, rbuf, bytes, MPI_BYTE,
                          (me + p - 1) % p, 8, comm, MPI_STATUS_IGNORE);
-        t[b] = (MPI_Wtime() - t0) / reps;
-        MPI_Allreduce(MPI_IN_PLACE, &t[b], 1, MPI_DOUBLE, MPI_MAX, comm);
+            tr[r] = MPI_Wtime() - t0;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, tr, reps, MPI_DOUBLE, MPI_MAX, comm);
+        rs_stats_compute(tr, reps, &st);
+        t[b] = st.median;
+        best = st.min < best ? st.min : best;
     }
-    rs_stats st;
     rs_stats_compute(t, BATCHES, &st);
-    *fastest = st.min;
+    *fastest = best;
     return st.max;
 }
 
@@ -173,12 +183,13 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
         double sz[MAXN], tpp[MAXN], trs[MAXN], trs_min[MAXN];
         int n = 0;
         int peer = me == 0 ? p - 1 : me == p - 1 ? 0 : -1;
-        /* 8 B, 32 B, ..., 32 KiB, then every power of two up to `big`: a protocol's or a
-         * cache's sweet spot (at np = 2 here 1 MiB messages moved faster per byte than
-         * 512 KiB or 2 MiB ones) is then in the fit, not only between its points */
-        for (long next = 8; n < MAXN; next *= next < (32 << 10) ? 4 : 2) {
+        /* every power of two from 8 B to `big`: a protocol switch (Open MPI's shared-memory
+         * eager limit is 4 KiB: a 4 KiB message already goes by rendezvous) or a cache's
+         * sweet spot (at np = 2 here 1 MiB messages moved faster per byte than 512 KiB or
+         * 2 MiB ones) is then in the fit, not only between its points */
+        for (long next = 8; n < MAXN; next *= 2) {
             int bytes = next < big ? (int)next : big;
-            int reps = bytes <= 4096 ? 100 : bytes <= (256 << 10) ? 20 : 2;
+            int reps = bytes <= 4096 ? 100 : bytes <= (256 << 10) ? 20 : bytes <= (4 << 20) ? 4 : 2;
             sz[n] = bytes;
             tpp[n] = pingpong_s(comm, me, peer, sbuf, sbuf, bytes, reps);
             trs[n] = ringstep_s(comm, me, p, sbuf, rbuf, bytes, reps, &trs_min[n]);

@@ -4,7 +4,8 @@
  * rows in cache and one row larger than the LLC — on 1 and all threads.  Each speed is
  * also shown as a speedup over the naive libm softmax (the seed's "before") and as a
  * fraction of the applicable bound (softmax.h: exp FMA-port bound in cache, STREAM copy
- * bandwidth beyond the LLC).  The timed output is checked again after timing. */
+ * bandwidth beyond the LLC, measured right after each such timing).  The timed output is
+ * checked again after timing. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ static struct {
     const char *rows;      /* --rows LIST (default 1,32,512) */
     const char *cols;      /* --cols LIST (default 64,1000,10000,50000) */
     const char *threads;   /* --threads LIST (default 1,all) */
-    const char *machine;   /* --machine FILE: machine.json with FMA peak and STREAM bandwidth */
+    const char *machine;   /* --machine FILE: machine.json with the FMA peak */
     int list;              /* --list: print the registry and exit */
 } opt;
 
@@ -48,7 +49,7 @@ static const rs_opt options[] = {
     {"rows", RS_OPT_STR, &opt.rows, "LIST", "rows (batch), e.g. 1,32,512 (default 1,32,512)", 0, 0},
     {"cols", RS_OPT_STR, &opt.cols, "LIST", "columns (vocabulary), e.g. 64,1000,50000 (default 64,1000,10000,50000 + rows > LLC)", 0, 0},
     {"threads", RS_OPT_STR, &opt.threads, "LIST", "thread counts, e.g. 1,2 or all (default 1,all); rows are split across threads", 0, 0},
-    {"machine", RS_OPT_STR, &opt.machine, "FILE", "machine.json from `microbench peak` (default: measure FMA peak and bandwidth now)", 0, 0},
+    {"machine", RS_OPT_STR, &opt.machine, "FILE", "machine.json from `microbench peak`: its FMA peak (default: measured now; the bandwidth is always measured next to each row beyond the LLC)", 0, 0},
     {"list", RS_OPT_FLAG, &opt.list, NULL, "list the variants compiled in and exit", 0, 0},
     RS_COMMON_OPTS(opt.c),
 };
@@ -173,24 +174,17 @@ static const char *cache_label(long rows, long cols, int threads)
 
 /* ---- bounds (softmax.h, "work and bounds") ---- */
 
-/* STREAM copy GB/s for `threads`: machine.json, else measured now (quick, arrays of
- * max(2x LLC, 64 MiB)); *now says which.  (The FMA peak's counterpart is
- * peak_fma_gflops_for in peak.h.) */
-static double copy_gbytes_for(int threads, const rs_json *machine, int *now)
+/* STREAM copy GB/s on `threads` threads, measured now (quick, arrays of max(2x LLC,
+ * 64 MiB)): called next to each timing beyond the LLC, so the kernel and its bound see
+ * the same moment of a shared machine (its bandwidth here swings from 19 to 33 GB/s
+ * between minutes; machine.json's figure is one such minute).  (The FMA peak's
+ * counterpart is peak_fma_gflops_for in peak.h.) */
+static double copy_gbytes_now(int threads)
 {
-    *now = 0;
-    if (machine) {
-        int all = (int)rs_json_num(machine, "peak.stream.threads_all", 0);
-        double g = rs_json_num(machine, threads == 1 ? "peak.stream.copy_gbytes_per_s_1t"
-                                                     : "peak.stream.copy_gbytes_per_s_all", -1);
-        if (g > 0 && (threads == 1 || threads == all))
-            return g;
-    }
     rs_bench_cfg cfg = rs_bench_defaults(1);
     long bytes = 2 * rs_llc_bytes();
     bytes = bytes > (64L << 20) ? bytes : 64L << 20;
     peak_stream s;
-    *now = 1;
     if (peak_stream_measure(threads, bytes, &cfg, &s) != 0)
         return -1;
     return s.copy_gbytes_per_s;
@@ -461,12 +455,10 @@ int cmd_softmax(int argc, char **argv)
     const char *stream_source = "not needed (no shape beyond the LLC)";
     for (int ti = 0; ti < nthr; ti++) {
         int T = threads[ti];
-        double exp_ns = exp_bound_ns(peak_fma_gflops_for(T, machine)), copy_gbs = NAN;
-        if (any_beyond_llc) {
-            int now;
-            copy_gbs = copy_gbytes_for(T, machine, &now);
-            stream_source = now ? "measured now (quick)" : opt.machine;
-        }
+        double exp_ns = exp_bound_ns(peak_fma_gflops_for(T, machine));
+        if (any_beyond_llc)
+            stream_source = "STREAM copy on the row's threads, measured right after each timing "
+                            "beyond the LLC (quick)";
         for (int i = 0; i < nshapes; i++) {
             long rows = shapes[i].rows, cols = shapes[i].cols;
             if (rows < T) {
@@ -485,12 +477,6 @@ int cmd_softmax(int argc, char **argv)
                 rs_fatal(RS_EXIT_USAGE, "out of memory for %ld x %ld", rows, cols);
             rs_parallel(T, init_thread, &w);
             int beyond = SOFTMAX_BYTES_PER_ELEM * n > rs_llc_bytes();
-            double bound_ns = exp_ns;
-            const char *bound = "exp";
-            if (beyond && mem_bound_ns(copy_gbs) > bound_ns) {   /* the binding one */
-                bound_ns = mem_bound_ns(copy_gbs);
-                bound = "memory";
-            }
             const char *cache = cache_label(rows, cols, T);
             double naive_ns = NAN;
             /* Compare up to ~64k outputs per shape in full; NaN-ness and sums: all. */
@@ -516,6 +502,15 @@ int cmd_softmax(int argc, char **argv)
                             e.worst_row, e.worst_col, e.row_sum_err, e.loss_err);
                 }
                 double ns = r.ns.median / (double)n;   /* wall time per element, all threads */
+                double bound_ns = exp_ns;
+                const char *bound = "exp";
+                if (beyond) {   /* the binding one of the two, the memory's side by side */
+                    double mem_ns = mem_bound_ns(copy_gbytes_now(T));
+                    if (mem_ns > bound_ns) {
+                        bound_ns = mem_ns;
+                        bound = "memory";
+                    }
+                }
                 if (strcmp(sel[s]->variant, "naive") == 0)
                     naive_ns = ns;
                 int row = rs_table_row(t);

@@ -122,7 +122,8 @@ void softmax_xent_ref(const float *x, const int *targets, double *dlogits, doubl
  * Bytes: every variant reads x and writes y once at least: 8 bytes per element
  * (DESIGN.md; gbytes_per_s = 8 * rows * cols / time).  Beyond the LLC the bound is
  *   bound_ns_per_elem = SOFTMAX_BYTES_PER_ELEM / copy_gbytes_per_s
- * with STREAM copy (machine.json peak.stream.copy_gbytes_per_s_1t / _all).  STREAM
+ * with STREAM copy on the same threads, measured right after the kernel's timing (the
+ * two side by side: this machine's bandwidth swings between minutes).  STREAM
  * copy counts 16 bytes per element but also reads each destination line before writing
  * it (24 bytes move), so this bound is met by a kernel that moves 12 bytes per element
  * with non-temporal stores — the two-pass online algorithm (x read twice, y once; path
