@@ -99,16 +99,10 @@ static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps)
     return (double)(t1 - t0);
 }
 
-int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
-             rs_bench_result *out)
+/* Warm-up (caches, page faults, frequency) while finding reps per sample: > 0, or -1
+ * if interrupted. */
+static long calibrate(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx)
 {
-    CHECK(nthreads >= 1, "threads must be at least 1 (got %d)", nthreads);
-    int pinned_self = 0;
-    if (nthreads == 1)
-        pinned_self = rs_pin_thread(0) == 0;
-    (void)pinned_self;
-
-    /* Warm-up (caches, page faults, frequency) while finding reps per sample. */
     double floor_ns = fmax(20 * rs_timer_granularity_ns(), cfg->min_sample_s * 1e9);
     long reps = 1;
     double spent = 0, t;
@@ -116,7 +110,7 @@ int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
         t = run_sample(nthreads, fn, ctx, reps);
         spent += t;
         if (t >= floor_ns && spent >= cfg->warmup_s * 1e9)
-            break;
+            return reps;
         if (t < floor_ns)
             reps = t > 0 ? (long)ceil(reps * fmin(floor_ns * 1.2 / t, 100.0)) : reps * 10;
         if (rs_interrupted()) {
@@ -124,28 +118,50 @@ int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
             return -1;
         }
     }
+}
 
+int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
+             rs_bench_result *out)
+{
+    void *ctxs[1] = {ctx};
+    return rs_bench_rounds(cfg, nthreads, 1, fn, ctxs, out);
+}
+
+int rs_bench_rounds(const rs_bench_cfg *cfg, int nthreads, int nk, rs_kernel_fn fn,
+                    void *const ctx[], rs_bench_result out[])
+{
+    CHECK(nthreads >= 1, "threads must be at least 1 (got %d)", nthreads);
+    CHECK(nk >= 1, "no kernel to time");
+    if (nthreads == 1)
+        rs_pin_thread(0);
+    long *reps = malloc(sizeof *reps * (size_t)nk);
     int cap = cfg->max_samples > 0 ? cfg->max_samples : 1000;
-    double *s = malloc(sizeof *s * (size_t)cap);
-    CHECK(s != NULL, "out of memory for %d samples", cap);
-    int n = 0;
+    double *s = malloc(sizeof *s * (size_t)cap * (size_t)nk);
+    CHECK(reps && s, "out of memory for %d x %d samples", nk, cap);
+    int rc = 0, n = 0;
+    for (int k = 0; k < nk && rc == 0; k++)
+        rc = (reps[k] = calibrate(cfg, nthreads, fn, ctx[k])) > 0 ? 0 : -1;
     uint64_t start = rs_now_ns();
-    for (;;) {
-        s[n++] = run_sample(nthreads, fn, ctx, reps) / (double)reps;
+    while (rc == 0) {   /* one sample of each kernel per round */
+        for (int k = 0; k < nk; k++)
+            s[(size_t)k * cap + n] = run_sample(nthreads, fn, ctx[k], reps[k]) / (double)reps[k];
+        n++;
         double el = (double)(rs_now_ns() - start) * 1e-9;
-        if (n >= cap || el >= cfg->max_time_s)
+        if (n >= cap || el >= nk * cfg->max_time_s)
             break;
-        if (n >= cfg->min_samples && el >= cfg->min_time_s)
+        if (n >= cfg->min_samples && el >= nk * cfg->min_time_s)
             break;
         if (rs_interrupted()) {
-            free(s);
             rs_seterr("interrupted");
-            return -1;
+            rc = -1;
         }
     }
-    rs_stats_compute(s, n, &out->ns);
+    for (int k = 0; k < nk && rc == 0; k++) {
+        rs_stats_compute(s + (size_t)k * cap, n, &out[k].ns);
+        out[k].reps = reps[k];
+        out[k].threads = nthreads;
+    }
+    free(reps);
     free(s);
-    out->reps = reps;
-    out->threads = nthreads;
-    return 0;
+    return rc;
 }

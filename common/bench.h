@@ -36,6 +36,13 @@ typedef struct {
 int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
              rs_bench_result *out);
 
+/* Time nk kernels side by side, fn(ctx[k], ...) into out[k]: each is warmed up and
+ * given its reps as above, then samples are taken in rounds of one sample per kernel
+ * (sampling times scale with nk).  A noisy spell of a shared machine then falls on all
+ * of them alike, so ratios between them hold where separate timings would not. */
+int rs_bench_rounds(const rs_bench_cfg *cfg, int nthreads, int nk, rs_kernel_fn fn,
+                    void *const ctx[], rs_bench_result out[]);
+
 /* Threads: the number of online CPUs, and pinning of the calling thread. */
 int rs_ncpus(void);
 /* Pin the calling thread to the cpu-th CPU of those the process started with

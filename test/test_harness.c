@@ -97,6 +97,35 @@ Test(bench, threads_run_concurrently)
     cr_assert(r.ns.min >= 20000, "min %g", r.ns.min);
 }
 
+/* reps x a busy wait of *ctx microseconds */
+static void spin_us(void *ctx, int tid, long reps)
+{
+    (void)tid;
+    uint64_t ns = (uint64_t)(*(const int *)ctx) * 1000;
+    for (long r = 0; r < reps; r++) {
+        uint64_t t0 = rs_now_ns();
+        while (rs_now_ns() - t0 < ns)
+            ;
+    }
+}
+
+Test(bench, rounds_time_each_kernel_side_by_side)
+{
+    rs_bench_cfg cfg = rs_bench_defaults(1);
+    int us[3] = {20, 60, 20};
+    void *ctx[3] = {&us[0], &us[1], &us[2]};
+    rs_bench_result r[3];
+    cr_assert_eq(rs_bench_rounds(&cfg, 1, 3, spin_us, ctx, r), 0);
+    for (int k = 0; k < 3; k++) {
+        /* one sample of each per round: the same count for all */
+        cr_assert_eq(r[k].ns.n, r[0].ns.n);
+        cr_assert_geq(r[k].ns.n, cfg.min_samples);
+        cr_assert(r[k].ns.min >= us[k] * 1000.0, "kernel %d: min %g ns for %d us", k, r[k].ns.min, us[k]);
+        cr_assert_geq(r[k].reps * r[k].ns.min, cfg.min_sample_s * 1e9 * 0.99);
+    }
+    cr_assert_eq(rs_bench_rounds(&cfg, 1, 0, spin_us, ctx, r), -1);
+}
+
 Test(bench, rejects_zero_threads)
 {
     rs_bench_cfg cfg = rs_bench_defaults(1);
