@@ -4,8 +4,9 @@
  * rows in cache and one row larger than the LLC — on 1 and all threads.  Each speed is
  * also shown as a speedup over the naive libm softmax (the seed's "before") and as a
  * fraction of the applicable bound (softmax.h: exp FMA-port bound in cache, STREAM copy
- * bandwidth beyond the LLC, measured right after each such timing).  The timed output is
- * checked again after timing. */
+ * bandwidth beyond the LLC, measured right after the shape's timing).  A shape's
+ * variants are timed side by side (rs_bench_rounds), then each is run once more and its
+ * output checked. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,7 +63,8 @@ static const char usage[] =
     "and 3e38), masked (-inf) and NaN inputs, then times them on rows x cols shapes:\n"
     "ns/element, GB/s (8 bytes per element: read x, write y), speedup over naive, and the\n"
     "fraction of the bound (exp FMA-port bound in cache, STREAM copy bandwidth beyond the\n"
-    "LLC).  The default grid is rows x cols with shapes over 4M elements left out, plus\n"
+    "LLC, measured right after).  A shape's variants are timed side by side, one sample of\n"
+    "each per round, so a noisy moment falls on all of them.  The default grid is rows x cols with shapes over 4M elements left out, plus\n"
     "rows of 2x the LLC in floats each, as many as the largest thread count; --quick:\n"
     "rows 1,32 x cols 64,1000,10000 and rows of 1x the LLC.  Threads: the rows are split\n"
     "in contiguous blocks, each thread its own rows (a row is never split), so a shape\n"
