@@ -43,8 +43,9 @@ static double library_scratch_bytes(int K, int p, double n)
 }
 
 /* K's algorithm where forced (basic_linear: p-1 messages into rank 0, then p-1 out,
- * whose latencies overlap at best; nonoverlapping: reduce + bcast ~ binomial), plus its
- * scratch.  With fewer elements than ranks Open MPI's ring runs recursive doubling, and
+ * whose latencies overlap at best; nonoverlapping: reduce + bcast ~ binomial; recursive
+ * doubling works in its scratch and copies the result back where it ends there), plus
+ * its scratch.  With fewer elements than ranks Open MPI's ring runs recursive doubling, and
  * with fewer than pof2(p) its Rabenseifner runs basic_linear (coll_base_allreduce.c). */
 static double library_alg_s(const ar_model *m, const ar_params *prm, int K, int p, double n)
 {
@@ -57,7 +58,8 @@ static double library_alg_s(const ar_model *m, const ar_params *prm, int K, int 
     switch (K) {
     case 1: t = lat * m->alpha_s + 2.0 * (p - 1) * n * m->beta_s_per_byte + (p - 1) * n * m->gamma_s_per_byte; break;
     case 2: t = allreduce_binomial.model_s(m, prm, p, n); break;
-    case 3: t = allreduce_recdbl.model_s(m, prm, p, n); break;
+    case 3: /* its vector-sized scratch holds the result on some ranks: copied to rbuf */
+        t = allreduce_recdbl.model_s(m, prm, p, n) + n * m->copy_s_per_byte; break;
     case 4: case 5: t = allreduce_ring.model_s(m, prm, p, n); break;
     default: t = allreduce_rabenseifner.model_s(m, prm, p, n); break;
     }
