@@ -172,20 +172,50 @@ SM_INLINE void sm_store_tail(float *p, sm_vf v, long n)
     memcpy(p, t, (size_t)n * sizeof(float));
 }
 
+/* v with lane i taken from lane i ^ h (h a power of two below W); constant masks, so
+ * each is one in-register shuffle. */
+#define SM_X(i, h) ((i) ^ (h))
+#if SM_W == 16
+#define SM_XMASK(h) (sm_vi){SM_X(0, h), SM_X(1, h), SM_X(2, h), SM_X(3, h), SM_X(4, h), SM_X(5, h), \
+                            SM_X(6, h), SM_X(7, h), SM_X(8, h), SM_X(9, h), SM_X(10, h), SM_X(11, h), \
+                            SM_X(12, h), SM_X(13, h), SM_X(14, h), SM_X(15, h)}
+#elif SM_W == 8
+#define SM_XMASK(h) (sm_vi){SM_X(0, h), SM_X(1, h), SM_X(2, h), SM_X(3, h), SM_X(4, h), SM_X(5, h), \
+                            SM_X(6, h), SM_X(7, h)}
+#else
+#define SM_XMASK(h) (sm_vi){SM_X(0, h), SM_X(1, h), SM_X(2, h), SM_X(3, h)}
+#endif
+#define sm_xor_lanes(v, h) __builtin_shuffle((v), SM_XMASK(h))
+
+/* Horizontal max and sum by halving: log2(W) shuffles and operations in registers.  A
+ * loop over the lanes compiles to a store and W-1 dependent scalar operations (~30
+ * cycles of latency), and a row takes several reductions: on 64-column rows they were
+ * most of the cost per row.  Inputs hold no NaN for sm_hmax (sm_max skips them); the
+ * sums' order is fixed by W, the same in every build of one width. */
 SM_INLINE float sm_hmax(sm_vf v)
 {
-    float m = v[0];
-    for (int i = 1; i < SM_W; i++)
-        m = v[i] > m ? v[i] : m;
-    return m;
+#if SM_W == 16
+    v = sm_vmax(v, sm_xor_lanes(v, 8));
+#endif
+#if SM_W >= 8
+    v = sm_vmax(v, sm_xor_lanes(v, 4));
+#endif
+    v = sm_vmax(v, sm_xor_lanes(v, 2));
+    v = sm_vmax(v, sm_xor_lanes(v, 1));
+    return v[0];
 }
 
 SM_INLINE float sm_hsum(sm_vf v)
 {
-    float s = 0;
-    for (int i = 0; i < SM_W; i++)
-        s += v[i];
-    return s;
+#if SM_W == 16
+    v = v + sm_xor_lanes(v, 8);
+#endif
+#if SM_W >= 8
+    v = v + sm_xor_lanes(v, 4);
+#endif
+    v = v + sm_xor_lanes(v, 2);
+    v = v + sm_xor_lanes(v, 1);
+    return v[0];
 }
 
 /* e^r on |r| <= ln2/2 by a degree-5 polynomial, 1 + r + r^2 (C2 + C3 r + C4 r^2 +
