@@ -67,6 +67,17 @@ static size_t tl_seg(size_t blk, size_t esize)
     return s > blk ? (blk > 0 ? blk : 1) : s;
 }
 
+/* Euclid; gcd_int(a, 0) = a. */
+static int gcd_int(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *what)
 {
     twolevel *tl = calloc(1, sizeof *tl);
@@ -120,12 +131,7 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
             tl->gmax = size > tl->gmax ? size : tl->gmax;
             if (newpos >= start && newpos <= i)
                 tl->g = size;
-            for (int a = size, b = gcd; ; ) {  /* gcd = gcd(gcd, size) */
-                if (!b) { gcd = a; break; }
-                int t = a % b;
-                a = b;
-                b = t;
-            }
+            gcd = gcd_int(size, gcd);
             start = i + 1;
         }
     }

@@ -47,8 +47,9 @@
 #define BATCHES 11
 
 /* A barrier that sleeps while it waits: the ranks outside a ping-pong then leave the
- * pair the CPUs (ranks polling in MPI_Barrier on 2 shared cores halved the np = 4
- * best-case bandwidth, 5.8 against 10-11 GB/s, and put binomial below it). */
+ * pair the CPUs.  np = 4 on 2 shared cores, best-case latency: polling in MPI_Barrier
+ * 1.4-2.3 us in 8 of 8 fits, sleeping 0.40-0.59 us in 11 of 13 (0.99 and 2.1 in the
+ * others).  The best-case bandwidth varies from fit to fit (5.3-11.6 GB/s) either way. */
 static void sleepy_barrier(MPI_Comm comm)
 {
     MPI_Request rq;
@@ -98,13 +99,14 @@ static double pingpong_s(MPI_Comm comm, int me, int peer, char *sbuf, char *rbuf
  * step right after a barrier pays the wake-up a stream of steps amortizes).  Returns
  * the slowest of the batches (the worst contended step) and stores the fastest single
  * step in *fastest (what the best case must not exceed: the steps inside an allreduce
- * follow each other without a barrier).  reps <= AR_FIT_MAX_REPS. */
+ * follow each other without a barrier).  At most AR_FIT_MAX_REPS steps a batch. */
 #define AR_FIT_MAX_REPS 100
 static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, int bytes, int reps,
                          double *fastest)
 {
     double t[BATCHES], tr[AR_FIT_MAX_REPS], best = 1e30;
     rs_stats st;
+    reps = reps < AR_FIT_MAX_REPS ? reps : AR_FIT_MAX_REPS;
     for (int b = 0; b < BATCHES; b++) {
         for (int r = 0; r < reps; r++) {
             MPI_Barrier(comm);
@@ -134,8 +136,6 @@ static double local_s(ar_dtype t, ar_op op, size_t bytes, int reps, int copy, in
     if (a && b) {   /* pages touched first: their faults are the scratch term's, not these */
         memset(a, 1, n * es);
         memset(b, 2, n * es);
-    }
-    if (a && b)
         for (int r = 0; r < reps; r++) {
             double t0 = MPI_Wtime();
             if (copy)
@@ -144,6 +144,7 @@ static double local_s(ar_dtype t, ar_op op, size_t bytes, int reps, int copy, in
                 ar_reduce_local(a, b, n, t, op);
             ts[r] = MPI_Wtime() - t0;
         }
+    }
     free(a);
     free(b);
     rs_stats st;

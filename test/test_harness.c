@@ -65,23 +65,25 @@ Test(timer, monotonic_and_calibrated)
     cr_assert(ghz > 0.1 && ghz < 10, "TSC %g GHz", ghz);
 }
 
-/* A kernel with a known cost: reps x a busy wait of 20 us. */
-static void spin20us(void *ctx, int tid, long reps)
+/* A kernel with a known cost: reps x a busy wait of *ctx microseconds. */
+static void spin_us(void *ctx, int tid, long reps)
 {
-    (void)ctx;
     (void)tid;
+    uint64_t ns = (uint64_t)(*(const int *)ctx) * 1000;
     for (long r = 0; r < reps; r++) {
         uint64_t t0 = rs_now_ns();
-        while (rs_now_ns() - t0 < 20000)
+        while (rs_now_ns() - t0 < ns)
             ;
     }
 }
+
+static int us20 = 20;
 
 Test(bench, measures_a_known_duration)
 {
     rs_bench_cfg cfg = rs_bench_defaults(1);
     rs_bench_result r;
-    cr_assert_eq(rs_bench(&cfg, 1, spin20us, NULL, &r), 0);
+    cr_assert_eq(rs_bench(&cfg, 1, spin_us, &us20, &r), 0);
     cr_assert_geq(r.ns.n, cfg.min_samples);
     cr_assert(r.ns.min >= 20000 && r.ns.min < 40000, "min %g ns for a 20 us kernel", r.ns.min);
     /* every sample spans at least 20 timer ticks and min_sample_s */
@@ -92,21 +94,9 @@ Test(bench, threads_run_concurrently)
 {
     rs_bench_cfg cfg = rs_bench_defaults(1);
     rs_bench_result r;
-    cr_assert_eq(rs_bench(&cfg, 2, spin20us, NULL, &r), 0);
+    cr_assert_eq(rs_bench(&cfg, 2, spin_us, &us20, &r), 0);
     cr_assert_eq(r.threads, 2);
     cr_assert(r.ns.min >= 20000, "min %g", r.ns.min);
-}
-
-/* reps x a busy wait of *ctx microseconds */
-static void spin_us(void *ctx, int tid, long reps)
-{
-    (void)tid;
-    uint64_t ns = (uint64_t)(*(const int *)ctx) * 1000;
-    for (long r = 0; r < reps; r++) {
-        uint64_t t0 = rs_now_ns();
-        while (rs_now_ns() - t0 < ns)
-            ;
-    }
 }
 
 Test(bench, rounds_time_each_kernel_side_by_side)
@@ -130,7 +120,7 @@ Test(bench, rejects_zero_threads)
 {
     rs_bench_cfg cfg = rs_bench_defaults(1);
     rs_bench_result r;
-    cr_assert_eq(rs_bench(&cfg, 0, spin20us, NULL, &r), -1);
+    cr_assert_eq(rs_bench(&cfg, 0, spin_us, &us20, &r), -1);
     cr_assert(strstr(rs_lasterr(), "threads") != NULL);
 }
 

@@ -95,23 +95,31 @@ EXP_POLY_INLINE exp_vf exp_poly_clamp(exp_vf x)
     return (exp_vf)xi;
 }
 
-/* The shared arithmetic: returns p = e^r in [0.70, 1.42] and sets *y to
+/* The range reduction: x = k ln2 + r, |r| <= ln2/2; returns r and sets *y to
  * x*log2e + SHIFT, whose bit pattern is SHIFT_BITS + k (and *k to k as a float).
- * Needs |x| < 2^21 or NaN (true after exp_poly_clamp, or on the fast path). */
-EXP_POLY_INLINE exp_vf exp_poly_eval(exp_vf x, exp_vf *y, exp_vf *k)
+ * Needs |x| < 2^21 or NaN (true after exp_poly_clamp, or on the fast path).  Shared
+ * with softmax's lower-degree exp (softmax_fast_core.h). */
+EXP_POLY_INLINE exp_vf exp_poly_reduce(exp_vf x, exp_vf *y, exp_vf *k)
 {
     exp_vf t = x * EXP_POLY_LOG2E + EXP_POLY_SHIFT; /* FMA: rounds the exact product */
     exp_vf kf = t - EXP_POLY_SHIFT;                 /* exact */
     exp_vf r = x - kf * EXP_POLY_LN2_HI;            /* exact */
-    r = r - kf * EXP_POLY_LN2_LO;
+    *y = t;
+    *k = kf;
+    return r - kf * EXP_POLY_LN2_LO;
+}
+
+/* The shared arithmetic: returns p = e^r in [0.70, 1.42], *y and *k as
+ * exp_poly_reduce sets them. */
+EXP_POLY_INLINE exp_vf exp_poly_eval(exp_vf x, exp_vf *y, exp_vf *k)
+{
+    exp_vf r = exp_poly_reduce(x, y, k);
     exp_vf p = r * EXP_POLY_C6 + EXP_POLY_C5;
     p = p * r + EXP_POLY_C4;
     p = p * r + EXP_POLY_C3;
     p = p * r + EXP_POLY_C2;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    *y = t;
-    *k = kf;
     return p;
 }
 

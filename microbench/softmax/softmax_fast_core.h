@@ -32,7 +32,7 @@
  * cores share the memory bus, STREAM's 12 bytes may win; force it to compare.  ONLINE
  * is also the forward-only loss's single pass.  NT stores end with an sfence.
  *
- * exp here: exp_poly_eval's reduction with a degree-5 polynomial (sm_exp_poly5) and
+ * exp here: exp_poly_reduce with a degree-5 polynomial (sm_exp_poly5) and
  * exp_poly_scale_fast on d = x - ref.  scale_fast is exact only for normal results, so where the
  * row's range exceeds -SOFTMAX_EXP_FLUSH, lanes with d below it (-inf, the masked
  * entries, included) are set to +0 — the probability is under FLT_MIN there anyway
@@ -223,24 +223,21 @@ SM_INLINE float sm_hsum(sm_vf v)
  * does not need (softmax.h: 1e-5).  Coefficients fitted for this project: minimax of
  * the relative error by Lawson-weighted least squares on 400 Chebyshev nodes, 1.05e-7
  * in exact arithmetic; 1.8e-7 (1.5 ULP) measured in float over every float in
- * [-87, 0].  The reduction (k, r) is exp_poly_eval's. */
+ * [-87, 0].  The reduction is exp_poly_reduce, the exp's own. */
 #define SM_EXP_C2 0x1.fffdfcp-2f
 #define SM_EXP_C3 0x1.5557aep-3f
 #define SM_EXP_C4 0x1.5729f0p-5f
 #define SM_EXP_C5 0x1.106288p-7f
 SM_INLINE sm_vf sm_exp_poly5(sm_vf x, sm_vf *y)
 {
-    sm_vf t = x * EXP_POLY_LOG2E + EXP_POLY_SHIFT;
-    sm_vf kf = t - EXP_POLY_SHIFT;
-    sm_vf r = x - kf * EXP_POLY_LN2_HI;
-    r = r - kf * EXP_POLY_LN2_LO;
+    sm_vf kf;
+    sm_vf r = exp_poly_reduce(x, y, &kf);
+    (void)kf;
     sm_vf p = r * SM_EXP_C5 + SM_EXP_C4;
     p = p * r + SM_EXP_C3;
     p = p * r + SM_EXP_C2;
     p = p * r + 1.0f;
-    p = p * r + 1.0f;
-    *y = t;
-    return p;
+    return p * r + 1.0f;
 }
 
 /* e^d for d <= 0; with flush, 0 where d < SOFTMAX_EXP_FLUSH (and for -inf).  Rows whose
@@ -576,7 +573,7 @@ SM_INLINE void sm_losses_flush(sm_losses *L, float *loss)
     sm_vi e;
     sm_vf lm = sm_log_mant(sm_load(sv), &e);
     for (int i = 0; i < L->k; i++)
-        loss[L->row[i]] = (float)(L->part[i] + (double)e[i] * 0x1.62e42fefa39efp-1 + (double)lm[i]);
+        loss[L->row[i]] = (float)(L->part[i] + (double)e[i] * M_LN2 + (double)lm[i]);
     L->k = 0;
 }
 
