@@ -98,7 +98,7 @@ EXP_POLY_INLINE exp_vf exp_poly_clamp(exp_vf x)
 /* The range reduction: x = k ln2 + r, |r| <= ln2/2; returns r and sets *y to
  * x*log2e + SHIFT, whose bit pattern is SHIFT_BITS + k (and *k to k as a float).
  * Needs |x| < 2^21 or NaN (true after exp_poly_clamp, or on the fast path).  Shared
- * with softmax's lower-degree exp (softmax_fast_core.h). */
+ * with softmax's exp where there is no FMA (softmax_fast_core.h). */
 EXP_POLY_INLINE exp_vf exp_poly_reduce(exp_vf x, exp_vf *y, exp_vf *k)
 {
     exp_vf t = x * EXP_POLY_LOG2E + EXP_POLY_SHIFT; /* FMA: rounds the exact product */

@@ -18,8 +18,9 @@
  * the huge-input checks do not apply to it; masked and NaN inputs do.
  *
  * Cross-entropy (xent), with integer targets t[r] in [0, cols):
- *   loss[r]    = -log softmax(x[r])[t[r]] = m_r + log(s_r) - x[r][t[r]]   (in double,
- *                stored as float; +inf where the target is masked)
+ *   loss[r]    = -log softmax(x[r])[t[r]] = m_r + log(s_r) - x[r][t[r]]   (a float
+ *                within SOFTMAX_LOSS_TOL of the double value; +inf where the target is
+ *                masked)
  *   dlogits[r] = softmax(x[r]) - onehot(t[r])
  * dlogits is NOT divided by rows: it is the gradient of the summed loss sum_r loss[r];
  * a trainer that averages over the batch scales once (e.g. in its learning rate).

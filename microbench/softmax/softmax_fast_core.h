@@ -16,6 +16,10 @@
  *           scale pass runs inside row r's exp loop.  exp is bound by its dependency
  *           chain, not by ports, so the max/min/NaN test and the pipelined scale cost
  *           little there (measured on Zen 3: 1.10 -> 0.95 TSC cycles per element).
+ *           Rows of at most SM_SHORT = 8 vectors (64 columns on AVX2) take the
+ *           optimistic pass against their first element, W rows at a time, pass by
+ *           pass (sm_rows_short: per-row reductions and reciprocals become vector
+ *           operations across rows).
  *  STORE_NT STORE with the exps stored non-temporally, each such row then scaled on
  *           its own: no read-for-ownership of y — 16 bytes per element move, not 20.
  *  ONLINE   Milakov & Gimelshein's two passes with the max per block.  Pass 1, per
@@ -32,8 +36,8 @@
  * cores share the memory bus, STREAM's 12 bytes may win; force it to compare.  ONLINE
  * is also the forward-only loss's single pass.  NT stores end with an sfence.
  *
- * exp here: exp_poly_reduce with a degree-5 polynomial (sm_exp_poly5) and
- * exp_poly_scale_fast on d = x - ref.  scale_fast is exact only for normal results, so where the
+ * exp here: a one-constant range reduction and a degree-5 polynomial by Estrin's
+ * scheme (sm_exp_poly5: short dependency chains) and exp_poly_scale_fast on d = x - ref.  scale_fast is exact only for normal results, so where the
  * row's range exceeds -SOFTMAX_EXP_FLUSH, lanes with d below it (-inf, the masked
  * entries, included) are set to +0 — the probability is under FLT_MIN there anyway
  * (softmax.h: no subnormal outputs).  Rows of narrower range (typical logits) skip those
@@ -59,6 +63,7 @@
 #error "define EXP_POLY_W (lanes per vector) before including softmax_fast_core.h"
 #endif
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -218,26 +223,41 @@ SM_INLINE float sm_hsum(sm_vf v)
     return v[0];
 }
 
-/* e^r on |r| <= ln2/2 by a degree-5 polynomial, 1 + r + r^2 (C2 + C3 r + C4 r^2 +
- * C5 r^3): one FMA per vector less than exp_poly_eval's degree 6, whose 1.3 ULP softmax
- * does not need (softmax.h: 1e-5).  Coefficients fitted for this project: minimax of
- * the relative error by Lawson-weighted least squares on 400 Chebyshev nodes, 1.05e-7
- * in exact arithmetic; 1.8e-7 (1.5 ULP) measured in float over every float in
- * [-87, 0].  The reduction is exp_poly_reduce, the exp's own. */
+/* e^x for softmax's d = x - max (|x| <= 86.5 or -inf/NaN), in two short chains: the
+ * exp is bound by its dependency chain, not by ports (the FP scheduler holds only ~5
+ * exps in flight on Zen 3), so what counts is latency.
+ *  - Range reduction x = k ln2 + r with ONE constant: r = x - k ln2f, one FMA (exact
+ *    product, one rounding; without FMA, exp_poly_reduce's exact split).  ln2f differs from ln 2 by 1.9e-9, so r is off by at most
+ *    126 * 1.9e-9 = 2.4e-7: a relative error of 2.4e-7 in e^x, against softmax's 1e-5
+ *    budget (softmax.h; exp_poly_reduce's two-constant Cody-Waite split, which the
+ *    1-ULP exp needs, costs one more FMA in the chain).
+ *  - e^r = 1 + r + r^2 (C2 + C3 r + C4 r^2 + C5 r^3) by Estrin's scheme: (C2 + C3 r)
+ *    and (C4 + C5 r) and r^2 at once, then two FMAs: 3 FMA latencies instead of
+ *    Horner's 5, one operation more.
+ * Together 10-12% faster softmax in and out of cache (A/B in one process on Zen 3).
+ * Coefficients fitted for this project: minimax of the relative error by
+ * Lawson-weighted least squares on 400 Chebyshev nodes, 1.05e-7 in exact arithmetic.
+ * Measured with FMA over every float in [-87, 0] (a scratch program, not kept):
+ * 3.9e-7 at most, near -86.4 where k ln2f is furthest off.
+ * *y is x*log2e + SHIFT, whose low bits hold k (exp_poly_scale_fast). */
 #define SM_EXP_C2 0x1.fffdfcp-2f
 #define SM_EXP_C3 0x1.5557aep-3f
 #define SM_EXP_C4 0x1.5729f0p-5f
 #define SM_EXP_C5 0x1.106288p-7f
+#define SM_EXP_LN2 0x1.62e430p-1f   /* ln 2 rounded to float */
 SM_INLINE sm_vf sm_exp_poly5(sm_vf x, sm_vf *y)
 {
-    sm_vf kf;
-    sm_vf r = exp_poly_reduce(x, y, &kf);
-    (void)kf;
-    sm_vf p = r * SM_EXP_C5 + SM_EXP_C4;
-    p = p * r + SM_EXP_C3;
-    p = p * r + SM_EXP_C2;
-    p = p * r + 1.0f;
-    return p * r + 1.0f;
+#if defined(__FMA__)
+    sm_vf t = x * EXP_POLY_LOG2E + EXP_POLY_SHIFT;   /* FMA: k + SHIFT */
+    sm_vf r = x - (t - EXP_POLY_SHIFT) * SM_EXP_LN2;   /* k exact; FMA */
+    *y = t;
+#else   /* no FMA: k ln2f would be rounded (up to 4e-6), so the exact two-constant split */
+    sm_vf kf, r = exp_poly_reduce(x, y, &kf);
+#endif
+    sm_vf r2 = r * r;
+    sm_vf lo = r * SM_EXP_C3 + SM_EXP_C2;
+    sm_vf hi = r * SM_EXP_C5 + SM_EXP_C4;
+    return (hi * r2 + lo) * r2 + (r + 1.0f);
 }
 
 /* e^d for d <= 0; with flush, 0 where d < SOFTMAX_EXP_FLUSH (and for -inf).  Rows whose
@@ -257,11 +277,14 @@ SM_INLINE sm_vf sm_exp_le0(sm_vf d, int flush)
 /* ---- the passes over x[0..n) ---- */
 #define SM_BLOCK (64 * SM_W)
 
-/* max of x (NaN skipped; -inf if none), *mn = min of x (NaN skipped; +inf if none),
- * and *nan = x holds a NaN (or +inf and -inf).  The NaN test sums x * 2^-100 per lane
- * (one FMA per vector): scaled so that no finite input can overflow the sum, it is NaN
- * exactly when x holds a NaN or both infinities. */
-SM_INLINE float sm_max(const float *x, long n, float *mn, int *nan)
+/* Per lane over x: max and min (NaN skipped: maxps/minps keep the accumulator) and the
+ * sum of x * 2^-100 (one FMA per vector), which is NaN exactly when x holds a NaN or
+ * both infinities — scaled so that no finite input can overflow it. */
+typedef struct {
+    sm_vf max, min, nan;
+} sm_stats;
+
+SM_INLINE sm_stats sm_stats_of(const float *x, long n)
 {
     const sm_vf ninf = sm_splat(-INFINITY), tiny = sm_splat(0x1p-100f);
     sm_vf m0 = ninf, m1 = ninf, l0 = -ninf, l1 = -ninf;
@@ -289,9 +312,17 @@ SM_INLINE float sm_max(const float *x, long n, float *mn, int *nan)
         s0 = a * tiny + s0;
         l0 = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), l0);
     }
-    *nan = isnan(sm_hsum(s0 + s1));
-    *mn = -sm_hmax(-sm_vmin(l0, l1));
-    return sm_hmax(sm_vmax(m0, m1));
+    return (sm_stats){sm_vmax(m0, m1), sm_vmin(l0, l1), s0 + s1};
+}
+
+/* max of x (-inf if none), *mn = min of x (+inf if none), *nan = x holds a NaN (or
+ * +inf and -inf). */
+SM_INLINE float sm_max(const float *x, long n, float *mn, int *nan)
+{
+    sm_stats st = sm_stats_of(x, n);
+    *nan = isnan(sm_hsum(st.nan));
+    *mn = -sm_hmax(-st.min);
+    return sm_hmax(st.max);
 }
 
 /* sum of e^(x - m) in float; with y != NULL also y = e^(x - m).  n <= SM_BLOCK.
@@ -333,10 +364,6 @@ SM_INLINE float sm_expsum(const float *x, float *y, long n, float m, int flush, 
  * yp/inv: as in sm_expsum. */
 #define SM_OPT_ABOVE 64.0f   /* e^64 = 6e27: no sum of a row can overflow a float */
 #define SM_PROBE (8 * SM_W)  /* elements whose max is the optimistic reference */
-
-typedef struct {
-    sm_vf max, min, nan;   /* per lane: max, min, sum of x * 2^-100 (sm_max) */
-} sm_stats;
 
 SM_INLINE float sm_expsum_opt(const float *x, float *y, long n, float m, float *yp, float inv,
                               sm_stats *st, int nt)
@@ -648,7 +675,8 @@ SM_INLINE void sm_rows_store(const float *x, float *y, long rows, long n, const 
                              float *loss, int nt_call)
 {
     sm_pending pend = {NULL, 1, -1};
-    sm_losses losses = {0};
+    sm_losses losses;   /* only k: zeroing the whole struct cost 9% of a lone 64-column xent */
+    losses.k = 0;
     for (long r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n;
         float *yr = y + (size_t)r * n;
@@ -700,6 +728,207 @@ SM_INLINE void sm_rows_store(const float *x, float *y, long rows, long n, const 
         sm_losses_flush(&losses, loss);
 }
 
+/* ---- short rows (at most SM_SHORT elements), W rows at a time ----
+ * A 64-column row is 8 vectors: per row, a max pass, the reductions (max, min, sum:
+ * log2(W) dependent shuffles and operations each), the reciprocal and the branches
+ * cost about as much as the row's exps, and one row's chain leaves the core idle.  So
+ * short rows skip the max pass (the optimistic reference, checked afterwards, as long
+ * rows do) and go W rows together, pass by pass: their exps, with max and min; one
+ * transposing reduction per quantity for all W rows (lane g = row g: ~3 operations a
+ * row instead of ~18) and one vector divide; then their scale.  Each pass has W
+ * independent rows for out-of-order execution to overlap.  Measured on Zen 3 (A/B in
+ * one process): 0.64 -> 0.42 ns per element on 512 x 64, 0.79 -> 0.49 on one row of 64. */
+#define SM_SHORT SM_PROBE
+
+/* Lane masks of one level of the transposing reduction with half-width h: pairs a, b
+ * become lo = (a's lane i where bit h of i is clear, else b's lane i - h) and hi = (a's
+ * lane i + h, else b's lane i), so op(lo, hi) holds a reduced over lanes {i, i + h} in
+ * the lanes with bit h clear and b likewise in the others. */
+#define SM_TLO(i, h) (((i) & (h)) ? SM_W + (i) - (h) : (i))
+#define SM_THI(i, h) (((i) & (h)) ? SM_W + (i) : (i) + (h))
+#if SM_W == 16
+#define SM_TMASK(F, h) (sm_vi){F(0, h), F(1, h), F(2, h), F(3, h), F(4, h), F(5, h), F(6, h), F(7, h), \
+                               F(8, h), F(9, h), F(10, h), F(11, h), F(12, h), F(13, h), F(14, h), F(15, h)}
+#elif SM_W == 8
+#define SM_TMASK(F, h) (sm_vi){F(0, h), F(1, h), F(2, h), F(3, h), F(4, h), F(5, h), F(6, h), F(7, h)}
+#else
+#define SM_TMASK(F, h) (sm_vi){F(0, h), F(1, h), F(2, h), F(3, h)}
+#endif
+/* v[j] = op over lanes {i, i + h} of v[j] and v[j + n], for j < n (a level). */
+#define SM_TLEVEL(v, n, h, OP)                                                             \
+    _Pragma("GCC unroll 16") for (int j = 0; j < (n); j++)                                \
+        v[j] = OP(__builtin_shuffle(v[j], v[j + (n)], SM_TMASK(SM_TLO, h)),                \
+                  __builtin_shuffle(v[j], v[j + (n)], SM_TMASK(SM_THI, h)))
+#define SM_ADD(a, b) ((a) + (b))
+/* The levels from h = W/2 down to 1: then lane g of v[0] is OP over the lanes of the
+ * input v[g].  v is overwritten. */
+#if SM_W == 16
+#define SM_TREDUCE(v, OP) \
+    do { SM_TLEVEL(v, 8, 8, OP); SM_TLEVEL(v, 4, 4, OP); SM_TLEVEL(v, 2, 2, OP); SM_TLEVEL(v, 1, 1, OP); } while (0)
+#elif SM_W == 8
+#define SM_TREDUCE(v, OP) do { SM_TLEVEL(v, 4, 4, OP); SM_TLEVEL(v, 2, 2, OP); SM_TLEVEL(v, 1, 1, OP); } while (0)
+#else
+#define SM_TREDUCE(v, OP) do { SM_TLEVEL(v, 2, 2, OP); SM_TLEVEL(v, 1, 1, OP); } while (0)
+#endif
+SM_INLINE sm_vf sm_tmax(sm_vf *v)
+{
+    SM_TREDUCE(v, sm_vmax);
+    return v[0];
+}
+
+SM_INLINE sm_vf sm_tsum(sm_vf *v)
+{
+    SM_TREDUCE(v, SM_ADD);
+    return v[0];
+}
+
+/* y = e^(x - m0) over one short row without the flush, with the row's max and min per
+ * lane (NaN skipped) into *mx, *mn; returns the per-lane sum.  The tail's -inf pad
+ * takes the flush, as everywhere. */
+SM_INLINE sm_vf sm_short_exps(const float *x, float *y, long n, float m0, sm_vf *mx, sm_vf *mn)
+{
+    const sm_vf vm = sm_splat(m0);
+    sm_vf s = {0}, hi = sm_splat(-INFINITY), lo = sm_splat(INFINITY);
+    long i = 0;
+    for (; i + SM_W <= n; i += SM_W) {
+        sm_vf a = sm_load(x + i);
+        sm_vf e = sm_exp_le0(a - vm, 0);
+        sm_store(y + i, e);
+        s += e;
+        hi = sm_vmax(a, hi);
+        lo = sm_vmin(a, lo);
+    }
+    if (i < n) {
+        sm_vf a = sm_load_tail(x + i, n - i, -INFINITY);
+        sm_vf e = sm_exp_le0(a - vm, 1);
+        sm_store_tail(y + i, e, n - i);
+        s += e;
+        hi = sm_vmax(a, hi);
+        lo = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), lo);
+    }
+    *mx = hi;
+    *mn = lo;
+    return s;
+}
+
+/* One row the optimistic pass could not take, alone: max pass, checked exps, scale,
+ * onehot and loss (as sm_rows_store does for a row). */
+SM_INLINE void sm_row_alone(const float *x, float *y, long n, const int *targets, float *loss,
+                            long r)
+{
+    int nan;
+    float mn, m = sm_max(x, n, &mn, &nan);
+    if (sm_row_trivial(y, n, targets, loss, r, sm_special(nan, m)))
+        return;
+    double s = sm_row_store_checked(x, y, n, m, mn, NULL, 1, 0);
+    sm_scale(y, n, (float)(1.0 / s));
+    if (targets) {
+        y[targets[r]] -= 1.0f;
+        loss[r] = sm_loss(x, m, s, targets[r]);
+    }
+}
+
+/* Rows r0 .. r0 + g - 1 (g <= W) of at most SM_SHORT elements, optimistically: each
+ * row's exps are taken against its first element m0 — softmax does not depend on the
+ * reference as long as nothing overflows or needs the flush — with its max and min
+ * gathered in the same loop, and checked afterwards, all W rows at once: x - m0 within
+ * [-86.5, 64] and a sum that is not NaN (a NaN x makes it NaN; max and min skip NaN).
+ * A row that fails (a masked or huge-range row, a NaN) is redone alone by the checked
+ * path.  No max pass: it cost 0.09 ns per element on 64-column rows and held every
+ * row's exps back until W rows' maxima were reduced.
+ * xent's losses come as one vector, m0 - x[t] + log s, in float: m0 - x[t] and
+ * log s are added after one rounding each, a few ULP of the loss (softmax.h allows
+ * 1e-5 relative); row by row in double as sm_losses does, they cost 0.08 ns per
+ * element here, a fifth of the softmax on 64-column rows. */
+SM_INLINE void sm_rows_short_group(const float *x, float *y, long r0, int g, long n,
+                                   const int *targets, float *loss)
+{
+    sm_vf mx[SM_W], mn[SM_W], sv[SM_W];
+    float m0[SM_W], xt[SM_W];
+    int skip[SM_W];   /* no exps taken: beyond g, an ignored row, or a first element of
+                         -inf, +inf or NaN (redone alone) */
+    for (int k = 0; k < SM_W; k++) {
+        long r = r0 + k;
+        const float *xr = x + (size_t)r * n;
+        m0[k] = k < g ? xr[0] : 0;
+        skip[k] = k >= g || (targets && targets[r] < 0) || !(fabsf(m0[k]) <= FLT_MAX);
+        if (skip[k]) {
+            sv[k] = (sm_vf){1.0f};
+            mx[k] = mn[k] = sm_splat(m0[k] = 0);
+        } else
+            sv[k] = sm_short_exps(xr, y + (size_t)r * n, n, m0[k], &mx[k], &mn[k]);
+        mn[k] = -mn[k];
+    }
+    sm_vf M = sm_tmax(mx), MN = -sm_tmax(mn), S = sm_tsum(sv), inv = 1.0f / S;
+    for (int k = 0; k < g; k++) {
+        long r = r0 + k;
+        const float *xr = x + (size_t)r * n;
+        float *yr = y + (size_t)r * n;
+        xt[k] = 0;
+        if (targets && targets[r] < 0) {
+            sm_row_trivial(yr, n, targets, loss, r, 0);
+            continue;
+        }
+        if (skip[k] || isnan(S[k]) || !(M[k] - m0[k] <= SM_OPT_ABOVE) ||
+            sm_needs_flush(MN[k], m0[k])) {
+            skip[k] = 1;
+            sm_row_alone(xr, yr, n, targets, loss, r);
+            continue;
+        }
+        sm_scale(yr, n, inv[k]);
+        if (targets) {
+            yr[targets[r]] -= 1.0f;
+            xt[k] = xr[targets[r]];
+        }
+    }
+    if (targets) {
+        for (int k = g; k < SM_W; k++)
+            xt[k] = 0;
+        sm_vi e;
+        sm_vf lm = sm_log_mant(S, &e);
+        sm_vf lv = (sm_load(m0) - sm_load(xt)) + (__builtin_convertvector(e, sm_vf) * (float)M_LN2 + lm);
+        for (int k = 0; k < g; k++)
+            if (!skip[k])
+                loss[r0 + k] = lv[k];
+    }
+}
+
+/* A call of one short row: the same optimistic pass, reduced by halving (the W-row
+ * transpose would be mostly padding), and logf for the loss (shorter latency than the
+ * vector log, and a lone row's time is its dependency chain). */
+SM_INLINE void sm_row_short_lone(const float *x, float *y, long n, const int *targets,
+                                 float *loss)
+{
+    float m0 = x[0];
+    if ((targets && targets[0] < 0) || !(fabsf(m0) <= FLT_MAX)) {
+        sm_row_alone(x, y, n, targets, loss, 0);
+        return;
+    }
+    sm_vf mx, mn;
+    float s = sm_hsum(sm_short_exps(x, y, n, m0, &mx, &mn));
+    if (isnan(s) || !(sm_hmax(mx) - m0 <= SM_OPT_ABOVE) || sm_needs_flush(-sm_hmax(-mn), m0)) {
+        sm_row_alone(x, y, n, targets, loss, 0);
+        return;
+    }
+    sm_scale(y, n, 1.0f / s);
+    if (targets) {
+        y[targets[0]] -= 1.0f;
+        loss[0] = sm_loss(x, m0, s, targets[0]);
+    }
+}
+
+SM_INLINE void sm_rows_short(const float *x, float *y, long rows, long n, const int *targets,
+                             float *loss)
+{
+    if (rows == 1) {
+        sm_row_short_lone(x, y, n, targets, loss);
+        return;
+    }
+    for (long r0 = 0; r0 < rows; r0 += SM_W)
+        sm_rows_short_group(x, y, r0, rows - r0 < SM_W ? (int)(rows - r0) : SM_W, n, targets,
+                            loss);
+}
+
 /* ONLINE / STREAM over rows: pass 1 (normalizer), pass 2 writes y. */
 SM_INLINE void sm_rows_online(const float *x, float *y, long rows, long n, const int *targets,
                               float *loss, int stream)
@@ -734,7 +963,9 @@ SM_INLINE void sm_rows(const float *x, float *y, int rows, int cols, const int *
                        float *loss, softmax_path p)
 {
     p = sm_pick(p, rows, cols);
-    if (p == SOFTMAX_PATH_STORE || p == SOFTMAX_PATH_STORE_NT)
+    if (p == SOFTMAX_PATH_STORE && cols <= SM_SHORT)
+        sm_rows_short(x, y, rows, cols, targets, loss);
+    else if (p == SOFTMAX_PATH_STORE || p == SOFTMAX_PATH_STORE_NT)
         sm_rows_store(x, y, rows, cols, targets, loss, p == SOFTMAX_PATH_STORE_NT);
     else
         sm_rows_online(x, y, rows, cols, targets, loss, p == SOFTMAX_PATH_STREAM);
@@ -753,7 +984,8 @@ SM_INLINE void sm_rows(const float *x, float *y, int rows, int cols, const int *
         sm_rows(x, y, rows, cols, NULL, NULL, SOFTMAX_PATH_AUTO);                         \
     }
 
-/* loss = m + log(s) - x[t] in double; dlogits = softmax - onehot. */
+/* loss = m + log(s) - x[t] (in double; in float for short rows, sm_rows_short_group);
+ * dlogits = softmax - onehot. */
 #define XENT_FAST_DEFINE(name)                                                            \
     void softmax_xent_##name##_path(const float *x, const int *targets, float *dlogits,   \
                                     float *loss, int rows, int cols, softmax_path p)      \
