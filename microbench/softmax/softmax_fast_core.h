@@ -847,7 +847,7 @@ SM_INLINE void sm_row_alone(const float *x, float *y, long n, const int *targets
  * log s are added after one rounding each, a few ULP of the loss (softmax.h allows
  * 1e-5 relative); row by row in double as sm_losses does, they cost 0.08 ns per
  * element here, a fifth of the softmax on 64-column rows. */
-/* The previous group's rows whose scale (and onehot) waits: row r0 + k if on[k]. */
+/* The previous group's rows whose scale waits: row r0 + k if on[k] (onehots already in). */
 typedef struct {
     long r0;
     int on[SM_W];
