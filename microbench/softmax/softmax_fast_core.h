@@ -835,6 +835,13 @@ SM_INLINE void sm_row_alone(const float *x, float *y, long n, const int *targets
     }
 }
 
+/* The previous group's rows whose scale waits: row r0 + k if on[k] (onehots already in). */
+typedef struct {
+    long r0;
+    int on[SM_W];
+    float inv[SM_W];
+} sm_short_pend;
+
 /* Rows r0 .. r0 + g - 1 (g <= W) of at most SM_SHORT elements, optimistically: each
  * row's exps are taken against its first element m0 — softmax does not depend on the
  * reference as long as nothing overflows or needs the flush — with its max and min
@@ -847,12 +854,6 @@ SM_INLINE void sm_row_alone(const float *x, float *y, long n, const int *targets
  * log s are added after one rounding each, a few ULP of the loss (softmax.h allows
  * 1e-5 relative); row by row in double as sm_losses does, they cost 0.08 ns per
  * element here, a fifth of the softmax on 64-column rows. */
-/* The previous group's rows whose scale waits: row r0 + k if on[k] (onehots already in). */
-typedef struct {
-    long r0;
-    int on[SM_W];
-    float inv[SM_W];
-} sm_short_pend;
 
 SM_INLINE void sm_rows_short_group(const float *x, float *y, long r0, int g, long n,
                                    const int *targets, float *loss, sm_short_pend *pend)
