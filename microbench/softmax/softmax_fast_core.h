@@ -854,7 +854,6 @@ typedef struct {
  * log s are added after one rounding each, a few ULP of the loss (softmax.h allows
  * 1e-5 relative); row by row in double as sm_losses does, they cost 0.08 ns per
  * element here, a fifth of the softmax on 64-column rows. */
-
 SM_INLINE void sm_rows_short_group(const float *x, float *y, long r0, int g, long n,
                                    const int *targets, float *loss, sm_short_pend *pend)
 {
