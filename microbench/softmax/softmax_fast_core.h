@@ -355,31 +355,52 @@ SM_INLINE float sm_expsum(const float *x, float *y, long n, float m, int flush, 
  * yp/inv: as in sm_expsum. */
 #define SM_OPT_ABOVE 64.0f   /* e^64 = 6e27: no sum of a row can overflow a float */
 #define SM_PROBE (8 * SM_W)  /* elements whose max is the optimistic reference */
+#define SM_SHORT SM_PROBE    /* rows this short take sm_rows_short */
 
 typedef struct {
     sm_vf max, min, nan;   /* per lane: max, min, sum of x * 2^-100 (sm_max) */
 } sm_stats;
 
-SM_INLINE float sm_expsum_opt(const float *x, float *y, long n, float m, float *yp, float inv,
-                              sm_stats *st, int nt)
+/* One vector of the optimistic pass: y = e^(x - m) (non-temporal if nt), the pending
+ * row's scale (yp), the sum, and the stats of x (the NaN test only if nantest). */
+SM_INLINE void sm_opt_step(const float *x, float *y, long i, sm_vf vm, sm_vf *s, sm_stats *st,
+                           float *yp, sm_vf vi, int nt, int nantest)
 {
-    const sm_vf vm = sm_splat(m), vi = sm_splat(inv), tiny = sm_splat(0x1p-100f);
-    sm_vf s = {0}, mx = st->max, mn = st->min, ns = st->nan;
+    sm_vf a = sm_load(x + i);
+    sm_vf e = sm_exp_le0(a - vm, 0);
+    if (nt)
+        sm_store_nt(y + i, e);
+    else
+        sm_store(y + i, e);
+    if (yp)
+        sm_store(yp + i, sm_load(yp + i) * vi);
+    *s += e;
+    st->max = sm_vmax(a, st->max);
+    st->min = sm_vmin(a, st->min);
+    if (nantest)
+        st->nan = a * sm_splat(0x1p-100f) + st->nan;
+}
+
+/* The optimistic pass over x[0..n), n <= SM_BLOCK: returns the per-lane sum.  nantest
+ * (a constant): keep the NaN test; short rows find NaN from their sums instead.
+ * unroll (a constant): n is SM_SHORT and the loop is unrolled completely — straight-
+ * line code for the W rows of sm_rows_short is 12-17% faster on 64-column rows (A/B
+ * on Zen 3); GCC unrolls it by itself for plain softmax but not within xent's larger
+ * body, hence the pragma; a lone row (sm_row_short_lone) ran slower unrolled. */
+SM_INLINE sm_vf sm_expsum_opt_v(const float *x, float *y, long n, float m, float *yp, float inv,
+                                sm_stats *st, int nt, int nantest, int unroll)
+{
+    const sm_vf vm = sm_splat(m), vi = sm_splat(inv);
+    sm_vf s = {0};
+    sm_stats acc = *st;   /* a local copy, kept in registers */
     long i = 0;
-    for (; i + SM_W <= n; i += SM_W) {
-        sm_vf a = sm_load(x + i);
-        sm_vf e = sm_exp_le0(a - vm, 0);
-        if (nt)
-            sm_store_nt(y + i, e);
-        else
-            sm_store(y + i, e);
-        if (yp)
-            sm_store(yp + i, sm_load(yp + i) * vi);
-        s += e;
-        mx = sm_vmax(a, mx);
-        mn = sm_vmin(a, mn);
-        ns = a * tiny + ns;
-    }
+    if (unroll) {
+#pragma GCC unroll 16
+        for (i = 0; i < SM_SHORT; i += SM_W)
+            sm_opt_step(x, y, i, vm, &s, &acc, yp, vi, nt, nantest);
+    } else
+        for (; i + SM_W <= n; i += SM_W)
+            sm_opt_step(x, y, i, vm, &s, &acc, yp, vi, nt, nantest);
     if (i < n) {
         sm_vf a = sm_load_tail(x + i, n - i, -INFINITY);
         sm_vf e = sm_exp_le0(a - vm, 1);
@@ -387,14 +408,19 @@ SM_INLINE float sm_expsum_opt(const float *x, float *y, long n, float m, float *
         for (long j = i; yp && j < n; j++)
             yp[j] *= inv;
         s += e;
-        mx = sm_vmax(a, mx);
-        ns = a * tiny + ns;
-        mn = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), mn);
+        acc.max = sm_vmax(a, acc.max);
+        if (nantest)
+            acc.nan = a * sm_splat(0x1p-100f) + acc.nan;
+        acc.min = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), acc.min);
     }
-    st->max = mx;
-    st->min = mn;
-    st->nan = ns;
-    return sm_hsum(s);
+    *st = acc;
+    return s;
+}
+
+SM_INLINE float sm_expsum_opt(const float *x, float *y, long n, float m, float *yp, float inv,
+                              sm_stats *st, int nt)
+{
+    return sm_hsum(sm_expsum_opt_v(x, y, n, m, yp, inv, st, nt, 1, 0));
 }
 
 /* y = e^(x - m) * scale; stream: non-temporal stores on the 64-byte aligned body. */
@@ -735,7 +761,6 @@ SM_INLINE void sm_rows_store(const float *x, float *y, long rows, long n, const 
  * before the scale: (e_t - s)/s = p_t - 1.  Each pass has W independent rows for
  * out-of-order execution to overlap.  Measured on Zen 3 (A/B in
  * one process): 0.64 -> 0.42 ns per element on 512 x 64, 0.79 -> 0.49 on one row of 64. */
-#define SM_SHORT SM_PROBE
 
 /* Lane masks of one level of the transposing reduction with half-width h: pairs a, b
  * become lo = (a's lane i where bit h of i is clear, else b's lane i - h) and hi = (a's
@@ -777,55 +802,6 @@ SM_INLINE sm_vf sm_tsum(sm_vf *v)
 {
     SM_TREDUCE(v, SM_ADD);
     return v[0];
-}
-
-/* One vector of sm_short_exps. */
-SM_INLINE void sm_short_step(const float *x, float *y, long i, sm_vf vm, sm_vf *s, sm_vf *hi,
-                             sm_vf *lo, float *yp, sm_vf vi)
-{
-    sm_vf a = sm_load(x + i);
-    sm_vf e = sm_exp_le0(a - vm, 0);
-    sm_store(y + i, e);
-    if (yp)
-        sm_store(yp + i, sm_load(yp + i) * vi);
-    *s += e;
-    *hi = sm_vmax(a, *hi);
-    *lo = sm_vmin(a, *lo);
-}
-
-/* y = e^(x - m0) over one short row without the flush, with the row's max and min per
- * lane (NaN skipped) into *mx, *mn; returns the per-lane sum.  The tail's -inf pad
- * takes the flush, as everywhere.  yp: a pending row scaled by inv on the way (NULL:
- * none).  unroll (a constant): n is SM_SHORT and the loop is unrolled completely —
- * straight-line code for W rows is 12-17% faster on 64-column rows (A/B on Zen 3);
- * GCC unrolls it by itself for plain softmax but not within xent's larger body, hence
- * the pragma; a lone row (sm_row_short_lone) ran slower unrolled. */
-SM_INLINE sm_vf sm_short_exps(const float *x, float *y, long n, float m0, sm_vf *mx, sm_vf *mn,
-                              float *yp, float inv, int unroll)
-{
-    const sm_vf vm = sm_splat(m0), vi = sm_splat(inv);
-    sm_vf s = {0}, hi = sm_splat(-INFINITY), lo = sm_splat(INFINITY);
-    long i = 0;
-    if (unroll) {
-#pragma GCC unroll 16
-        for (i = 0; i < SM_SHORT; i += SM_W)
-            sm_short_step(x, y, i, vm, &s, &hi, &lo, yp, vi);
-    } else
-        for (; i + SM_W <= n; i += SM_W)
-            sm_short_step(x, y, i, vm, &s, &hi, &lo, yp, vi);
-    if (i < n) {
-        sm_vf a = sm_load_tail(x + i, n - i, -INFINITY);
-        sm_vf e = sm_exp_le0(a - vm, 1);
-        sm_store_tail(y + i, e, n - i);
-        for (long j = i; yp && j < n; j++)
-            yp[j] *= inv;
-        s += e;
-        hi = sm_vmax(a, hi);
-        lo = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), lo);
-    }
-    *mx = hi;
-    *mn = lo;
-    return s;
 }
 
 /* One row the optimistic pass could not take, alone: max pass, checked exps, scale,
@@ -882,13 +858,17 @@ SM_INLINE void sm_rows_short_group(const float *x, float *y, long r0, int g, lon
                 sm_scale(yp, n, pend->inv[k]);
             sv[k] = (sm_vf){1.0f};
             mx[k] = mn[k] = sm_splat(m0[k] = 0);
-        } else if (yp)
-            sv[k] = sm_short_exps(xr, y + (size_t)r * n, n, m0[k], &mx[k], &mn[k], yp,
-                                  pend->inv[k], n == SM_SHORT);
+            continue;
+        }
+        sm_stats st = {sm_splat(-INFINITY), sm_splat(INFINITY), {0}};
+        if (yp)
+            sv[k] = sm_expsum_opt_v(xr, y + (size_t)r * n, n, m0[k], yp, pend->inv[k], &st, 0, 0,
+                                    n == SM_SHORT);
         else
-            sv[k] = sm_short_exps(xr, y + (size_t)r * n, n, m0[k], &mx[k], &mn[k], NULL, 1,
-                                  n == SM_SHORT);
-        mn[k] = -mn[k];
+            sv[k] = sm_expsum_opt_v(xr, y + (size_t)r * n, n, m0[k], NULL, 1, &st, 0, 0,
+                                    n == SM_SHORT);
+        mx[k] = st.max;
+        mn[k] = -st.min;
     }
     sm_vf M = sm_tmax(mx), MN = -sm_tmax(mn), S = sm_tsum(sv), inv = 1.0f / S;
     pend->r0 = r0;
@@ -938,9 +918,10 @@ SM_INLINE void sm_row_short_lone(const float *x, float *y, long n, const int *ta
         sm_row_alone(x, y, n, targets, loss, 0);
         return;
     }
-    sm_vf mx, mn;
-    float s = sm_hsum(sm_short_exps(x, y, n, m0, &mx, &mn, NULL, 1, 0));
-    if (isnan(s) || !(sm_hmax(mx) - m0 <= SM_OPT_ABOVE) || sm_needs_flush(-sm_hmax(-mn), m0)) {
+    sm_stats st = {sm_splat(-INFINITY), sm_splat(INFINITY), {0}};
+    float s = sm_hsum(sm_expsum_opt_v(x, y, n, m0, NULL, 1, &st, 0, 0, 0));
+    if (isnan(s) || !(sm_hmax(st.max) - m0 <= SM_OPT_ABOVE) ||
+        sm_needs_flush(-sm_hmax(-st.min), m0)) {
         sm_row_alone(x, y, n, targets, loss, 0);
         return;
     }
@@ -959,7 +940,7 @@ SM_INLINE void sm_rows_short(const float *x, float *y, long rows, long n, const 
         return;
     }
     sm_short_pend pend = {0};
-    if (n == SM_SHORT)   /* the common case, with a constant n (sm_short_exps: unrolled) */
+    if (n == SM_SHORT)   /* the common case, with a constant n (sm_expsum_opt_v: unrolled) */
         for (long r0 = 0; r0 < rows; r0 += SM_W)
             sm_rows_short_group(x, y, r0, rows - r0 < SM_W ? (int)(rows - r0) : SM_W, SM_SHORT,
                                 targets, loss, &pend);
