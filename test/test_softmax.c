@@ -83,7 +83,7 @@ Test(softmax, registry_names_and_order)
 
 /* ---- every variant x input set x odd cols x path, against the reference ---- */
 
-static const int odd_cols[] = {1, 7, 17, 33, 1000, 1057, 3000};
+static const int odd_cols[] = {1, 7, 17, 32, 33, 64, 128, 1000, 1057, 3000};   /* 32, 64, 128: SM_SHORT at 4, 8, 16 lanes */
 enum { ROWS = 19, GUARD = 32 };   /* 19: full and partial groups of 16 and 8 rows (short rows) */
 
 /* Runs v on input set k for every cols and path; checks tolerance and that nothing

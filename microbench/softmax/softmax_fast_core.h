@@ -225,8 +225,8 @@ SM_INLINE float sm_hsum(sm_vf v)
 }
 
 /* e^x for softmax's d = x - max (|x| <= 86.5 or -inf/NaN), in two short chains: the
- * exp is bound by its dependency chain, not by ports (the FP scheduler holds only ~5
- * exps in flight on Zen 3), so what counts is latency.
+ * exp is bound by its dependency chain more than by ports (on Zen 3 the loop took 7.2
+ * cycles per vector where its FMA-port count is 4), so what counts is latency.
  *  - Range reduction x = k ln2 + r with ONE constant: r = x - k ln2f, one FMA (exact
  *    product, one rounding; without FMA, exp_poly_reduce's exact split).  ln2f is
  *    1.9e-9 off ln 2, so r is off by at most 126 * 1.9e-9 = 2.4e-7: a relative error
@@ -383,10 +383,10 @@ SM_INLINE void sm_opt_step(const float *x, float *y, long i, sm_vf vm, sm_vf *s,
 
 /* The optimistic pass over x[0..n), n <= SM_BLOCK: returns the per-lane sum.  nantest
  * (a constant): keep the NaN test; short rows find NaN from their sums instead.
- * unroll (a constant): n is SM_SHORT and the loop is unrolled completely — straight-
- * line code for the W rows of sm_rows_short is 12-17% faster on 64-column rows (A/B
- * on Zen 3); GCC unrolls it by itself for plain softmax but not within xent's larger
- * body, hence the pragma; a lone row (sm_row_short_lone) ran slower unrolled. */
+ * unroll (a constant): n is SM_SHORT and the loop is unrolled completely — with the
+ * constant n, sm_rows_short was 11-12% faster on 64-column rows for fast and 6-7% for
+ * xent (A/B on Zen 3); without the pragma xent gained nothing (xent/fast 1.21x, 1.11x
+ * with it); a lone row (sm_row_short_lone) ran slower unrolled, 0.52 -> 0.61 ns. */
 SM_INLINE sm_vf sm_expsum_opt_v(const float *x, float *y, long n, float m, float *yp, float inv,
                                 sm_stats *st, int nt, int nantest, int unroll)
 {
@@ -476,6 +476,14 @@ typedef struct {
 
 SM_INLINE int sm_special(int nan, float m) { return nan || !(m > -INFINITY && m < INFINITY); }
 SM_INLINE int sm_needs_flush(float mn, float m) { return !((double)mn - m >= SOFTMAX_EXP_FLUSH); }
+
+/* The optimistic pass's check, after the fact: the exps against ref are void where x
+ * held a NaN, rose above ref + SM_OPT_ABOVE (max mx) or fell low enough to need the
+ * flush (min mn). */
+SM_INLINE int sm_opt_void(int nan, float mx, float mn, float ref)
+{
+    return nan || !(mx - ref <= SM_OPT_ABOVE) || sm_needs_flush(mn, ref);
+}
 
 /* ONLINE pass 1: the running max per block, the sum rescaled when it grows. */
 SM_INLINE sm_norm sm_row_online(const float *x, long n)
@@ -680,7 +688,7 @@ SM_INLINE int sm_row_store_opt(const float *x, float *y, long n, float m0, float
             s += sm_expsum_opt(x + b, y + b, len, m0, NULL, 1, &st, 0);
     }
     float mx = sm_hmax(st.max), mn = -sm_hmax(-st.min);
-    if (isnan(sm_hsum(st.nan)) || !(mx - m0 <= SM_OPT_ABOVE) || sm_needs_flush(mn, m0))
+    if (sm_opt_void(isnan(sm_hsum(st.nan)), mx, mn, m0))
         return 1;   /* the pending row was scaled all the same */
     *sum = s;
     return 0;
@@ -696,8 +704,11 @@ SM_INLINE void sm_rows_store(const float *x, float *y, long rows, long n, const 
                              float *loss, int nt_call)
 {
     sm_pending pend = {NULL, 1, -1};
-    sm_losses losses;   /* only k: zeroing the whole struct cost 9% of a lone 64-column xent */
+    sm_losses losses;   /* not zeroed whole: that cost 9% of a lone 64-column xent when
+                           such rows came this way; lane 0 for GCC's flow analysis */
     losses.k = 0;
+    losses.part[0] = 0;
+    losses.s[0] = 1;
     for (long r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * n;
         float *yr = y + (size_t)r * n;
@@ -805,21 +816,13 @@ SM_INLINE sm_vf sm_tsum(sm_vf *v)
     return v[0];
 }
 
-/* One row the optimistic pass could not take, alone: max pass, checked exps, scale,
- * onehot and loss (as sm_rows_store does for a row). */
-SM_INLINE void sm_row_alone(const float *x, float *y, long n, const int *targets, float *loss,
+/* One row the optimistic pass could not take, alone: the row-by-row path's max pass,
+ * checked exps, scale, onehot and loss.  Out of line: a rare path, and inlined into the
+ * group it cost xent 20% on 64-column rows (A/B on Zen 3). */
+static __attribute__((noinline)) void sm_row_alone(const float *x, float *y, long n, const int *targets, float *loss,
                             long r)
 {
-    int nan;
-    float mn, m = sm_max(x, n, &mn, &nan);
-    if (sm_row_trivial(y, n, targets, loss, r, sm_special(nan, m)))
-        return;
-    double s = sm_row_store_checked(x, y, n, m, mn, NULL, 1, 0);
-    sm_scale(y, n, (float)(1.0 / s));
-    if (targets) {
-        y[targets[r]] -= 1.0f;
-        loss[r] = sm_loss(x, m, s, targets[r]);
-    }
+    sm_rows_store(x, y, 1, n, targets ? targets + r : NULL, loss ? loss + r : NULL, 0);
 }
 
 /* The previous group's rows whose scale waits: row r0 + k if on[k] (onehots already in). */
@@ -886,8 +889,7 @@ SM_INLINE void sm_rows_short_group(const float *x, float *y, long r0, int g, lon
             sm_row_trivial(yr, n, targets, loss, r, 0);
             continue;
         }
-        if (skip[k] || isnan(S[k]) || !(M[k] - m0[k] <= SM_OPT_ABOVE) ||
-            sm_needs_flush(MN[k], m0[k])) {
+        if (skip[k] || sm_opt_void(isnan(S[k]), M[k], MN[k], m0[k])) {
             skip[k] = 1;
             sm_row_alone(xr, yr, n, targets, loss, r);
             continue;
@@ -921,8 +923,7 @@ SM_INLINE void sm_row_short_lone(const float *x, float *y, long n, const int *ta
     }
     sm_stats st = {sm_splat(-INFINITY), sm_splat(INFINITY), {0}};
     float s = sm_hsum(sm_expsum_opt_v(x, y, n, m0, NULL, 1, &st, 0, 0, 0));
-    if (isnan(s) || !(sm_hmax(st.max) - m0 <= SM_OPT_ABOVE) ||
-        sm_needs_flush(-sm_hmax(-st.min), m0)) {
+    if (sm_opt_void(isnan(s), sm_hmax(st.max), -sm_hmax(-st.min), m0)) {
         sm_row_alone(x, y, n, targets, loss, 0);
         return;
     }
