@@ -61,17 +61,18 @@ static double library_alg_s(const ar_model *m, const ar_params *prm, int K, int 
     case 3: /* its vector-sized scratch holds the result on some ranks: copied to rbuf */
         t = allreduce_recdbl.model_s(m, prm, p, n) + n * m->copy_s_per_byte; break;
     case 4: case 5: t = allreduce_ring.model_s(m, prm, p, n); break;
-    default: t = allreduce_rabenseifner.model_s(m, prm, p, n); break;
+    default: t = allreduce_rabenseifner.model_s(m, prm, p, n); break;   /* 6 */
     }
     return t + library_scratch_bytes(K, p, n) * m->scratch_s_per_byte;
 }
 
-/* Cost: K's where forced.  Unforced, the library chooses among recursive doubling, ring
- * and Rabenseifner by tables we do not restate, so the range spans them: the fastest
- * candidate at the best case, the slowest at the worst (m->worst). */
+/* Cost: K's where forced.  Unforced — or a K beyond Open MPI 4.1's 1..6, which another
+ * version may define — the library's algorithm is not one we model, so the range spans
+ * recursive doubling, ring and Rabenseifner: the fastest candidate at the best case, the
+ * slowest at the worst (m->worst). */
 static double library_model_s(const ar_model *m, const ar_params *prm, int p, double n)
 {
-    if (prm->library_alg > 0)
+    if (prm->library_alg >= 1 && prm->library_alg <= 6)
         return library_alg_s(m, prm, prm->library_alg, p, n);
     static const int cand[] = {3, 4, 6};
     double t = library_alg_s(m, prm, cand[0], p, n);

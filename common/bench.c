@@ -137,7 +137,11 @@ int rs_bench_rounds(const rs_bench_cfg *cfg, int nthreads, int nk, rs_kernel_fn 
     long *reps = malloc(sizeof *reps * (size_t)nk);
     int cap = cfg->max_samples > 0 ? cfg->max_samples : 1000;
     double *s = malloc(sizeof *s * (size_t)cap * (size_t)nk);
-    CHECK(reps && s, "out of memory for %d x %d samples", nk, cap);
+    if (!reps || !s) {
+        free(reps);
+        free(s);
+        CHECK(0, "out of memory for %d x %d samples", nk, cap);
+    }
     int rc = 0, n = 0;
     for (int k = 0; k < nk && rc == 0; k++)
         rc = (reps[k] = calibrate(cfg, nthreads, fn, ctx[k])) > 0 ? 0 : -1;
