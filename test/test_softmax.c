@@ -3,11 +3,12 @@
  * NaN inputs, odd row lengths (tails), every internal path of the vectorized kernels,
  * the special-row contract of softmax.h, the cross-entropy gradient against centred
  * finite differences of the loss, and bad command lines (exit 2, one line).
- * Variants whose ISA this CPU lacks are skipped with a log line; the 16-lane (AVX-512)
- * code also runs compiled for AVX2 (softmax_w16_avx2.c), so its arithmetic is verified
- * here either way.  Run from the repository root (`make test`). */
+ * Each check is one test per variant, the AVX-512 variants' 16-lane code compiled for
+ * AVX2 (softmax_w16_avx2.c) included; a variant whose ISA this CPU lacks is skipped by
+ * name.  Run from the repository root (`make test`). */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
+#include <criterion/parameterized.h>
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
@@ -47,13 +48,34 @@ static const softmax_variant *variant_at(int i, char *label, size_t len)
     return v;
 }
 
-/* 1 if v runs here; logs the skip once per test otherwise. */
-static int runnable(const softmax_variant *v, const char *label)
+/* The variants a check applies to, one test each: every one (VARIANTS_ALL), the
+ * softmax ones (VARIANTS_RUN) or the cross-entropy ones (VARIANTS_XENT). */
+enum { VARIANTS_ALL, VARIANTS_RUN, VARIANTS_XENT };
+
+static void free_params(struct criterion_test_params *p) { cr_free(p->params); }
+
+static struct criterion_test_params variant_params(int kind)
 {
-    if (rs_isa_supported(v->isa))
-        return 1;
-    cr_log_info("skipped %s: this CPU lacks %s", label, rs_isa_name(v->isa));
-    return 0;
+    int *idx = cr_malloc(sizeof(int) * (size_t)(softmax_nvariants + 2)), n = 0;
+    char label[64];
+    const softmax_variant *v;
+    for (int i = 0; (v = variant_at(i, label, sizeof label)); i++)
+        if (kind == VARIANTS_ALL || (kind == VARIANTS_XENT) == (v->xent != NULL))
+            idx[n++] = i;
+    return cr_make_param_array(int, idx, (size_t)n, free_params);
+}
+
+#define VARIANT_TEST(name, kind)                                                         \
+    ParameterizedTestParameters(softmax_variants, name) { return variant_params(kind); } \
+    ParameterizedTest(int *vi, softmax_variants, name)
+
+/* Variant *vi and its label; skips the test (by name) where this CPU lacks its ISA. */
+static const softmax_variant *variant_or_skip(int i, char *label, size_t len)
+{
+    const softmax_variant *v = variant_at(i, label, len);
+    if (!rs_isa_supported(v->isa))
+        cr_skip_test("%s: this CPU lacks %s", label, rs_isa_name(v->isa));
+    return v;
 }
 
 /* ---- the registry ---- */
@@ -86,9 +108,9 @@ Test(softmax, registry_names_and_order)
 static const int odd_cols[] = {1, 7, 17, 32, 33, 64, 128, 1000, 1057, 3000};   /* 32, 64, 128: SM_SHORT at 4, 8, 16 lanes */
 enum { ROWS = 19, GUARD = 32 };   /* 19: full and partial groups of 16 and 8 rows (short rows) */
 
-/* Runs v on input set k for every cols and path; checks tolerance and that nothing
- * outside y (rows, cols) is written (guards before and after, y off alignment). */
-static void check_inputs(softmax_inputs k)
+/* Runs variant vi on input set k for every cols and path; checks tolerance and that
+ * nothing outside y (rows, cols) is written (guards before and after, y off alignment). */
+static void check_inputs(int vi, softmax_inputs k)
 {
     int maxc = 3000;
     float *x = malloc(sizeof(float) * ROWS * maxc);
@@ -98,14 +120,10 @@ static void check_inputs(softmax_inputs k)
     double m[ROWS], s[ROWS];
     cr_assert(x && buf);
     char label[64];
-    const softmax_variant *v;
-    for (int i = 0; (v = variant_at(i, label, sizeof label)); i++) {
-        if (!runnable(v, label))
-            continue;
-        if (k == SOFTMAX_IN_HUGE && !v->overflow_safe) {
-            cr_log_info("%s: huge inputs not applicable (declared not overflow-safe)", label);
-            continue;
-        }
+    const softmax_variant *v = variant_or_skip(vi, label, sizeof label);
+    if (k == SOFTMAX_IN_HUGE && !v->overflow_safe)
+        cr_skip_test("%s: huge inputs not applicable (declared not overflow-safe)", label);
+    {
         int npaths = v->run_path || v->xent_path ? SOFTMAX_NPATHS : 1;
         for (int ci = 0; ci < (int)(sizeof odd_cols / sizeof odd_cols[0]); ci++) {
             int cols = odd_cols[ci];
@@ -147,19 +165,17 @@ static void check_inputs(softmax_inputs k)
     free(buf);
 }
 
-Test(softmax, random_inputs) { check_inputs(SOFTMAX_IN_RANDOM); }
-Test(softmax, huge_inputs) { check_inputs(SOFTMAX_IN_HUGE); }
-Test(softmax, masked_inputs) { check_inputs(SOFTMAX_IN_MASKED); }
-Test(softmax, nan_inputs) { check_inputs(SOFTMAX_IN_NAN); }
+VARIANT_TEST(random_inputs, VARIANTS_ALL) { check_inputs(*vi, SOFTMAX_IN_RANDOM); }
+VARIANT_TEST(huge_inputs, VARIANTS_ALL) { check_inputs(*vi, SOFTMAX_IN_HUGE); }
+VARIANT_TEST(masked_inputs, VARIANTS_ALL) { check_inputs(*vi, SOFTMAX_IN_MASKED); }
+VARIANT_TEST(nan_inputs, VARIANTS_ALL) { check_inputs(*vi, SOFTMAX_IN_NAN); }
 
 /* The suite `microbench softmax` runs before timing agrees with the tests above. */
-Test(softmax, check_suite_passes)
+VARIANT_TEST(check_suite_passes, VARIANTS_ALL)
 {
     char label[64], what[400];
-    const softmax_variant *v;
-    for (int i = 0; (v = variant_at(i, label, sizeof label)); i++) {
-        if (!runnable(v, label))
-            continue;
+    const softmax_variant *v = variant_or_skip(*vi, label, sizeof label);
+    {
         softmax_err e;
         cr_expect(softmax_check_variant(v, &e, what, sizeof what), "%s: %s", label, what);
     }
@@ -167,7 +183,7 @@ Test(softmax, check_suite_passes)
 
 /* ---- the special-row contract of softmax.h, spelled out ---- */
 
-Test(softmax, special_rows)
+VARIANT_TEST(special_rows, VARIANTS_RUN)
 {
     enum { C = 37 };
     float x[6 * C], y[6 * C];
@@ -180,10 +196,8 @@ Test(softmax, special_rows)
         x[5 * C + c] = c == 3 ? INFINITY : 0.0f;         /* +inf: NaN row */
     }
     char label[64];
-    const softmax_variant *v;
-    for (int i = 0; (v = variant_at(i, label, sizeof label)); i++) {
-        if (!v->run || !runnable(v, label))
-            continue;
+    const softmax_variant *v = variant_or_skip(*vi, label, sizeof label);
+    {
         int npaths = v->run_path ? SOFTMAX_NPATHS : 1;
         for (int p = 0; p < npaths; p++) {
             softmax_run(v, (softmax_path)p, x, NULL, y, NULL, 6, C);
@@ -205,7 +219,7 @@ Test(softmax, special_rows)
     }
 }
 
-Test(softmax, xent_ignored_and_masked_targets)
+VARIANT_TEST(xent_ignored_and_masked_targets, VARIANTS_XENT)
 {
     enum { C = 19 };
     float x[3 * C], d[3 * C], loss[3];
@@ -216,10 +230,8 @@ Test(softmax, xent_ignored_and_masked_targets)
         x[2 * C + c] = (float)c / 4;
     }
     char label[64];
-    const softmax_variant *v;
-    for (int i = 0; (v = variant_at(i, label, sizeof label)); i++) {
-        if (!v->xent || !runnable(v, label))
-            continue;
+    const softmax_variant *v = variant_or_skip(*vi, label, sizeof label);
+    {
         for (int p = 0; p < SOFTMAX_NPATHS; p++) {
             softmax_run(v, (softmax_path)p, x, targets, d, loss, 3, C);
             cr_expect(loss[0] == 0, "%s path %d: ignored row loss %g", label, p, (double)loss[0]);
@@ -257,15 +269,13 @@ static double loss_sum_variant(const softmax_variant *v, const float *x, const i
     return s;
 }
 
-Test(softmax, xent_gradient_vs_finite_differences)
+VARIANT_TEST(xent_gradient_vs_finite_differences, VARIANTS_XENT)
 {
     static const int cols_list[] = {1, 7, 17, 33};
     enum { R = 3 };
     char label[64];
-    const softmax_variant *v;
-    for (int i = 0; (v = variant_at(i, label, sizeof label)); i++) {
-        if (!v->xent || !runnable(v, label))
-            continue;
+    const softmax_variant *v = variant_or_skip(*vi, label, sizeof label);
+    {
         for (int ci = 0; ci < 4; ci++) {
             int C = cols_list[ci];
             float x[R * 33], g[R * 33], loss[R];
@@ -299,7 +309,7 @@ Test(softmax, xent_gradient_vs_finite_differences)
 }
 
 /* The forward loss of every xent variant against the double reference on huge inputs. */
-Test(softmax, xent_loss_vs_reference)
+VARIANT_TEST(xent_loss_vs_reference, VARIANTS_XENT)
 {
     enum { R = 20, C = 1000 };
     float *x = malloc(sizeof(float) * R * C), *d = malloc(sizeof(float) * R * C), loss[R];
@@ -309,10 +319,8 @@ Test(softmax, xent_loss_vs_reference)
     softmax_fill_targets(t, 0, R, C, SEED);
     softmax_xent_ref(x, t, NULL, ref, R, C);
     char label[64];
-    const softmax_variant *v;
-    for (int i = 0; (v = variant_at(i, label, sizeof label)); i++) {
-        if (!v->xent || !runnable(v, label))
-            continue;
+    const softmax_variant *v = variant_or_skip(*vi, label, sizeof label);
+    {
         v->xent(x, t, d, loss, R, C);
         for (int r = 0; r < R; r++) {
             double want = (float)ref[r];

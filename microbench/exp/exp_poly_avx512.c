@@ -1,13 +1,15 @@
 /* exp_poly_avx512.c — the project's own expf, 16 lanes of AVX-512 (variant poly).
  *
- * The arithmetic is exp_poly_core.h's; two of its steps map to one AVX-512
- * instruction each: the clamp to one vrangeps (|x| <= 104.5, sign and NaN kept) and
- * the final scaling to one vscalefps, which rounds p*2^k once — so overflow,
- * gradual underflow and NaN need no extra work.  That makes 12 vector operations
- * per 16 floats (clamp, FMA + subtract for k, 2 FMAs of reduction, 6 of Horner,
- * scalef), ~6 cycles on 2 FMA ports.  This file cannot run on a machine without
- * AVX-512; exp_poly_w16_avx2.c is the same computation for AVX2, which the tests
- * run everywhere (exp_poly_core.h, "Verification"). */
+ * The arithmetic is exp_poly_core.h's, clamp included; only the final scaling is an
+ * AVX-512 instruction: vscalefps rounds p*2^k once, so overflow, gradual underflow and
+ * NaN (a NaN p or k gives NaN) need no extra work.  13 vector operations per 16 floats
+ * (max + min clamp, FMA + subtract for k, 2 FMAs of reduction, 6 of Horner, scalef).
+ *
+ * Not vrangeps for the clamp: like minNum, it returns the number when one operand is a
+ * quiet NaN, so exp(NaN) came out as exp(±104.5) (seen on a Zen 5).  The generic clamp
+ * compiles to vmaxps/vminps with x as the second operand, which x86 returns for NaN.
+ * exp_poly_w16_avx2.c is this computation with scalef done by two exact multiplies; the
+ * tests compare the two bit for bit wherever AVX-512 runs. */
 #include <immintrin.h>
 
 #define EXP_POLY_W 16
@@ -17,9 +19,7 @@
 static inline exp_vf exp_poly_avx512_vec(exp_vf x)
 {
     exp_vf y, k;
-    /* imm 0x02: the operand of smaller magnitude, with the sign of x (the first). */
-    exp_vf xc = (exp_vf)_mm512_range_ps((__m512)x, _mm512_set1_ps(EXP_POLY_CLAMP), 0x02);
-    exp_vf p = exp_poly_eval(xc, &y, &k);
+    exp_vf p = exp_poly_eval(exp_poly_clamp(x), &y, &k);
     (void)y;
     return (exp_vf)_mm512_scalef_ps((__m512)p, (__m512)k);
 }

@@ -104,37 +104,6 @@ SM_INLINE sm_vf sm_load(const float *p)
 
 SM_INLINE void sm_store(float *p, sm_vf v) { memcpy(p, &v, sizeof v); }
 
-/* max(a, b) with x86 maxps semantics (b if either is NaN), one instruction where the
- * ISA has it; the generic select computes the same lanes bit for bit. */
-SM_INLINE sm_vf sm_vmax(sm_vf a, sm_vf b)
-{
-#if SM_W == 16 && defined(__AVX512F__)
-    return (sm_vf)_mm512_max_ps((__m512)a, (__m512)b);
-#elif SM_W == 8 && defined(__AVX__)
-    return (sm_vf)_mm256_max_ps((__m256)a, (__m256)b);
-#elif SM_W == 4 && defined(__SSE2__)
-    return (sm_vf)_mm_max_ps((__m128)a, (__m128)b);
-#else
-    sm_vi gt = a > b;
-    return (sm_vf)(((sm_vi)a & gt) | ((sm_vi)b & ~gt));
-#endif
-}
-
-/* min(a, b) likewise (minps: b if either is NaN). */
-SM_INLINE sm_vf sm_vmin(sm_vf a, sm_vf b)
-{
-#if SM_W == 16 && defined(__AVX512F__)
-    return (sm_vf)_mm512_min_ps((__m512)a, (__m512)b);
-#elif SM_W == 8 && defined(__AVX__)
-    return (sm_vf)_mm256_min_ps((__m256)a, (__m256)b);
-#elif SM_W == 4 && defined(__SSE2__)
-    return (sm_vf)_mm_min_ps((__m128)a, (__m128)b);
-#else
-    sm_vi lt = a < b;
-    return (sm_vf)(((sm_vi)a & lt) | ((sm_vi)b & ~lt));
-#endif
-}
-
 /* A non-temporal store of a whole vector; p is 64-byte aligned. */
 SM_INLINE void sm_store_nt(float *p, sm_vf v)
 {
@@ -201,13 +170,13 @@ SM_INLINE void sm_store_tail(float *p, sm_vf v, long n)
 SM_INLINE float sm_hmax(sm_vf v)
 {
 #if SM_W == 16
-    v = sm_vmax(v, sm_xor_lanes(v, 8));
+    v = exp_poly_vmax(v, sm_xor_lanes(v, 8));
 #endif
 #if SM_W >= 8
-    v = sm_vmax(v, sm_xor_lanes(v, 4));
+    v = exp_poly_vmax(v, sm_xor_lanes(v, 4));
 #endif
-    v = sm_vmax(v, sm_xor_lanes(v, 2));
-    v = sm_vmax(v, sm_xor_lanes(v, 1));
+    v = exp_poly_vmax(v, sm_xor_lanes(v, 2));
+    v = exp_poly_vmax(v, sm_xor_lanes(v, 1));
     return v[0];
 }
 
@@ -291,29 +260,29 @@ SM_INLINE float sm_max(const float *x, long n, float *mn, int *nan)
     long i = 0;
     for (; i + 2 * SM_W <= n; i += 2 * SM_W) {
         sm_vf a = sm_load(x + i), b = sm_load(x + i + SM_W);
-        m0 = sm_vmax(a, m0);
-        m1 = sm_vmax(b, m1);
-        l0 = sm_vmin(a, l0);
-        l1 = sm_vmin(b, l1);
+        m0 = exp_poly_vmax(a, m0);
+        m1 = exp_poly_vmax(b, m1);
+        l0 = exp_poly_vmin(a, l0);
+        l1 = exp_poly_vmin(b, l1);
         s0 = a * tiny + s0;
         s1 = b * tiny + s1;
     }
     if (i + SM_W <= n) {
         sm_vf a = sm_load(x + i);
-        m0 = sm_vmax(a, m0);
-        l0 = sm_vmin(a, l0);
+        m0 = exp_poly_vmax(a, m0);
+        l0 = exp_poly_vmin(a, l0);
         s0 = a * tiny + s0;
         i += SM_W;
     }
     if (i < n) {   /* padded with -inf for the max, +inf for the min */
         sm_vf a = sm_load_tail(x + i, n - i, -INFINITY);
-        m0 = sm_vmax(a, m0);
+        m0 = exp_poly_vmax(a, m0);
         s0 = a * tiny + s0;
-        l0 = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), l0);
+        l0 = exp_poly_vmin(sm_load_tail(x + i, n - i, INFINITY), l0);
     }
     *nan = isnan(sm_hsum(s0 + s1));
-    *mn = -sm_hmax(-sm_vmin(l0, l1));
-    return sm_hmax(sm_vmax(m0, m1));
+    *mn = -sm_hmax(-exp_poly_vmin(l0, l1));
+    return sm_hmax(exp_poly_vmax(m0, m1));
 }
 
 /* sum of e^(x - m) in float; with y != NULL also y = e^(x - m).  n <= SM_BLOCK.
@@ -375,8 +344,8 @@ SM_INLINE void sm_opt_step(const float *x, float *y, long i, sm_vf vm, sm_vf *s,
     if (yp)
         sm_store(yp + i, sm_load(yp + i) * vi);
     *s += e;
-    st->max = sm_vmax(a, st->max);
-    st->min = sm_vmin(a, st->min);
+    st->max = exp_poly_vmax(a, st->max);
+    st->min = exp_poly_vmin(a, st->min);
     if (nantest)
         st->nan = a * sm_splat(0x1p-100f) + st->nan;
 }
@@ -408,10 +377,10 @@ SM_INLINE sm_vf sm_expsum_opt_v(const float *x, float *y, long n, float m, float
         for (long j = i; yp && j < n; j++)
             yp[j] *= inv;
         s += e;
-        acc.max = sm_vmax(a, acc.max);
+        acc.max = exp_poly_vmax(a, acc.max);
         if (nantest)
             acc.nan = a * sm_splat(0x1p-100f) + acc.nan;
-        acc.min = sm_vmin(sm_load_tail(x + i, n - i, INFINITY), acc.min);
+        acc.min = exp_poly_vmin(sm_load_tail(x + i, n - i, INFINITY), acc.min);
     }
     *st = acc;
     return s;
@@ -806,7 +775,7 @@ SM_INLINE void sm_rows_store(const float *x, float *y, long rows, long n, const 
 #endif
 SM_INLINE sm_vf sm_tmax(sm_vf *v)
 {
-    SM_TREDUCE(v, sm_vmax);
+    SM_TREDUCE(v, exp_poly_vmax);
     return v[0];
 }
 
