@@ -114,7 +114,7 @@ MPI_Op ar_op_mpi(ar_op op) { return op == AR_SUM ? MPI_SUM : MPI_MAX; }
 /* ---- the one local reduction -------------------------------------------------------
  * The loops live in ar_reduce_loops.h, built for baseline x86-64 here and for AVX2 in
  * ar_reduce_avx2.c; the first call picks by CPUID (common/cpu.h).  Every variant gives
- * the same bits.  The gamma hook is charged here, once per call. */
+ * the same bits (test/mpi/test_allreduce.c compares each with the portable one).  The gamma hook is charged here, once per call. */
 static ar_charge_fn charge_fn;
 static void *charge_arg;
 
@@ -124,25 +124,36 @@ void ar_set_reduce_charge(ar_charge_fn fn, void *arg)
     charge_arg = arg;
 }
 
-static AR_DEFINE_REDUCE(ar_reduce_portable)
-void ar_reduce_avx2(void *inout, const void *in, size_t count, ar_dtype t, ar_op op);
+AR_DEFINE_REDUCE(ar_reduce_portable)
 
-typedef void (*reduce_fn)(void *inout, const void *in, size_t count, ar_dtype t, ar_op op);
-static reduce_fn reduce_impl;
+/* Widest first; the first one this CPU runs is used. */
+const ar_reduce_impl ar_reduce_impls[] = {
+    {"avx2", RS_ISA_AVX2, ar_reduce_avx2},
+    {"portable", RS_ISA_PORTABLE, ar_reduce_portable},
+};
+const int ar_nreduce_impls = RS_ARRAY_LEN(ar_reduce_impls);
+
+static const ar_reduce_impl *reduce_impl;
+
+static const ar_reduce_impl *reduce_pick(void)
+{
+    if (!reduce_impl) {  /* a benign race: every thread stores the same pointer */
+        int i = 0;
+        while (!rs_isa_supported(ar_reduce_impls[i].isa))
+            i++;
+        reduce_impl = &ar_reduce_impls[i];
+    }
+    return reduce_impl;
+}
 
 void ar_reduce_local(void *inout, const void *in, size_t count, ar_dtype t, ar_op op)
 {
-    if (!reduce_impl)  /* a benign race: every thread stores the same pointer */
-        reduce_impl = rs_isa_supported(RS_ISA_AVX2) ? ar_reduce_avx2 : ar_reduce_portable;
-    reduce_impl(inout, in, count, t, op);
+    reduce_pick()->run(inout, in, count, t, op);
     if (charge_fn)
         charge_fn(count * dtypes[t].size, charge_arg);
 }
 
-const char *ar_reduce_isa(void)
-{
-    return rs_isa_supported(RS_ISA_AVX2) ? "avx2" : "portable";
-}
+const char *ar_reduce_isa(void) { return reduce_pick()->name; }
 
 /* ---- plans ---------------------------------------------------------------------------- */
 int ar_mpi_fail(int rc, const char *what, const char *file, int line)

@@ -28,6 +28,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
+#include "cpu.h"
+
 /* ---- element types and operations ------------------------------------------------ */
 typedef enum { AR_FLOAT, AR_DOUBLE, AR_INT32, AR_NDTYPES } ar_dtype;
 typedef enum { AR_SUM, AR_MAX, AR_NOPS } ar_op;
@@ -45,6 +47,19 @@ MPI_Op ar_op_mpi(ar_op op);
  * per ISA (ar_reduce_loops.h), picked by CPUID: ar_reduce_isa() says which ran. */
 void ar_reduce_local(void *inout, const void *in, size_t count, ar_dtype t, ar_op op);
 const char *ar_reduce_isa(void);
+
+/* The builds of that loop, widest first, ending with the portable one (the reference
+ * the others must equal bit for bit). */
+typedef void (*ar_reduce_fn)(void *inout, const void *in, size_t count, ar_dtype t, ar_op op);
+typedef struct {
+    const char *name;   /* "avx2", "portable" */
+    rs_isa isa;
+    ar_reduce_fn run;
+} ar_reduce_impl;
+extern const ar_reduce_impl ar_reduce_impls[];
+extern const int ar_nreduce_impls;
+void ar_reduce_avx2(void *inout, const void *in, size_t count, ar_dtype t, ar_op op);
+void ar_reduce_portable(void *inout, const void *in, size_t count, ar_dtype t, ar_op op);
 
 /* The gamma hook: fn(bytes, arg) is called after every ar_reduce_local() with the bytes
  * of `in` that were reduced (SMPI: charge bytes * gamma with smpi_execute_benched or

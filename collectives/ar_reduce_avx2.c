@@ -2,5 +2,4 @@
  * files -mavx2 -mfma); called only where CPUID reports AVX2 (allreduce.c). */
 #include "ar_reduce_loops.h"
 
-void ar_reduce_avx2(void *inout, const void *in, size_t count, ar_dtype t, ar_op op);
 AR_DEFINE_REDUCE(ar_reduce_avx2)

@@ -6,8 +6,8 @@
  * right limits.  Each kernel makes one pass over a step's (B, G) block: the four gate
  * non-linearities, the cell update and the output in one loop, no temporaries.
  *
- * One kernel set per ISA, one file each (pointwise_avx2.c, pointwise_portable.c),
- * behind this struct; pointwise_best() picks by CPUID.  The backward point-wise math
+ * One kernel set per ISA, one file each (pointwise_avx512.c, pointwise_avx2.c,
+ * pointwise_portable.c), behind this struct; pointwise_best() picks by CPUID.  The backward point-wise math
  * needs no exp (it uses the stored activations) and is plain C in the cell files.
  * The double reference (ref.c) is the oracle the tests hold these to. */
 #ifndef RS_MODELS_POINTWISE_H
@@ -16,7 +16,7 @@
 #include "cpu.h"
 
 typedef struct pointwise_kernels {
-    const char *name;   /* "poly avx2", "poly portable" */
+    const char *name;   /* "poly avx512", "poly avx2", "poly portable" */
     rs_isa isa;
     /* LSTM step, per row b of B:  gates (B, 4H) holds the pre-activations on entry
      * and i, f, g, o on exit;  c = f c_prev + i g;  tc = tanh(c);  h = o tc.
@@ -27,7 +27,9 @@ typedef struct pointwise_kernels {
     void (*tanh_inplace)(float *x, long n);
 } pointwise_kernels;
 
-extern const pointwise_kernels pointwise_avx2, pointwise_portable;
+extern const pointwise_kernels pointwise_avx512, pointwise_avx2, pointwise_portable;
+/* Every kernel set, widest first (the tests run each the CPU has). */
+extern const pointwise_kernels *const pointwise_all[3];
 const pointwise_kernels *pointwise_best(void);
 
 #endif

@@ -10,7 +10,13 @@ POINTWISE_DEFINE(portable)
 const pointwise_kernels pointwise_portable = {"poly portable", RS_ISA_PORTABLE,
                                               pw_lstm_fwd_portable, pw_tanh_inplace_portable};
 
+const pointwise_kernels *const pointwise_all[3] = {&pointwise_avx512, &pointwise_avx2,
+                                                   &pointwise_portable};
+
 const pointwise_kernels *pointwise_best(void)
 {
-    return rs_isa_supported(RS_ISA_AVX2) ? &pointwise_avx2 : &pointwise_portable;
+    int i = 0;
+    while (!rs_isa_supported(pointwise_all[i]->isa))
+        i++;
+    return pointwise_all[i];
 }

@@ -1,10 +1,13 @@
 /* test_gemm.c — Criterion tests of microbench/gemm/: every available backend against
  * the double reference on odd shapes and all four transposes, alpha/beta handling
  * (beta = 0 must not read C), threads, the residual and its sampled check, the
- * --shape parser, and bad command lines (exit 2, one line).
- * A backend whose library is not installed is skipped with a note, never failed. */
+ * --shape parser, bad command lines (exit 2, one line), and every ISA's micro-kernel of
+ * the `blocked` backend, alone and through the whole driver.
+ * A backend whose library is not installed, or a kernel whose ISA this CPU lacks, is
+ * skipped by name (Criterion's skip), never failed. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include "check.h"
 #include "cli_support.h"
 #include "gemm.h"
+#include "gemm_blocked.h"
 #include "gemm_report.h"
 #include "record.h"
 
@@ -79,15 +83,13 @@ static double run_case(const gemm_backend *b, case_data *d)
     return res;
 }
 
-/* Load by name; NULL (with a note) when the library is not installed here. */
+/* Load by name; skips the test (naming the backend and why) when it is not installed. */
 static const gemm_backend *load_or_skip(const char *name)
 {
     const gemm_backend *b = gemm_find(name);
     cr_assert_not_null(b, "no backend %s in the registry", name);
-    if (b->load(b) != 0) {
-        cr_log_info("%s unavailable here, skipped: %s", name, rs_lasterr());
-        return NULL;
-    }
+    if (b->load(b) != 0)
+        cr_skip_test("%s not installed here: %s", name, rs_lasterr());
     b->set_threads(b, 1);
     return b;
 }
@@ -97,8 +99,6 @@ static const gemm_backend *load_or_skip(const char *name)
 static void odd_shapes(const char *name)
 {
     const gemm_backend *b = load_or_skip(name);
-    if (!b)
-        return;
     static const long dims[] = {1, 7, 17, 33, 100};
     static const char tr[4][2] = {{'N', 'N'}, {'N', 'T'}, {'T', 'N'}, {'T', 'T'}};
     for (int t = 0; t < 4; t++)
@@ -120,8 +120,6 @@ static void odd_shapes(const char *name)
 static void alpha_beta(const char *name)
 {
     const gemm_backend *b = load_or_skip(name);
-    if (!b)
-        return;
     static const float alphas[] = {0.0f, 1.0f, -2.5f}, betas[] = {0.0f, 1.0f, 0.5f};
     static const char tr[3][3] = {"NN", "TN", "NT"};
     for (int ia = 0; ia < 3; ia++)
@@ -145,8 +143,6 @@ static void alpha_beta(const char *name)
 static void threaded(const char *name)
 {
     const gemm_backend *b = load_or_skip(name);
-    if (!b)
-        return;
     b->set_threads(b, 2);
     static const long shapes[][3] = {{300, 70, 260}, {33, 130, 17}, {1, 1, 1}, {257, 1, 513}};
     for (int s = 0; s < 4; s++)
@@ -175,6 +171,77 @@ BACKEND_TESTS(blis, "blis")
 BACKEND_TESTS(blis_default, "blis:default")
 BACKEND_TESTS(libxsmm, "libxsmm")
 BACKEND_TESTS(onednn, "onednn")
+
+/* ---- the blocked backend's micro-kernels, one ISA each ---- */
+
+static void need_isa(const gemm_ukernel *k)
+{
+    if (!rs_isa_supported(k->isa))
+        cr_skip_test("%s: this CPU lacks %s", k->name, rs_isa_name(k->isa));
+}
+
+/* One MR x NR tile from packed panels against a double reference: kc of 1, odd and a
+ * full cache block; beta = 0 with C holding NaN (must not be read), and beta != 0. */
+static void ukernel_tile(const gemm_ukernel *k)
+{
+    need_isa(k);
+    const int mr = k->mr, nr = k->nr;
+    const long ldc = mr + 3, kcs[] = {1, 7, k->kc};
+    for (int ik = 0; ik < 3; ik++)
+        for (int bi = 0; bi < 2; bi++) {
+            long kc = kcs[ik];
+            float alpha = 1.5f, beta = bi ? 0.5f : 0.0f;
+            float *a = aligned_alloc(64, sizeof(float) * (size_t)(kc * mr + 16));
+            float *b = aligned_alloc(64, sizeof(float) * (size_t)(kc * nr + 16));
+            float *c = malloc(sizeof(float) * (size_t)(ldc * nr)), *c0 = malloc(sizeof(float) * (size_t)(ldc * nr));
+            cr_assert(a && b && c && c0);
+            gemm_fill(a, kc * mr, 11 + ik, 0);
+            gemm_fill(b, kc * nr, 11 + ik, 1);
+            gemm_fill(c0, ldc * nr, 11 + ik, 2);
+            for (long i = 0; i < ldc * nr; i++)
+                c[i] = beta == 0 && i % ldc < mr ? NAN : c0[i];
+            k->run(kc, a, b, c, ldc, alpha, beta);
+            for (int j = 0; j < nr; j++)
+                for (long i = 0; i < ldc; i++) {
+                    float got = c[i + j * ldc];
+                    if (i >= mr) {
+                        cr_assert(got == c0[i + j * ldc], "%s wrote C(%ld,%d) past MR", k->name, i, j);
+                        continue;
+                    }
+                    double want = beta * (double)c0[i + j * ldc];
+                    for (long p = 0; p < kc; p++)
+                        want += (double)alpha * a[p * mr + i] * b[p * nr + j];
+                    /* the residual's unit (gemm.h): eps times the largest possible sum */
+                    double unit = FLT_EPSILON * ((double)fabsf(alpha) * (double)kc + fabsf(beta));
+                    cr_assert(fabs(got - want) <= GEMM_RESIDUAL_MAX * unit,
+                              "%s kc=%ld beta=%g: C(%ld,%d) = %.9g, want %.9g", k->name, kc,
+                              (double)beta, i, j, (double)got, want);
+                }
+            free(a);
+            free(b);
+            free(c);
+            free(c0);
+        }
+}
+
+/* The whole blocked driver (packing, edges, threads) on this kernel. */
+static void blocked_with(const gemm_ukernel *k, void (*suite)(const char *))
+{
+    need_isa(k);
+    cr_assert_eq(gemm_blocked_force(k), 0, "%s", rs_lasterr());
+    suite("blocked");
+    cr_assert_eq(gemm_blocked_force(NULL), 0, "%s", rs_lasterr());
+}
+
+#define UKERNEL_TESTS(isa)                                                                   \
+    Test(gemm_ukernel_##isa, tile_against_double) { ukernel_tile(&gemm_ukernel_##isa); }   \
+    Test(gemm_ukernel_##isa, blocked_odd_shapes) { blocked_with(&gemm_ukernel_##isa, odd_shapes); } \
+    Test(gemm_ukernel_##isa, blocked_alpha_beta) { blocked_with(&gemm_ukernel_##isa, alpha_beta); } \
+    Test(gemm_ukernel_##isa, blocked_two_threads) { blocked_with(&gemm_ukernel_##isa, threaded); }
+
+UKERNEL_TESTS(avx512)
+UKERNEL_TESTS(avx2)
+UKERNEL_TESTS(portable)
 
 Test(gemm_registry, names_are_the_contract)
 {

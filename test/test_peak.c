@@ -139,17 +139,34 @@ Test(blas, probe_reports_openblas_and_is_consistent)
             continue;
         cr_assert(b[i].detected[0] && b[i].used[0] && b[i].version[0], "%s: empty report", b[i].name);
         rs_isa isa;
-        if (peak_blas_kernel_isa(b[i].detected, &isa) == 0)
+        if (peak_blas_kernel_isa(b[i].used, &isa) == 0)
             cr_assert_eq(b[i].below_cpu, isa < rs_isa_best(), "%s: below_cpu", b[i].name);
         cr_assert_eq(b[i].fix_applied, 0, "allow_fix = 0 must not apply a fix");
         if (b[i].fix[0])   /* "VAR=value" for this library */
             cr_assert(strncmp(b[i].fix, i == 0 ? "OPENBLAS_CORETYPE=" : "BLIS_ARCH_TYPE=",
                               i == 0 ? 18 : 15) == 0, "%s: fix '%s'", b[i].name, b[i].fix);
-        else
+        else if (strcmp(b[i].chosen_by, "environment") != 0)
             cr_assert_eq(b[i].below_cpu, 0, "%s: below the CPU without a fix", b[i].name);
     }
     char *after = getenv("OPENBLAS_CORETYPE");
     cr_assert((before == NULL) == (after == NULL), "the probe changed the environment");
+}
+
+/* A core type below the CPU set in the environment (as some machines do for OpenBLAS):
+ * it is respected, and reported as below the CPU and chosen by the environment. */
+Test(blas, environment_choice_below_the_cpu_is_reported)
+{
+    if (rs_isa_best() == RS_ISA_PORTABLE)
+        cr_skip_test("no vector ISA here: no core type is below this CPU");
+    setenv("OPENBLAS_CORETYPE", "Prescott", 1);
+    peak_blas b[2];
+    cr_assert_eq(peak_blas_probe(1, b), 0);
+    cr_assert_eq(b[0].found, 1);
+    cr_expect_str_eq(b[0].used, "Prescott", "the user's core type must be used");
+    cr_expect_str_eq(b[0].chosen_by, "environment");
+    cr_expect_eq(b[0].below_cpu, 1, "Prescott (SSE3) is below this CPU's %s", rs_isa_name(rs_isa_best()));
+    cr_expect_eq(b[0].fix_applied, 0, "a user setting is never overridden");
+    cr_expect_str_eq(getenv("OPENBLAS_CORETYPE"), "Prescott");
 }
 
 /* ---- machine.json ---- */

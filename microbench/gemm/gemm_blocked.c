@@ -162,6 +162,14 @@ static int blocked_load(const gemm_backend *b)
     return 0;
 }
 
+int gemm_blocked_force(const gemm_ukernel *k)
+{
+    CHECK(!k || rs_isa_supported(k->isa), "blocked: %s needs %s, which this CPU lacks",
+          k->name, rs_isa_name(k->isa));
+    ukr = k;   /* NULL: the next load picks the widest again */
+    return k ? 0 : blocked_load(NULL);
+}
+
 static void blocked_set_threads(const gemm_backend *b, int n)
 {
     blk_threads = n < 1 ? 1 : n > BLOCKED_MAX_THREADS ? BLOCKED_MAX_THREADS : n;

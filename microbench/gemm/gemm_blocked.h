@@ -26,4 +26,9 @@ typedef struct {
 
 extern const gemm_ukernel gemm_ukernel_avx512, gemm_ukernel_avx2, gemm_ukernel_portable;
 
+/* Make the `blocked` backend run micro-kernel k (NULL: back to the widest this CPU
+ * runs), so the tests drive every ISA's kernel through the whole driver.  0, or -1
+ * (rs_lasterr) when this CPU lacks k's ISA. */
+int gemm_blocked_force(const gemm_ukernel *k);
+
 #endif

@@ -86,23 +86,26 @@ void gemm_report_dispatch(rs_table *t)
     const char *libs[2] = {"openblas", "blis"};
     for (int i = 0; i < 2; i++) {
         const peak_blas *pb = gemm_blas_probe(libs[i]);
-        char buf[256];
+        const char *var = i == 0 ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE", *user = getenv(var);
+        char buf[320], below[64] = "";
+        if (pb && pb->below_cpu)
+            snprintf(below, sizeof below, ", below this CPU's %s", rs_isa_name(rs_isa_best()));
         if (!pb)
             snprintf(buf, sizeof buf, "not found");
         else if (pb->fix_applied)
             snprintf(buf, sizeof buf, "%s picks %s by itself (%s, below the CPU's %s); fixed with %s -> %s",
                      pb->version, pb->detected, rs_isa_name(pb->detected_isa), rs_isa_name(rs_isa_best()),
                      pb->fix, pb->used);
+        else if (strcmp(pb->chosen_by, "environment") == 0)
+            snprintf(buf, sizeof buf, "%s picks %s by itself; %s=%s from the environment selects %s "
+                     "(%s)%s; respected", pb->version, pb->detected, var, user ? user : "?", pb->used,
+                     rs_isa_name(pb->used_isa), below);
         else if (pb->below_cpu)
             snprintf(buf, sizeof buf, "%s picks %s, below the CPU's %s; not fixed (%s)", pb->version,
-                     pb->detected, rs_isa_name(rs_isa_best()), pb->fix[0] ? "a user setting wins" : "no fix known");
+                     pb->detected, rs_isa_name(rs_isa_best()), pb->fix[0] ? "fix not allowed" : "no fix known");
         else
             snprintf(buf, sizeof buf, "%s picks %s by itself: right for this CPU, no fix needed",
                      pb->version, pb->detected);
-        const char *var = i == 0 ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE", *user = getenv(var);
-        if (pb && user && !pb->fix_applied)
-            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "; %s=%s from the environment selects %s",
-                     var, user, pb->used);
         printf("dispatch: %s %s\n", libs[i], buf);
         rs_table_meta(t, libs[i], buf);
     }

@@ -231,10 +231,11 @@ static void probe_library(int lib, int allow_fix, rs_isa best, int amd, peak_bla
     int isa = kernel_isa_or_unknown(clean.kernel);
     /* An unknown name is reported as is and not judged. */
     out->detected_isa = out->used_isa = isa < 0 ? RS_ISA_PORTABLE : (rs_isa)isa;
-    out->below_cpu = isa >= 0 && isa < (int)best;
+    int detected_below = isa >= 0 && isa < (int)best;
+    snprintf(out->chosen_by, sizeof out->chosen_by, "library");
 
     /* The fix: the variable's value for the best kernel, verified in a child. */
-    const char *target = out->below_cpu ? fix_kernel_name(lib, best, amd) : NULL;
+    const char *target = detected_below ? fix_kernel_name(lib, best, amd) : NULL;
     char value[32] = "";
     if (target && lib == LIB_OPENBLAS)
         snprintf(value, sizeof value, "%s", target);
@@ -253,8 +254,10 @@ static void probe_library(int lib, int allow_fix, rs_isa best, int amd, peak_bla
     if (fix_works && allow_fix && !user) {
         setenv(libs[lib].var, value, 1);
         out->fix_applied = 1;
+        snprintf(out->chosen_by, sizeof out->chosen_by, "fix");
         snprintf(out->used, sizeof out->used, "%s", fixed.kernel);
     } else if (user && probe_in_child(lib, ENV_KEEP, NULL, &now) == 0 && now.found) {
+        snprintf(out->chosen_by, sizeof out->chosen_by, "environment");
         snprintf(out->used, sizeof out->used, "%s", now.kernel);
     }
     /* Already loaded here (linked in, or dlopened before): its choice was made. */
@@ -268,6 +271,7 @@ static void probe_library(int lib, int allow_fix, rs_isa best, int amd, peak_bla
     }
     isa = kernel_isa_or_unknown(out->used);
     out->used_isa = isa < 0 ? RS_ISA_PORTABLE : (rs_isa)isa;
+    out->below_cpu = isa >= 0 && isa < (int)best;
 }
 
 int peak_blas_probe(int allow_fix, peak_blas out[2])

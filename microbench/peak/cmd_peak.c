@@ -64,6 +64,7 @@ static const rs_col limit_cols[] = {
 static const rs_col blas_cols[] = {
     {"library", RS_STR, 0}, {"version", RS_STR, 0}, {"detected", RS_STR, 0},
     {"used", RS_STR, 0},    {"used_isa", RS_STR, 0}, {"below_cpu", RS_STR, 0},
+    {"chosen_by", RS_STR, 0},
     {"fix", RS_STR, 0},     {"fix_applied", RS_STR, 0},
 };
 
@@ -110,6 +111,7 @@ static rs_table *blas_table(const peak_blas b[2])
         rs_set_str(t, r, "used_isa", peak_blas_kernel_isa(b[i].used, &isa) == 0
                                          ? rs_isa_name(isa) : "unknown");
         rs_set_str(t, r, "below_cpu", b[i].below_cpu ? "yes" : "no");
+        rs_set_str(t, r, "chosen_by", b[i].chosen_by);
         rs_set_str(t, r, "fix", b[i].fix[0] ? b[i].fix : "none needed");
         rs_set_str(t, r, "fix_applied", b[i].fix_applied ? "yes" : "no");
     }

@@ -55,6 +55,7 @@ static void write_blas(rs_jw *w, const peak_blas *b)
     rs_jw_kstr(w, "used", b->found ? b->used : NULL);
     rs_jw_key(w, "below_cpu");
     rs_jw_bool(w, b->below_cpu);
+    rs_jw_kstr(w, "chosen_by", b->found ? b->chosen_by : NULL);
     rs_jw_kstr(w, "fix", b->fix);
     rs_jw_key(w, "fix_applied");
     rs_jw_bool(w, b->fix_applied);

@@ -36,7 +36,10 @@ typedef struct {
     char detected[32];        /* kernel chosen with the fix not applied */
     char used[32];            /* kernel in use for this run (after the fix if applied) */
     rs_isa detected_isa, used_isa;
-    int below_cpu;            /* detected kernel's ISA < the CPU's best */
+    int below_cpu;            /* the kernel in use runs an ISA below the CPU's best */
+    char chosen_by[16];       /* who picked the kernel in use: "library" (its own
+                                 dispatch), "fix" (ours) or "environment" (the user's
+                                 variable, always respected) */
     char fix[64];             /* e.g. "OPENBLAS_CORETYPE=SkylakeX" ("" if none needed) */
     int fix_applied;
 } peak_blas;

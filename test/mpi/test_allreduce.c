@@ -15,7 +15,9 @@
  *   - bitwise identical when repeated, and identical on every rank;
  *   - a hash of all of them is printed, so run.sh can compare two separate runs.
  * Plus: a group size that does not divide p fails plan creation on every rank (no
- * hang); a count beyond the reserved scratch is refused.
+ * hang); a count beyond the reserved scratch is refused; every ISA build of the local
+ * reduction equals the portable one bit for bit (at p = 1; a build this CPU cannot
+ * run is reported as skipped, by name).
  * Prints one summary line on rank 0; exit 1 if anything failed. */
 #include <math.h>
 #include <stdint.h>
@@ -286,6 +288,61 @@ static void check_pattern_closed_form(void)
         }
 }
 
+/* Each ISA build of the local reduction against the portable one, bit for bit: every
+ * type and op, counts around the vector widths, values with NaN, infinities, signed
+ * zeros, subnormals and int32 overflow mixed in. */
+static void check_reduce_builds(void)
+{
+    if (rank != 0 || P != 1)
+        return;
+    enum { N = 1031 };
+    static const double edge[] = {0.0, -0.0, 1.0, -1.0, 1e-310, -1e-40, 3e38, -3e38, 1e308};
+    for (int k = 0; k < ar_nreduce_impls; k++) {
+        const ar_reduce_impl *im = &ar_reduce_impls[k];
+        if (im->run == ar_reduce_portable)
+            continue;
+        if (!rs_isa_supported(im->isa)) {
+            printf("skipped: ar_reduce %s (this CPU lacks %s)\n", im->name, rs_isa_name(im->isa));
+            continue;
+        }
+        long n_in = 0;
+        for (int t = 0; t < AR_NDTYPES; t++)
+            for (int op = 0; op < AR_NOPS; op++)
+                for (size_t n = 0; n <= N; n += n < 40 ? 1 : 331) {
+                    size_t sz = ar_dtype_size((ar_dtype)t);
+                    char a[N * 8], b[N * 8], ref[N * 8];
+                    for (size_t i = 0; i < n; i++) {
+                        double x = rnd_float(11, 0, i) * 1e3, y = rnd_float(12, 1, i) * 1e3;
+                        if (i % 7 == 3)
+                            x = edge[i % 9];
+                        if (i % 11 == 5)
+                            y = i % 2 ? NAN : -INFINITY;
+                        if (t == AR_FLOAT) {
+                            float fx = (float)x, fy = (float)y;
+                            memcpy(a + i * sz, &fx, sz);
+                            memcpy(b + i * sz, &fy, sz);
+                        } else if (t == AR_DOUBLE) {
+                            memcpy(a + i * sz, &x, sz);
+                            memcpy(b + i * sz, &y, sz);
+                        } else {
+                            int32_t ix = (int32_t)(i * 2654435761u), iy = (int32_t)(i * 40503u + 0x7ffffff0u);
+                            memcpy(a + i * sz, &ix, sz);
+                            memcpy(b + i * sz, &iy, sz);
+                        }
+                    }
+                    memcpy(ref, a, n * sz);
+                    ar_reduce_portable(ref, b, n, (ar_dtype)t, (ar_op)op);
+                    im->run(a, b, n, (ar_dtype)t, (ar_op)op);
+                    cases++;
+                    n_in += (long)n;
+                    if (memcmp(a, ref, n * sz) != 0)
+                        FAIL("ar_reduce %s %s %s n=%zu differs from the portable build", im->name,
+                             ar_dtype_name((ar_dtype)t), ar_op_name((ar_op)op), n);
+                }
+        printf("ar_reduce %s: equals the portable build bit for bit (%ld elements)\n", im->name, n_in);
+    }
+}
+
 int main(int argc, char **argv)
 {
     ar_library_prepare_env();  /* before MPI_Init: lets library:K force algorithms */
@@ -318,6 +375,7 @@ int main(int argc, char **argv)
     char *send = malloc(maxn * 8 + GUARD), *recv = malloc(maxn * 8 + GUARD);
 
     check_pattern_closed_form();
+    check_reduce_builds();
     for (int c = 0; c < ncfg; c++) {
         const ar_algo *a;
         ar_params prm = cfg[c].prm;
