@@ -73,18 +73,19 @@ int ga_model_shapes(const model_cfg *c, ga_shape *out, int max)
 {
     int n = 0;
     long B = c->batch, T = c->bptt, N = B * T, H = c->hidden, G = (long)model_gates(c) * H;
-    char in[16], rec[16];
+    char in[16], rec[16], bias[16];
     for (int l = 0; l < c->layers; l++) {
         long I = model_layer_in(c, l);
         snprintf(in, sizeof in, c->layers > 1 ? "l%d.in" : "in", l);
         snprintf(rec, sizeof rec, c->layers > 1 ? "l%d.rec" : "rec", l);
+        snprintf(bias, sizeof bias, c->layers > 1 ? "l%d" : "rnn", l);
         add_shape(out, &n, max, 'T', 'N', G, N, I, "fwd", in, 1);
         add_shape(out, &n, max, 'T', 'N', G, B, H, "fwd", rec, (double)T);
         add_shape(out, &n, max, 'N', 'N', H, B, G, "bwd_in", rec, (double)(T - 1));
         add_shape(out, &n, max, 'N', 'N', I, N, G, "bwd_in", in, 1);
         add_shape(out, &n, max, 'N', 'T', I, G, N, "bwd_w", in, 1);
         add_shape(out, &n, max, 'N', 'T', H, G, N, "bwd_w", rec, 1);
-        add_shape(out, &n, max, 'N', 'N', G, 1, N, "colsum", in, 1);
+        add_shape(out, &n, max, 'N', 'N', G, 1, N, "colsum", bias, 1);
     }
     /* the output layer: the full softmax, or the class layer of --classes (its per-token
      * word products vary with the class size: they take the fallback) */
@@ -114,11 +115,15 @@ static void note(char *notes, size_t len, const char *fmt, ...)
 int ga_candidates(int reentrant, const gemm_backend **out, int max, char *notes, size_t len)
 {
     int n = 0;
-    /* registry order, the portable blocked GEMM last (it is rarely close: GA_HOPELESS
-     * then spares most of its timing) */
-    for (int k = 0; k <= gemm_nbackends && n < max; k++) {
-        const gemm_backend *b = k < gemm_nbackends ? gemm_backends[k] : &gemm_backend_blocked;
-        if (b == &gemm_backend_naive || b->pair || (k < gemm_nbackends && b == &gemm_backend_blocked))
+    /* Registry order, except: the portable blocked GEMM after the libraries (it is
+     * rarely close, and GA_HOPELESS then spares most of its timing), and OpenBLAS last:
+     * its own thread pool spins ~0.1 s after a call, which would slow the OpenMP
+     * backends (BLIS, oneDNN, libxsmm, blocked share libgomp's pool) timed after it. */
+    const gemm_backend *last[] = {&gemm_backend_blocked, &gemm_backend_openblas};
+    for (int k = 0; k < gemm_nbackends + RS_ARRAY_LEN(last) && n < max; k++) {
+        const gemm_backend *b = k < gemm_nbackends ? gemm_backends[k] : last[k - gemm_nbackends];
+        if (b == &gemm_backend_naive || b->pair ||
+            (k < gemm_nbackends && (b == last[0] || b == last[1])))
             continue;
         if (reentrant && !pipeline_backend_ok(b->name)) {
             note(notes, len, "%s left out: --pipeline calls GEMM from two threads at once (not re-entrant)\n",
@@ -278,6 +283,14 @@ static void warm_up(const gemm_backend *b, const ga_shape *shapes, int nshapes, 
     }
 }
 
+/* OpenBLAS runs its own pthread pool; every other backend threads with OpenMP, in the
+ * libgomp pool rnn-train's own kernels use too.  With more than one thread a plan keeps
+ * to the fallback's kind: after an OpenBLAS call its pool spins (~0.1 s) while an
+ * OpenMP backend wants the same cores, and the other way round.  On 2 cores here,
+ * OpenBLAS with oneDNN for the two bias sums alone (0.2 against 0.8 ms each, timed
+ * apart) took LSTM-512 from 340-420 to 520 ms a step. */
+static int own_pool(const gemm_backend *b) { return strncmp(b->name, "openblas", 8) == 0; }
+
 int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cands, int ncand,
             int threads, ga_plan *plan)
 {
@@ -355,9 +368,11 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
     for (int s = 0; s < nshapes; s++) {
         int bc = fb;
         for (int c = 0; c < ncand; c++)
-            if (!plan->excluded[c] && plan->ms[s][c] >= 0 && plan->ms[s][c] < plan->ms[s][bc])
+            if (!plan->excluded[c] && plan->ms[s][c] >= 0 && plan->ms[s][c] < plan->ms[s][bc] &&
+                (threads == 1 || own_pool(cands[c]) == own_pool(plan->fallback)))
                 bc = c;
-        plan->pick[s] = plan->ms[s][bc] < (1 - GA_MARGIN) * plan->ms[s][fb] ? cands[bc] : plan->fallback;
+        double margin = threads > 1 ? GA_MARGIN_THREADS : GA_MARGIN;
+        plan->pick[s] = plan->ms[s][bc] < (1 - margin) * plan->ms[s][fb] ? cands[bc] : plan->fallback;
     }
     return 0;
 }

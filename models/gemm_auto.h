@@ -33,7 +33,8 @@ typedef struct {
     char ta, tb;
     long m, n, k;
     char role[8];     /* fwd, bwd_in, bwd_w, colsum */
-    char where[32];   /* in, rec, out, cls ("l1.in" with layers > 1); "in/rec" if shared */
+    char where[32];   /* in, rec (the input and recurrent weights), rnn (the cell's bias),
+                         out, cls; "l1.in", "l1" with layers > 1; "in/rec" if shared */
     double calls;     /* calls per training step (the recurrence: one per time step) */
 } ga_shape;
 
@@ -60,10 +61,16 @@ typedef struct {
  * and timed on every candidate that supports its transposes; one that fails the check
  * anywhere is excluded (a line in plan->notes), one whose sgemm refuses a shape (-1)
  * only skips it.  A shape keeps the fallback unless another backend is more than
- * GA_MARGIN faster on it: fewer libraries in play, fewer flips between runs.
+ * GA_MARGIN faster on it (GA_MARGIN_THREADS with more than one thread): fewer libraries
+ * in play, fewer flips between runs.  With threads, libraries interfere (OpenBLAS's
+ * pool spins after each call while an OpenMP library wants the cores) and timings are
+ * noisier: on 2 cores here a plan mixing four libraries ran LSTM-512 at 620 ms a step
+ * against 340-420 for any one of them alone.  So with threads only a clear gain splits
+ * the work, and never between OpenBLAS and the OpenMP backends (gemm_auto.c).
  * plan->notes is kept (the caller may put ga_candidates's lines there first); the rest
  * of *plan is overwritten.  0, or -1 (rs_lasterr) when no candidate can do every shape. */
-#define GA_MARGIN 0.03
+#define GA_MARGIN 0.05
+#define GA_MARGIN_THREADS 0.15
 int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cands, int ncand,
             int threads, ga_plan *plan);
 

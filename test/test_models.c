@@ -1132,6 +1132,66 @@ Test(models, completion_after_training)
     cr_expect(acc > 0.5, "completion accuracy %.3f after 80 steps on a deterministic chain", acc);
 }
 
+/* blocked, plus `extra` more runs of the same product into scratch: slower, right. */
+static int blocked_times(int extra, char ta, char tb, long m, long n, long k, float alpha,
+                         const float *a, long lda, const float *bm, long ldb, float beta, float *c,
+                         long ldc)
+{
+    const gemm_backend *b = &gemm_backend_blocked;
+    float *scratch = malloc(sizeof(float) * (size_t)(ldc * n));
+    cr_assert(scratch);
+    for (int i = 0; i < extra; i++) {
+        memcpy(scratch, c, sizeof(float) * (size_t)(ldc * n));
+        b->sgemm(b, ta, tb, m, n, k, alpha, a, lda, bm, ldb, beta, scratch, ldc);
+    }
+    free(scratch);
+    return b->sgemm(b, ta, tb, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc);
+}
+
+/* "openblas-pool": 3x slower on the bias sums (n = 1); "omp": 3x slower elsewhere. */
+static int pool_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                      float alpha, const float *a, long lda, const float *bm, long ldb,
+                      float beta, float *c, long ldc)
+{
+    return blocked_times(n == 1 ? 2 : 0, ta, tb, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc);
+}
+static int omp_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                     float alpha, const float *a, long lda, const float *bm, long ldb,
+                     float beta, float *c, long ldc)
+{
+    return blocked_times(n == 1 ? 0 : 2, ta, tb, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc);
+}
+static void fake_threads(const gemm_backend *b, int n)
+{
+    gemm_backend_blocked.set_threads(&gemm_backend_blocked, n);
+}
+
+/* One thread: each product on its fastest; with threads, never OpenBLAS (its own
+ * pool) next to an OpenMP backend, whatever the gain. */
+Test(models, auto_keeps_to_one_thread_pool_with_threads)
+{
+    static const gemm_backend pool = {.name = "openblas-pool", .what = "own pool", .load = fake_load,
+                                      .set_threads = fake_threads, .sgemm = pool_sgemm};
+    static const gemm_backend omp = {.name = "omp", .what = "OpenMP", .load = fake_load,
+                                     .set_threads = fake_threads, .sgemm = omp_sgemm};
+    const gemm_backend *cands[2] = {&pool, &omp};
+    cr_assert_eq(gemm_backend_blocked.load(&gemm_backend_blocked), 0);
+    model_cfg c = {CELL_ELMAN, 1, 64, 64, 256, 16, 8, 0};
+    ga_shape shapes[GA_MAX_SHAPES];
+    int ns = ga_model_shapes(&c, shapes, GA_MAX_SHAPES);
+    static ga_plan p;
+    for (int threads = 1; threads <= 2; threads++) {
+        p.notes[0] = 0;
+        cr_assert_eq(ga_tune(shapes, ns, cands, 2, threads, &p), 0, "%s", rs_lasterr());
+        cr_expect(p.fallback == &pool, "%d threads: fallback %s", threads, p.fallback->name);
+        for (int i = 0; i < ns; i++) {
+            const gemm_backend *want = threads == 1 && p.shape[i].n == 1 ? &omp : &pool;
+            cr_expect(p.pick[i] == want, "%d threads, %s %s: %s (%.3g vs %.3g ms)", threads,
+                      p.shape[i].role, p.shape[i].where, p.pick[i]->name, p.ms[i][0], p.ms[i][1]);
+        }
+    }
+}
+
 /* The picks in the header (stdout), the --bench CSV's gemm column and the JSON meta. */
 Test(models, auto_picks_are_reported_and_recorded)
 {
