@@ -126,7 +126,7 @@ int ga_candidates(int reentrant, const gemm_backend **out, int max, char *notes,
             (k < gemm_nbackends && (b == last[0] || b == last[1])))
             continue;
         if (reentrant && !pipeline_backend_ok(b->name)) {
-            note(notes, len, "%s left out: --pipeline calls GEMM from two threads at once (not re-entrant)\n",
+            note(notes, len, "%s left out: --pipeline calls GEMM from two threads at once (not known to be re-entrant)\n",
                  b->name);
             continue;
         }
@@ -360,8 +360,18 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
         if (!plan->excluded[c] && t >= 0 && (!plan->fallback || t < best))
             plan->fallback = cands[c], best = t;
     }
-    CHECK(plan->fallback, "--gemm auto: no backend passed the check on every product of the "
-                          "model (%s)", plan->notes[0] ? plan->notes : "none available");
+    if (!plan->fallback) {   /* one line: the notes' line breaks become "; " */
+        char why[2 * sizeof plan->notes];
+        size_t w = 0;
+        for (const char *q = plan->notes; *q; q++)
+            if (*q != '\n')
+                why[w++] = *q;
+            else if (q[1])
+                why[w++] = ';', why[w++] = ' ';
+        why[w] = 0;
+        CHECK(0, "--gemm auto: no backend can do every product of the model (%s)",
+              why[0] ? why : "none available");
+    }
     int fb = 0;
     while (cands[fb] != plan->fallback)
         fb++;

@@ -651,6 +651,12 @@ Test(models, auto_picks_only_backends_that_pass_the_check)
                             p.shape[i].k) == p.pick[i]);
     }
     cr_expect(ga_lookup(&p, 'N', 'N', 3, 5, 7) == p.fallback, "an unknown shape takes the fallback");
+    /* none left for every product: -1, one line naming why */
+    p.notes[0] = 0;
+    cr_expect_eq(ga_tune(shapes, ns, cands, 2, 1, &p), -1);
+    cr_expect(strstr(rs_lasterr(), "no backend can do every product") &&
+                  strstr(rs_lasterr(), "fake-wrong excluded") && !strchr(rs_lasterr(), '\n'),
+              "%s", rs_lasterr());
 }
 
 
