@@ -17,7 +17,7 @@
 #include "sha256.h"
 
 #define CKPT_MAGIC "RNNSCKP1"
-#define CKPT_VERSION 2   /* 2: model_cfg gained classes (--classes) */
+#define CKPT_VERSION 3   /* 2: model_cfg gained classes (--classes); 3: train_state gemm */
 
 typedef struct {
     uint32_t version;

@@ -3,9 +3,10 @@
  * A checkpoint holds the parameters, the optimizer's state and update count, the
  * learning-rate schedule's state, the carried hidden state, the data position
  * (epoch, position in the streams), the step and token counts, the training time so
- * far, the seed and RNG counter, and the running train-loss sum since the last
- * evaluation: resuming from it gives the same losses, bit for bit, as a run that was
- * never stopped (same flags, same --threads, same machine).
+ * far, the seed and RNG counter, the running train-loss sum since the last evaluation,
+ * and which GEMM backend ran each product (--gemm auto's picks): resuming from it gives
+ * the same losses, bit for bit, as a run that was never stopped (same flags, same
+ * --threads, same machine; the picks are reused, not timed again).
  *
  * Files: DIR/ckpt-<step, 9 digits>.bin, written with rs_write_atomic (a temporary,
  * fsync, link: never half-written, never overwriting).  After a new one is written
@@ -19,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "gemm_auto.h"
 #include "model.h"
 #include "optim.h"
 
@@ -36,6 +38,8 @@ typedef struct {
     int64_t loss_count;
     double last_valid_ppl; /* 0 = none yet */
     int64_t last_eval_step;
+    char gemm[GA_RECORD_MAX]; /* which GEMM backend runs each product (matmul.h mm_record):
+                                 a resume dispatches the same, without re-timing --gemm auto */
 } train_state;
 
 /* What must match for a resume. */

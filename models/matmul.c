@@ -1,51 +1,189 @@
-/* matmul.c — row-major products on gemm.h's column-major sgemm (see matmul.h).
+/* matmul.c — row-major products on gemm.h's column-major sgemm (see matmul.h), and
+ * the dispatch: one backend, or auto's table looked up by the call's shape.
  *
  * Row-major X (R, C) is column-major X^T (C x R) with leading dimension C.  So:
  * each call below says which column-major product it is. */
+#define _GNU_SOURCE
 #include "matmul.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "gemm.h"
+#include "pipeline.h"
+#include "timer.h"
 
-static const gemm_backend *be;
+static const gemm_backend *be;   /* the one backend, or auto's fallback */
+static ga_plan plan;             /* auto: the table (read-only once set: re-entrant) */
+static int is_auto;
+static char label[512], record[GA_RECORD_MAX], dispatch[256];
+
+#define NAMES "auto, openblas, blis, onednn, blocked or naive"
+
+int mm_check_name(const char *name)
+{
+    CHECK(!name || strcmp(name, "auto") == 0 || gemm_find(name),
+          "--gemm: unknown backend '%s' (expected " NAMES ")", name);
+    return 0;
+}
+
+/* The distinct backends in use (the fallback first); returns the count. */
+static int in_use(const gemm_backend **out)
+{
+    int n = 0;
+    if (be)
+        out[n++] = be;
+    for (int i = 0; is_auto && i < plan.nshapes; i++) {
+        int seen = 0;
+        for (int j = 0; j < n; j++)
+            seen |= out[j] == plan.pick[i];
+        if (!seen)
+            out[n++] = plan.pick[i];
+    }
+    return n;
+}
+
+/* Threads, the label and the dispatch line, after the choice. */
+static void settle(int threads)
+{
+    mm_set_threads(threads);
+    const gemm_backend *u[GA_MAX_SHAPES + 1];
+    int n = in_use(u);
+    if (!is_auto) {
+        snprintf(label, sizeof label, "%s", be->name);
+        snprintf(record, sizeof record, "%s", be->name);
+        snprintf(dispatch, sizeof dispatch, "%s", be->dispatch ? be->dispatch(be) : "");
+        return;
+    }
+    ga_plan_label(&plan, label, sizeof label);
+    RS_ASSERT(ga_plan_format(&plan, record, sizeof record) == 0);
+    size_t used = 0;
+    dispatch[0] = 0;
+    for (int i = 0; i < n && used < sizeof dispatch; i++)
+        used += (size_t)snprintf(dispatch + used, sizeof dispatch - used, "%s%s %s", i ? "; " : "",
+                                 u[i]->name, u[i]->dispatch ? u[i]->dispatch(u[i]) : "");
+}
 
 int mm_init(const char *name, int threads)
 {
+    const gemm_backend *b;
     if (!name) {
-        be = gemm_find("openblas");
-        if (!be || be->load(be) != 0)
-            be = gemm_find("blocked");
+        b = gemm_find("openblas");
+        if (!b || b->load(b) != 0)
+            b = gemm_find("blocked");
     } else {
-        be = gemm_find(name);
-        CHECK(be, "--gemm: unknown backend '%s' (expected one of openblas, blis, blocked, "
-                  "libxsmm, onednn, naive)", name);
+        CHECK(strcmp(name, "auto") != 0, "--gemm auto needs the model's shapes (mm_init_auto)");
+        if (mm_check_name(name) != 0)
+            return -1;
+        b = gemm_find(name);
     }
-    CHECK(be && be->load(be) == 0, "GEMM backend %s: %s", be ? be->name : "blocked", rs_lasterr());
-    CHECK(be->trans_unsupported == 0, "--gemm %s: it cannot do the transposed products the "
-          "model needs (use openblas, blis or blocked)", be->name);
-    if (be->set_threads)
-        be->set_threads(be, threads);
+    CHECK(b->load(b) == 0, "--gemm %s: %s", b->name, rs_lasterr());
+    CHECK(b->trans_unsupported == 0, "--gemm %s: it cannot do the transposed products the "
+          "model needs (use " NAMES ")", b->name);
+    be = b;
+    is_auto = 0;
+    settle(threads);
     return 0;
+}
+
+int mm_init_auto(const model_cfg *c, int threads, int reentrant)
+{
+    uint64_t t0 = rs_now_ns();
+    const gemm_backend *cand[GA_MAX_CANDS];
+    ga_shape shapes[GA_MAX_SHAPES];
+    is_auto = 0;
+    be = NULL;
+    plan.notes[0] = 0;
+    int nc = ga_candidates(reentrant, cand, GA_MAX_CANDS, plan.notes, sizeof plan.notes);
+    int ns = ga_model_shapes(c, shapes, GA_MAX_SHAPES);
+    if (ga_tune(shapes, ns, cand, nc, threads, &plan) != 0)
+        return -1;
+    plan.tune_ms = (double)(rs_now_ns() - t0) * 1e-6;
+    be = plan.fallback;
+    is_auto = 1;
+    settle(threads);
+    return 0;
+}
+
+/* A record's plan with the shapes' roles and places from model c; nothing loaded. */
+static int parse_record(const char *rec, const model_cfg *c, ga_plan *p)
+{
+    if (ga_plan_parse(rec, p) != 0)
+        return -1;
+    ga_shape shapes[GA_MAX_SHAPES];
+    int ns = ga_model_shapes(c, shapes, GA_MAX_SHAPES);
+    for (int i = 0; i < p->nshapes; i++)
+        for (int j = 0; j < ns; j++) {
+            ga_shape *s = &p->shape[i];
+            const ga_shape *t = &shapes[j];
+            if (s->ta == t->ta && s->tb == t->tb && s->m == t->m && s->n == t->n && s->k == t->k)
+                *s = *t;
+        }
+    return 0;
+}
+
+int mm_init_record(const char *rec, const model_cfg *c, int threads)
+{
+    if (strncmp(rec, "auto:", 5) != 0)
+        return mm_init(rec, threads);
+    ga_plan p;
+    if (parse_record(rec, c, &p) != 0)
+        return -1;
+    for (int i = -1; i < p.nshapes; i++) {   /* every backend it names must load here */
+        const gemm_backend *b = i < 0 ? p.fallback : p.pick[i];
+        CHECK(b->load(b) == 0, "%s cannot run here: %s", b->name, rs_lasterr());
+    }
+    p.threads = threads;
+    plan = p;
+    be = plan.fallback;
+    is_auto = 1;
+    settle(threads);
+    return 0;
+}
+
+void mm_record_label(const char *rec, const model_cfg *c, char *buf, size_t len)
+{
+    ga_plan p;
+    if (strncmp(rec, "auto:", 5) != 0)
+        snprintf(buf, len, "%s", rec);
+    else if (parse_record(rec, c, &p) == 0)
+        ga_plan_label(&p, buf, len);
+    else
+        snprintf(buf, len, "%.60s...", rec);
 }
 
 void mm_set_threads(int threads)
 {
-    if (be && be->set_threads)
-        be->set_threads(be, threads);
+    const gemm_backend *u[GA_MAX_SHAPES + 1];
+    int n = in_use(u);
+    for (int i = 0; i < n; i++)
+        if (u[i]->set_threads)
+            u[i]->set_threads(u[i], threads);
 }
 
-const char *mm_backend_name(void) { return be ? be->name : "none"; }
-const char *mm_dispatch(void) { return be && be->dispatch ? be->dispatch(be) : ""; }
+const char *mm_backend_name(void) { return be ? label : "none"; }
+const char *mm_record(void) { return be ? record : ""; }
+const ga_plan *mm_auto_plan(void) { return be && is_auto ? &plan : NULL; }
+const char *mm_dispatch(void) { return be ? dispatch : ""; }
+
+int mm_reentrant(void)
+{
+    const gemm_backend *u[GA_MAX_SHAPES + 1];
+    int n = in_use(u), ok = n > 0;
+    for (int i = 0; i < n; i++)
+        ok &= pipeline_backend_ok(u[i]->name);
+    return ok;
+}
 
 static void sgemm(char ta, char tb, long m, long n, long k, float alpha, const float *a, long lda,
                   const float *b, long ldb, float beta, float *c, long ldc)
 {
     if (m == 0 || n == 0)
         return;
-    int rc = be->sgemm(be, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    const gemm_backend *g = is_auto ? ga_lookup(&plan, ta, tb, m, n, k) : be;
+    int rc = g->sgemm(g, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     RS_ASSERT(rc == 0);
 }
 

@@ -2,20 +2,51 @@
  *
  * gemm.h is column-major (BLAS); a row-major (R, C) matrix is the column-major
  * (C, R) one, so each product below is one sgemm call with the operands read as
- * their transposes — no copies.  The backend is chosen once (mm_init): OpenBLAS by
- * default, with microbench/peak's dispatch fix applied (gemm_openblas.c), or any
- * row of gemm_backends[] by name ("blocked" is the portable fallback, "naive" the
- * double-accumulating oracle). */
+ * their transposes — no copies.  Which backend runs a call is fixed at start-up:
+ *   - `--gemm auto` (rnn-train's default, mm_init_auto): per call shape, the fastest
+ *     backend that passed the reference check (gemm_auto.h); other shapes go to the
+ *     backend fastest over the whole step;
+ *   - one backend by name (mm_init): any row of gemm_backends[] that does all four
+ *     transpose cases — openblas (microbench/peak's dispatch fix applied,
+ *     gemm_openblas.c), blis, onednn, "blocked" (the portable fallback) or "naive"
+ *     (the double-accumulating oracle); libxsmm does NN only, so only auto uses it;
+ *   - a record (mm_init_record): what mm_record() said in an earlier run (a
+ *     checkpoint's), so a resumed run dispatches exactly as the run that stopped. */
 #ifndef RS_MODELS_MATMUL_H
 #define RS_MODELS_MATMUL_H
 
-/* Load `backend` (NULL: openblas, falling back to blocked when OpenBLAS is not
- * installed) and set its threads.  0, or -1 (rs_lasterr). */
+#include "gemm_auto.h"
+#include "model.h"
+
+/* `name` is NULL, "auto" or a backend of the registry; else -1 with the one line
+ * "--gemm: unknown backend ..." (rs_lasterr). */
+int mm_check_name(const char *name);
+/* One backend for every call: `backend` (NULL: openblas, falling back to blocked when
+ * OpenBLAS is not installed), loaded, at `threads`.  "auto" needs the model: -1.
+ * 0, or -1 (rs_lasterr). */
 int mm_init(const char *backend, int threads);
+/* --gemm auto for model c: tune its shapes at `threads` (gemm_auto.c); reentrant: only
+ * backends that may be called from two threads at once (--pipeline).  0, or -1. */
+int mm_init_auto(const model_cfg *c, int threads, int reentrant);
+/* Dispatch as `record` (an earlier mm_record()) says, without timing; c names the
+ * shapes in reports.  0, or -1 when the record is malformed or a backend it names
+ * cannot load here (rs_lasterr says which and why). */
+int mm_init_record(const char *record, const model_cfg *c, int threads);
+/* A record's compact label (as mm_backend_name would give), without loading anything. */
+void mm_record_label(const char *record, const model_cfg *c, char *buf, size_t len);
+/* The choice, compact: "openblas", or "auto:fwd=onednn,bwd_in=blis(rec=openblas),...". */
 const char *mm_backend_name(void);
-/* Change the backend's thread count (the pipeline runs its stages at 1 thread each). */
+/* The choice, complete and parseable: a backend name or an auto plan
+ * ("auto:other=openblas;2048x1120x512:TN=onednn;..."), at most GA_RECORD_MAX bytes. */
+const char *mm_record(void);
+/* auto's plan (timings, notes), or NULL when one backend runs every call. */
+const ga_plan *mm_auto_plan(void);
+/* Change every backend's thread count (the pipeline runs its stages at 1 thread each). */
 void mm_set_threads(int threads);
-const char *mm_dispatch(void);     /* the kernel the library runs, e.g. "Zen" */
+/* The kernel the library runs, e.g. "Zen"; for auto "onednn avx2; openblas Zen". */
+const char *mm_dispatch(void);
+/* 1 if every backend in use may be called from two threads at once (--pipeline). */
+int mm_reentrant(void);
 
 /* out (N, O) = alpha inp (N, I) W^T + beta out,      W (O, I) */
 void mm_forward(float *out, const float *inp, const float *w, long N, long I, long O,

@@ -12,8 +12,12 @@
  * output steps too (the GPU study's stages, balanced over two cores).  Each step's
  * output is one call at one thread whoever runs it, so which thread ran it changes
  * no bit.  The two threads call GEMM at the same time, so the backend must be
- * re-entrant (pipeline_backend_ok: OpenBLAS; the blocked GEMM's shared packing buffers
- * gave wrong rows, which the check below caught).
+ * re-entrant (pipeline_backend_ok): OpenBLAS, BLIS (their packing buffers come from
+ * locked pools), oneDNN (dnnl_sgemm keeps no state between calls; its scratch is
+ * allocated per call) and naive (locals only); not the blocked GEMM, whose static
+ * packing buffers gave wrong rows, which the check below caught, nor libxsmm's tiled
+ * GEMM (untested).  --gemm auto under --pipeline picks among the re-entrant ones; the
+ * bit-identity check below runs on every window whichever backend runs.
  *
  * The sequential order is the same operations on one thread, one after the other: the
  * recurrence, then the output of each step in step order.  Every operation has the
@@ -94,7 +98,14 @@ static double forward_staged(model *m, int Tw, int overlap, int chunk)
     return sum;
 }
 
-int pipeline_backend_ok(const char *gemm_backend) { return strcmp(gemm_backend, "openblas") == 0; }
+int pipeline_backend_ok(const char *gemm_backend)
+{
+    static const char *const ok[] = {"openblas", "blis", "onednn", "naive"};
+    for (int i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++)
+        if (strcmp(gemm_backend, ok[i]) == 0)
+            return 1;
+    return 0;
+}
 
 /* sha256 of the window's losses and dlogits: what must be equal bit for bit. */
 static void window_hash(const model *m, int Tw, uint8_t out[32])

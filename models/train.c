@@ -108,6 +108,7 @@ typedef struct {
     char params_sha256[65];   /* of the final parameters: equal runs print equal hashes */
     int completion_n;         /* --completion: questions asked, and the fraction right */
     double completion_acc;
+    char gemm_note[640];      /* resume: where the GEMM choice came from, for the header */
 } run_ctx;
 
 static int say(const run_ctx *r) { return !r->o->quiet; }
@@ -291,6 +292,16 @@ static int write_table(const run_ctx *r, rs_table *t, const char *cols)
     rs_table_meta(t, "corpus_sha256", r->corp.sha256);
     rs_table_meta(t, "gemm", mm_backend_name());
     rs_table_meta(t, "gemm_dispatch", mm_dispatch());
+    const ga_plan *ap = mm_auto_plan();
+    if (ap) {
+        char ms[64];
+        rs_table_meta(t, "gemm_plan", mm_record());
+        if (ap->ncand)
+            snprintf(ms, sizeof ms, "%.0f", ap->tune_ms);
+        else
+            snprintf(ms, sizeof ms, "0 (the checkpoint's picks)");
+        rs_table_meta(t, "gemm_tune_ms", ms);
+    }
     rs_table_meta(t, "pointwise", r->m.pw->name);
     char s[64];
     snprintf(s, sizeof s, "xent %s", output_kernel_name());
@@ -405,9 +416,10 @@ static int run_pipeline(run_ctx *r)
         rs_seterr("--pipeline times the full-softmax output layer: drop --classes");
         return RS_EXIT_USAGE;
     }
-    if (!pipeline_backend_ok(mm_backend_name())) {
+    if (!mm_reentrant()) {
         rs_seterr("--pipeline calls GEMM from two threads at once, which --gemm %s does not "
-                  "allow (it packs into shared buffers): use --gemm openblas", mm_backend_name());
+                  "allow (it packs into shared buffers): use --gemm auto, openblas, blis or onednn",
+                  mm_backend_name());
         return RS_EXIT_USAGE;
     }
     int wrong = pipeline_bench(&r->m, r->corp.train, r->corp.ntrain, r->o->threads,
@@ -520,10 +532,48 @@ static int summary(run_ctx *r, const eval_result *valid, const eval_result *test
 
 /* ---- set-up ---- */
 
+/* The GEMM dispatch (matmul.h), once the model and a checkpoint's state are known:
+ * --gemm auto times the backends on the model's shapes, except on --resume from a
+ * checkpoint that recorded its choice, which is reused (bit-identical continuation);
+ * a backend named explicitly replaces the record (said in the header). */
+static int gemm_setup(run_ctx *r)
+{
+    const train_opts *o = r->o;
+    const char *rec = o->resume ? r->st.gemm : "";
+    int is_auto = !o->gemm || strcmp(o->gemm, "auto") == 0;
+    r->gemm_note[0] = 0;
+    if (is_auto && rec[0]) {
+        if (mm_init_record(rec, &r->m.cfg, o->threads) != 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", rs_lasterr());
+            CHECK(0, "--resume: checkpoint %s runs GEMM on a backend that cannot be used here: %s "
+                     "(resume where it can, or give --gemm NAME to continue with another backend, "
+                     "not bit-identically)", r->last_ckpt, why);
+        }
+        snprintf(r->gemm_note, sizeof r->gemm_note, "the checkpoint's choice, not timed again");
+    } else if (is_auto) {
+        if (mm_init_auto(&r->m.cfg, o->threads, o->pipeline > 0) != 0)
+            return -1;
+    } else {
+        if (mm_init(o->gemm, o->threads) != 0)
+            return -1;
+        if (rec[0] && strcmp(rec, mm_record()) != 0) {
+            char was[512];
+            mm_record_label(rec, &r->m.cfg, was, sizeof was);
+            snprintf(r->gemm_note, sizeof r->gemm_note, "--gemm %s replaces the checkpoint's %s: "
+                     "not bit-identical to a run that never stopped", o->gemm, was);
+        }
+    }
+    snprintf(r->st.gemm, sizeof r->st.gemm, "%s", mm_record());
+    return 0;
+}
+
 static int setup(run_ctx *r)
 {
     const train_opts *o = r->o;
     char path[4200];
+    if (mm_check_name(o->gemm) != 0)
+        return -1;
     if (corpus_resolve(o->corpus, path, sizeof path) != 0)
         return -1;
     if (o->csv || o->json) {
@@ -544,10 +594,8 @@ static int setup(run_ctx *r)
     CHECK(r->corp.nvalid / cfg.batch >= 2 && r->corp.ntest / cfg.batch >= 2,
           "corpus %s is too small for --batch %d: its valid/test splits have %ld/%ld tokens "
           "(use a smaller --batch)", path, cfg.batch, r->corp.nvalid, r->corp.ntest);
-    int threads = o->threads;
-    if (mm_init(o->gemm, threads) != 0 || output_init() != 0)
+    if (output_init() != 0)
         return -1;
-    omp_set_num_threads(threads);
     if (model_create(&r->m, &cfg) != 0)
         return -1;
     model_init_params(&r->m, o->seed);
@@ -588,9 +636,43 @@ static int setup(run_ctx *r)
             return -1;
         r->last_ckpt_step = r->st.step;
     }
+    if (gemm_setup(r) != 0)
+        return -1;
+    omp_set_num_threads(o->threads);
     if (o->log && !o->bench && !o->pipeline && open_log(r) != 0)
         return -1;
     return 0;
+}
+
+/* --gemm auto: what was timed and picked, and what was left out. */
+static void print_gemm_auto(const run_ctx *r)
+{
+    const ga_plan *p = mm_auto_plan();
+    if (r->gemm_note[0])
+        printf("gemm     %s\n", r->gemm_note);
+    if (!p || !p->ncand)
+        return;
+    printf("gemm     auto: %d products x %d backends checked and timed at %d thread%s in %.0f ms; "
+           "ms per call (est. for the full size; large ones are timed on a slice), * the pick\n",
+           p->nshapes, p->ncand, p->threads, p->threads > 1 ? "s" : "", p->tune_ms);
+    for (int s = 0; s < p->nshapes; s++) {
+        const ga_shape *sh = &p->shape[s];
+        char dims[48];
+        snprintf(dims, sizeof dims, "%ldx%ldx%ld:%c%c", sh->m, sh->n, sh->k, sh->ta, sh->tb);
+        printf("           %-6s %-10s %-19s x%-4.0f", sh->role, sh->where, dims, sh->calls);
+        for (int c = 0; c < p->ncand; c++)
+            if (p->ms[s][c] >= 0)
+                printf("  %s %.3g%s", p->cand[c]->name, p->ms[s][c], p->pick[s] == p->cand[c] ? "*" : "");
+        printf("\n");
+    }
+    printf("           other products (a short last window, per-token class products, pipeline "
+           "chunks): %s\n", p->fallback->name);
+    for (const char *l = p->notes; *l;) {
+        const char *e = strchr(l, '\n');
+        int n = e ? (int)(e - l) : (int)strlen(l);
+        printf("           %.*s\n", n, l);
+        l += n + (e != NULL);
+    }
 }
 
 static void print_header(const run_ctx *r)
@@ -619,6 +701,7 @@ static void print_header(const run_ctx *r)
                "words)\n", c->classes, r->m.cls.max_size);
     printf("kernels  gemm %s [%s], point-wise %s, softmax xent %s; %d threads\n",
            mm_backend_name(), mm_dispatch(), r->m.pw->name, output_kernel_name(), r->o->threads);
+    print_gemm_auto(r);
     printf("train    %s lr %g (%s schedule, warmup %ld), clip %g; %ld steps per epoch; "
            "eval every %ld steps\n",
            optim_name(r->opt.kind), r->sched.lr0, sched_name(r->sched.kind), r->sched.warmup,

@@ -32,7 +32,8 @@ typedef struct {
     int resume;              /* --resume: continue from the newest checkpoint in DIR */
     uint64_t seed;           /* --seed */
     int threads;             /* --threads */
-    const char *gemm;        /* --gemm backend (NULL: openblas, else blocked) */
+    const char *gemm;        /* --gemm: "auto" or NULL (the default: per product shape the
+                                fastest checked backend, matmul.h), or one backend's name */
     const char *log;         /* --log FILE: the evaluation log (CSV) */
     long bench;              /* --bench N: time N training steps instead of training */
     int completion;          /* --completion N: the sentence completion test with N questions

@@ -8,7 +8,10 @@
  *  - the point-wise kernels against libm in double; SHA-256 against FIPS vectors;
  *    the tokenizer, split and vocabulary rules;
  *  - training: the loss decreases on a tiny corpus; the same seed gives the same
- *    parameters bit for bit; a resumed run equals an uninterrupted one;
+ *    parameters bit for bit; a resumed run equals an uninterrupted one, also with
+ *    --gemm auto (the checkpoint's picks are reused); --gemm onednn trains as naive;
+ *  - --gemm auto: only backends that pass the reference check are picked; the picks
+ *    are in the header's tables (CSV gemm column, meta gemm_plan);
  *  - the Kneser-Ney trigram sums to 1 for every kind of context; the classes by
  *    frequency; the sentence completion questions and their scoring; the pipelined
  *    forward equals the sequential order bit for bit;
@@ -39,6 +42,7 @@
 #include "model.h"
 #include "pipeline.h"
 #include "pointwise.h"
+#include "record.h"
 #include "ref.h"
 #include "rng.h"
 #include "sha256.h"
@@ -89,6 +93,15 @@ static void fill_state(const model_cfg *c, uint64_t seed, double *h0, double *c0
         h0[i] = (double)(float)(0.8 * rng_sym(seed, 8, (uint64_t)i));
         c0[i] = (double)(float)(0.8 * rng_sym(seed, 9, (uint64_t)i));
     }
+}
+
+/* A backend the test needs: loaded, or the test is skipped with its name and why. */
+static void need_backend(const char *name)
+{
+    const gemm_backend *b = gemm_find(name);
+    cr_assert(b, "no backend %s in the registry", name);
+    if (b->load(b) != 0)
+        cr_skip_test("GEMM backend %s is not installed here: %s", name, rs_lasterr());
 }
 
 /* ---- SHA-256 ---- */
@@ -177,6 +190,7 @@ static void float_vs_ref_c(cell_kind cell, int layers, const char *gemm, int Tw,
 {
     /* H 13 and D 11: one full AVX2 vector and a tail; T*B = 20 rows. */
     model_cfg c = {cell, layers, 13, 11, 37, 4, 5, classes};
+    need_backend(gemm);
     cr_assert_eq(mm_init(gemm, 1), 0, "%s", rs_lasterr());
     cr_assert_eq(output_init(), 0);
     model m;
@@ -234,6 +248,9 @@ Test(models, float_vs_ref_elman_2layers) { float_vs_ref(CELL_ELMAN, 2, "openblas
 Test(models, float_vs_ref_lstm) { float_vs_ref(CELL_LSTM, 1, "openblas", 5); }
 Test(models, float_vs_ref_lstm_2layers_short_window) { float_vs_ref(CELL_LSTM, 2, "blocked", 3); }
 Test(models, float_vs_ref_lstm_2layers_naive_gemm) { float_vs_ref(CELL_LSTM, 2, "naive", 5); }
+Test(models, float_vs_ref_lstm_onednn) { float_vs_ref(CELL_LSTM, 1, "onednn", 5); }
+Test(models, float_vs_ref_elman_2layers_classes_onednn) { float_vs_ref_c(CELL_ELMAN, 2, "onednn", 4, 5); }
+Test(models, float_vs_ref_lstm_2layers_short_window_blis) { float_vs_ref(CELL_LSTM, 2, "blis", 3); }
 
 /* ---- point-wise kernels against libm ---- */
 
@@ -482,6 +499,8 @@ Test(models, loss_decreases_on_tiny_corpus)
     cr_expect(ppl < 8, "valid ppl %.2f", ppl);
 }
 
+/* One backend named (--gemm auto could pick another in a second run: its resume is
+ * tested below). */
 Test(models, same_seed_same_bits_and_resume_equals_uninterrupted)
 {
     char la[300], lb[300], lc[300], da[300], db[300], dc[300], ja[300], jb[300], jc[300];
@@ -491,18 +510,21 @@ Test(models, same_seed_same_bits_and_resume_equals_uninterrupted)
     train_opts o;
     /* a: 40 steps at once */
     small_opts(&o, la, da, 40);
+    o.gemm = "blocked";
     o.json = ja;
     cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
     /* b: the same again: the same bits */
     small_opts(&o, lb, db, 40);
+    o.gemm = "blocked";
     o.json = jb;
     cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
     /* c: 15 steps (mid-evaluation interval, mid-epoch), then resumed to 40 */
     small_opts(&o, lc, dc, 15);
+    o.gemm = "blocked";
     o.ckpt_every = 5;
     cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
     small_opts(&o, lc, dc, 40);
-    o.resume = 1;
+    o.resume = 1;   /* no --gemm: the checkpoint's record (blocked) is used */
     o.json = jc;
     cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
     char ha[65], hb[65], hc[65];
@@ -519,6 +541,136 @@ Test(models, same_seed_same_bits_and_resume_equals_uninterrupted)
     cr_assert_eq(ckpt_latest(dc, pc, sizeof pc), 0);
     cr_expect(strstr(pa, "ckpt-000000040.bin") && strstr(pc, "ckpt-000000040.bin"), "%s %s", pa, pc);
 }
+
+/* A string of the table JSON's meta ("" if absent). */
+static void meta_str(const char *json, const char *key, char *out, size_t n)
+{
+    rs_json *j = rs_json_load(json);
+    cr_assert(j, "%s: %s", json, rs_lasterr());
+    char path[64];
+    snprintf(path, sizeof path, "meta.%s", key);
+    const rs_json *h = rs_json_path(j, path);
+    snprintf(out, n, "%s", h && h->type == RS_JSTR ? h->str : "");
+    rs_json_free(j);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *f = fopen(from, "rb");
+    cr_assert(f, "cannot read %s", from);
+    static char buf[1 << 22];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    cr_assert(feof(f), "%s is larger than the copy buffer", from);
+    fclose(f);
+    write_file(to, buf, n);
+}
+
+/* --gemm auto (the default) and resume: the checkpoint carries the picks, the resumed
+ * run reuses them without timing and continues bit for bit. */
+Test(models, auto_resume_reuses_the_picks_bit_identically)
+{
+    char da[300], db[300], ja[300], jb[300], src[4300], dst[4300];
+    tmp_path(da, sizeof da, "ckpt-auto-a"), tmp_path(db, sizeof db, "ckpt-auto-b");
+    tmp_path(ja, sizeof ja, "auto-a.json"), tmp_path(jb, sizeof jb, "auto-b.json");
+    train_opts o;
+    small_opts(&o, NULL, da, 40);   /* checkpoints every 5 steps; 35 and 40 are kept */
+    o.ckpt_every = 5;
+    o.json = ja;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    snprintf(src, sizeof src, "%s/ckpt-000000035.bin", da);
+    snprintf(dst, sizeof dst, "%s/ckpt-000000035.bin", db);
+    cr_assert_eq(mkdir(db, 0755), 0);
+    copy_file(src, dst);
+    small_opts(&o, NULL, db, 40);
+    o.resume = 1;
+    o.json = jb;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    char ha[65], hb[65], pa[GA_RECORD_MAX], pb[GA_RECORD_MAX], ga[512], gb[512], ta[64], tb[64];
+    params_hash(ja, ha), params_hash(jb, hb);
+    meta_str(ja, "gemm_plan", pa, sizeof pa), meta_str(jb, "gemm_plan", pb, sizeof pb);
+    meta_str(ja, "gemm", ga, sizeof ga), meta_str(jb, "gemm", gb, sizeof gb);
+    meta_str(ja, "gemm_tune_ms", ta, sizeof ta), meta_str(jb, "gemm_tune_ms", tb, sizeof tb);
+    cr_expect(strncmp(pa, "auto:other=", 11) == 0, "gemm_plan '%s'", pa);
+    cr_expect_str_eq(pa, pb, "the resumed run dispatched otherwise");
+    cr_expect_str_eq(ga, gb);
+    cr_expect(atof(ta) > 0, "gemm_tune_ms '%s'", ta);
+    cr_expect(strstr(tb, "checkpoint"), "the resumed run timed again: gemm_tune_ms '%s'", tb);
+    cr_expect_str_eq(ha, hb, "a resumed --gemm auto run gave other parameters than an uninterrupted one");
+}
+
+/* ---- --gemm auto's choice ---- */
+
+/* Fast and wrong: leaves C as it was. */
+static int fake_wrong_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                            float alpha, const float *a, long lda, const float *bm, long ldb,
+                            float beta, float *c, long ldc)
+{
+    return 0;
+}
+
+/* Right (naive underneath) but declines NT at run time. */
+static int fake_partial_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                              float alpha, const float *a, long lda, const float *bm, long ldb,
+                              float beta, float *c, long ldc)
+{
+    if (ta == 'N' && tb == 'T') {
+        rs_seterr("fake-partial: no NT");
+        return -1;
+    }
+    return gemm_backend_naive.sgemm(&gemm_backend_naive, ta, tb, m, n, k, alpha, a, lda, bm, ldb,
+                                    beta, c, ldc);
+}
+
+static int fake_load(const gemm_backend *b) { return 0; }
+
+Test(models, auto_picks_only_backends_that_pass_the_check)
+{
+    static const gemm_backend wrong = {.name = "fake-wrong", .what = "no-op", .load = fake_load,
+                                       .sgemm = fake_wrong_sgemm};
+    static const gemm_backend partial = {.name = "fake-partial", .what = "naive, no NT",
+                                         .load = fake_load, .sgemm = fake_partial_sgemm};
+    const gemm_backend *cands[3] = {&wrong, &partial, &gemm_backend_blocked};
+    cr_assert_eq(gemm_backend_blocked.load(&gemm_backend_blocked), 0);
+    model_cfg c = {CELL_LSTM, 2, 24, 16, 18, 8, 12, 0};
+    ga_shape shapes[GA_MAX_SHAPES];
+    int ns = ga_model_shapes(&c, shapes, GA_MAX_SHAPES);
+    /* one entry per distinct product: both layers' recurrences share theirs */
+    int rec = -1;
+    for (int i = 0; i < ns; i++) {
+        for (int j = 0; j < i; j++)
+            cr_expect(!(shapes[i].m == shapes[j].m && shapes[i].n == shapes[j].n && shapes[i].k == shapes[j].k &&
+                        shapes[i].ta == shapes[j].ta && shapes[i].tb == shapes[j].tb), "shape %d twice", i);
+        if (shapes[i].ta == 'T' && shapes[i].m == 96 && shapes[i].n == 8 && shapes[i].k == 24)
+            rec = i;
+    }
+    cr_assert(rec >= 0, "no recurrent forward product");
+    cr_expect_eq(shapes[rec].calls, 2 * 12);
+    cr_expect_str_eq(shapes[rec].where, "l0.rec/l1.rec");
+    static ga_plan p;
+    p.notes[0] = 0;
+    cr_assert_eq(ga_tune(shapes, ns, cands, 3, 1, &p), 0, "%s", rs_lasterr());
+    cr_expect_eq(p.excluded[0], 1);
+    cr_expect(strstr(p.notes, "fake-wrong excluded: WRONG"), "notes: %s", p.notes);
+    cr_expect_eq(p.excluded[1], 0);
+    cr_expect(p.fallback == &gemm_backend_blocked, "fallback %s: only blocked does every product",
+              p.fallback->name);
+    for (int i = 0; i < ns; i++) {
+        cr_expect(p.pick[i] != &wrong, "%s %s picked the wrong backend", p.shape[i].role, p.shape[i].where);
+        int nt = p.shape[i].ta == 'N' && p.shape[i].tb == 'T';
+        cr_expect(!nt || (p.ms[i][1] < 0 && p.pick[i] != &partial), "NT %s", p.shape[i].where);
+        cr_expect(nt || p.ms[i][1] > 0, "%s %s: fake-partial not timed", p.shape[i].role, p.shape[i].where);
+        cr_expect(ga_lookup(&p, p.shape[i].ta, p.shape[i].tb, p.shape[i].m, p.shape[i].n,
+                            p.shape[i].k) == p.pick[i]);
+    }
+    cr_expect(ga_lookup(&p, 'N', 'N', 3, 5, 7) == p.fallback, "an unknown shape takes the fallback");
+    /* none left for every product: -1, one line naming why */
+    p.notes[0] = 0;
+    cr_expect_eq(ga_tune(shapes, ns, cands, 2, 1, &p), -1);
+    cr_expect(strstr(rs_lasterr(), "no backend can do every product") &&
+                  strstr(rs_lasterr(), "fake-wrong excluded") && !strchr(rs_lasterr(), '\n'),
+              "%s", rs_lasterr());
+}
+
 
 /* ---- bad input to the binary: exit 2, one line ---- */
 
@@ -549,6 +701,38 @@ static int run(const char *const *args)
     (void)got;
     close(fd);
     unlink(path);
+    posix_spawn_file_actions_destroy(&fa);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run_stdout(const char *const *args, char *out, size_t n)
+{
+    char *argv[48];
+    int k = 0;
+    argv[k++] = (char *)bin;
+    for (; args[k - 1]; k++)
+        argv[k] = (char *)args[k - 1];
+    argv[k] = NULL;
+    char pe[] = "/tmp/rnnscale-models-err-XXXXXX", po[] = "/tmp/rnnscale-models-out-XXXXXX";
+    int fe = mkstemp(pe), fo = mkstemp(po);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fe, 2);
+    posix_spawn_file_actions_adddup2(&fa, fo, 1);
+    pid_t pid;
+    extern char **environ;
+    cr_assert_eq(posix_spawn(&pid, bin, &fa, NULL, argv, environ), 0, "cannot run %s", bin);
+    int st;
+    waitpid(pid, &st, 0);
+    memset(err, 0, sizeof err);
+    memset(out, 0, n);
+    lseek(fe, 0, SEEK_SET);
+    lseek(fo, 0, SEEK_SET);
+    ssize_t got = read(fe, err, sizeof err - 1);
+    got = read(fo, out, n - 1);
+    (void)got;
+    close(fe), close(fo);
+    unlink(pe), unlink(po);
     posix_spawn_file_actions_destroy(&fa);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -600,6 +784,48 @@ Test(models, bad_input_exits_2_with_one_line)
     expect_usage((const char *[]){"--pipeline", "--classes", "10", NULL}, "drop --classes");
     expect_usage((const char *[]){"--hidden", "abc", NULL}, "--hidden");
     expect_usage((const char *[]){"--resume", NULL}, "--checkpoint");
+    expect_usage((const char *[]){"--corpus", tiny, "--gemm", "nosuch", NULL},
+                 "--gemm: unknown backend 'nosuch'");
+}
+
+/* A checkpoint whose --gemm auto picks name a backend this machine cannot run: one
+ * line, exit 2, the checkpoint left as it was. */
+Test(models, resume_whose_gemm_cannot_run_here_exits_2)
+{
+    char dir[300];
+    tmp_path(dir, sizeof dir, "ckpt-gemm");
+    const char *tiny = tiny_corpus();
+    int rc = run((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--steps", "3", "--hidden",
+                                  "8", "--batch", "2", "--bptt", "5", "--threads", "1", NULL});
+    cr_assert_eq(rc, 0, "stderr: %s", err);
+    char path[4200];
+    cr_assert_eq(ckpt_latest(dir, path, sizeof path), 0);
+    /* the record says another backend; the checksum is made to match again */
+    FILE *f = fopen(path, "rb");
+    static unsigned char buf[1 << 22];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    cr_assert(n > 32 && n < sizeof buf);
+    unsigned char *rec = memmem(buf, n - 32, "auto:other=", 11);
+    cr_assert(rec, "no --gemm auto record in %s", path);
+    size_t len = strlen((char *)rec);
+    cr_assert(len >= strlen("auto:other=nosuch"));
+    memset(rec, 0, len);
+    memcpy(rec, "auto:other=nosuch", strlen("auto:other=nosuch"));
+    sha256_ctx h;
+    sha256_init(&h);
+    sha256_update(&h, buf, n - 32);
+    sha256_final(&h, buf + n - 32);
+    write_file(path, buf, n);
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
+                                  "--hidden", "8", "--batch", "2", "--bptt", "5", "--threads", "1", NULL},
+                 "cannot be used here");
+    cr_expect(strstr(err, "nosuch"), "%s", err);
+    /* naming a backend continues (not bit-identically) */
+    rc = run((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
+                              "--hidden", "8", "--batch", "2", "--bptt", "5", "--threads", "1",
+                              "--gemm", "blocked", NULL});
+    cr_expect_eq(rc, 0, "stderr: %s", err);
 }
 
 Test(models, mismatched_resume_exits_2_and_keeps_the_checkpoint)
@@ -759,14 +985,20 @@ Test(models, kn3_cli_reports_valid_and_test_ppl)
 /* The pipelined forward (output of step t on a second thread while the recurrence runs
  * step t+1) gives the sequential order's losses and dlogits bit for bit, for both
  * cells, on every window. */
-static void pipeline_identical(cell_kind cell)
+static void pipeline_identical_on(cell_kind cell, const char *gemm)
 {
     corpus c;
     cr_assert_eq(corpus_load(&c, tiny_corpus(), LEVEL_WORD, 0, 0), 0, "%s", rs_lasterr());
     model_cfg cfg = {cell, 2, 24, 16, c.vocab, 8, 12, 0};
-    cr_assert_eq(mm_init(NULL, 2), 0, "%s", rs_lasterr());
-    if (!pipeline_backend_ok(mm_backend_name()))
-        cr_skip_test("no re-entrant GEMM backend (OpenBLAS) for the pipeline");
+    if (strcmp(gemm, "auto") == 0) {   /* auto under --pipeline: re-entrant backends only */
+        cr_assert_eq(mm_init_auto(&cfg, 2, 1), 0, "%s", rs_lasterr());
+        cr_expect(mm_reentrant(), "auto picked a backend that is not re-entrant: %s", mm_record());
+        cr_expect(!strstr(mm_record(), "=blocked") && !strstr(mm_record(), "=libxsmm"), "%s", mm_record());
+    } else {
+        need_backend(gemm);
+        cr_assert_eq(mm_init(gemm, 2), 0, "%s", rs_lasterr());
+        cr_assert(pipeline_backend_ok(gemm) && mm_reentrant());
+    }
     cr_assert_eq(output_init(), 0);
     model m;
     cr_assert_eq(model_create(&m, &cfg), 0, "%s", rs_lasterr());
@@ -788,8 +1020,19 @@ static void pipeline_identical(cell_kind cell)
     corpus_free(&c);
 }
 
+static void pipeline_identical(cell_kind cell) { pipeline_identical_on(cell, "openblas"); }
+
 Test(models, pipeline_bit_identical_lstm) { pipeline_identical(CELL_LSTM); }
 Test(models, pipeline_bit_identical_elman) { pipeline_identical(CELL_ELMAN); }
+Test(models, pipeline_bit_identical_lstm_onednn) { pipeline_identical_on(CELL_LSTM, "onednn"); }
+Test(models, pipeline_bit_identical_lstm_blis) { pipeline_identical_on(CELL_LSTM, "blis"); }
+Test(models, pipeline_bit_identical_lstm_auto) { pipeline_identical_on(CELL_LSTM, "auto"); }
+Test(models, pipeline_refuses_blocked_and_auto_avoids_it)
+{
+    cr_expect(!pipeline_backend_ok("blocked") && !pipeline_backend_ok("libxsmm"));
+    cr_assert_eq(mm_init("blocked", 1), 0, "%s", rs_lasterr());
+    cr_expect(!mm_reentrant());
+}
 
 /* ---- classes by unigram frequency ---- */
 
@@ -905,4 +1148,130 @@ Test(models, completion_after_training)
     cr_expect_eq(summary_num(js, "completion_questions"), 40);
     double acc = summary_num(js, "completion_accuracy");
     cr_expect(acc > 0.5, "completion accuracy %.3f after 80 steps on a deterministic chain", acc);
+}
+
+/* blocked, plus `extra` more runs of the same product into scratch: slower, right. */
+static int blocked_times(int extra, char ta, char tb, long m, long n, long k, float alpha,
+                         const float *a, long lda, const float *bm, long ldb, float beta, float *c,
+                         long ldc)
+{
+    const gemm_backend *b = &gemm_backend_blocked;
+    float *scratch = malloc(sizeof(float) * (size_t)(ldc * n));
+    cr_assert(scratch);
+    for (int i = 0; i < extra; i++) {
+        memcpy(scratch, c, sizeof(float) * (size_t)(ldc * n));
+        b->sgemm(b, ta, tb, m, n, k, alpha, a, lda, bm, ldb, beta, scratch, ldc);
+    }
+    free(scratch);
+    return b->sgemm(b, ta, tb, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc);
+}
+
+/* "openblas-pool": 3x slower on the bias sums (n = 1); "omp": 3x slower elsewhere. */
+static int pool_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                      float alpha, const float *a, long lda, const float *bm, long ldb,
+                      float beta, float *c, long ldc)
+{
+    return blocked_times(n == 1 ? 2 : 0, ta, tb, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc);
+}
+static int omp_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                     float alpha, const float *a, long lda, const float *bm, long ldb,
+                     float beta, float *c, long ldc)
+{
+    return blocked_times(n == 1 ? 0 : 2, ta, tb, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc);
+}
+static void fake_threads(const gemm_backend *b, int n)
+{
+    gemm_backend_blocked.set_threads(&gemm_backend_blocked, n);
+}
+
+/* One thread: each product on its fastest; with threads, never OpenBLAS (its own
+ * pool) next to an OpenMP backend, whatever the gain. */
+Test(models, auto_keeps_to_one_thread_pool_with_threads)
+{
+    static const gemm_backend pool = {.name = "openblas-pool", .what = "own pool", .load = fake_load,
+                                      .set_threads = fake_threads, .sgemm = pool_sgemm};
+    static const gemm_backend omp = {.name = "omp", .what = "OpenMP", .load = fake_load,
+                                     .set_threads = fake_threads, .sgemm = omp_sgemm};
+    const gemm_backend *cands[2] = {&pool, &omp};
+    cr_assert_eq(gemm_backend_blocked.load(&gemm_backend_blocked), 0);
+    model_cfg c = {CELL_ELMAN, 1, 64, 64, 256, 16, 8, 0};
+    ga_shape shapes[GA_MAX_SHAPES];
+    int ns = ga_model_shapes(&c, shapes, GA_MAX_SHAPES);
+    static ga_plan p;
+    for (int threads = 1; threads <= 2; threads++) {
+        p.notes[0] = 0;
+        cr_assert_eq(ga_tune(shapes, ns, cands, 2, threads, &p), 0, "%s", rs_lasterr());
+        cr_expect(p.fallback == &pool, "%d threads: fallback %s", threads, p.fallback->name);
+        for (int i = 0; i < ns; i++) {
+            const gemm_backend *want = threads == 1 && p.shape[i].n == 1 ? &omp : &pool;
+            cr_expect(p.pick[i] == want, "%d threads, %s %s: %s (%.3g vs %.3g ms)", threads,
+                      p.shape[i].role, p.shape[i].where, p.pick[i]->name, p.ms[i][0], p.ms[i][1]);
+        }
+    }
+}
+
+/* The picks in the header (stdout), the --bench CSV's gemm column and the JSON meta. */
+Test(models, auto_picks_are_reported_and_recorded)
+{
+    char csv[300], js[300];
+    tmp_path(csv, sizeof csv, "auto-bench.csv"), tmp_path(js, sizeof js, "auto-bench.json");
+    static char out[1 << 16];
+    int rc = run_stdout((const char *[]){"--corpus", tiny_corpus(), "--hidden", "16", "--batch", "4",
+                                         "--bptt", "6", "--threads", "1", "--bench", "2", "--csv", csv,
+                                         "--json", js, NULL},
+                        out, sizeof out);
+    cr_assert_eq(rc, 0, "stderr: %s", err);
+    cr_expect(strstr(out, "kernels  gemm auto:fwd="), "no picks in the header:\n%s", out);
+    cr_expect(strstr(out, "gemm     auto: 10 products x "), "no timing table in the header:\n%s", out);
+    rs_table *t = rs_table_read_csv(csv);
+    cr_assert(t, "%s", rs_lasterr());
+    int col = rs_table_col_index(t, "gemm");
+    cr_assert(col >= 0 && rs_table_nrows(t) == 1);
+    const char *g = rs_cell_str(t, 0, col);
+    cr_expect(strncmp(g, "auto:fwd=", 9) == 0 && strstr(g, ",bwd_in=") && strstr(g, ",bwd_w=") &&
+                  strstr(g, ",colsum=") && strstr(g, ",other="),
+              "gemm column '%s'", g);
+    char meta[512], plan[GA_RECORD_MAX];
+    meta_str(js, "gemm", meta, sizeof meta);
+    cr_expect_str_eq(meta, g, "CSV column and JSON meta differ");
+    meta_str(js, "gemm_plan", plan, sizeof plan);
+    static ga_plan p;
+    cr_assert_eq(ga_plan_parse(plan, &p), 0, "gemm_plan '%s': %s", plan, rs_lasterr());
+    cr_expect_eq(p.nshapes, 10);
+    /* every pick is a backend named in the header's timing table */
+    for (int i = -1; i < p.nshapes; i++) {
+        const char *name = i < 0 ? p.fallback->name : p.pick[i]->name;
+        char needle[64];
+        snprintf(needle, sizeof needle, "  %s ", name);
+        cr_expect(strstr(out, needle), "%s is not in the header's table", name);
+        cr_expect(strcmp(name, "naive") != 0);
+    }
+    rs_table_free(t);
+}
+
+/* --gemm onednn as the trainer's backend: the same training as the double-accumulating
+ * oracle up to float rounding (20 steps of Adam: measured 2e-8 relative). */
+Test(models, onednn_trains_as_naive)
+{
+    need_backend("onednn");
+    static const char *const g[2] = {"naive", "onednn"};
+    double ppl[2], loss[2];
+    for (int i = 0; i < 2; i++) {
+        char js[400];
+        tmp_path(js, sizeof js, i ? "train-onednn.json" : "train-naive.json");
+        train_opts o;
+        small_opts(&o, NULL, NULL, 20);
+        o.gemm = g[i];
+        o.json = js;
+        cr_assert_eq(train_run(&o), 0, "%s: %s", g[i], rs_lasterr());
+        ppl[i] = summary_num(js, "valid_ppl");
+        loss[i] = summary_num(js, "train_loss");
+        char used[64];
+        meta_str(js, "gemm", used, sizeof used);
+        cr_expect_str_eq(used, g[i]);
+    }
+    cr_log_info("onednn vs naive after 20 steps: valid ppl %.9g vs %.9g, train loss %.9g vs %.9g",
+                ppl[1], ppl[0], loss[1], loss[0]);
+    cr_expect(fabs(ppl[1] - ppl[0]) <= 1e-5 * ppl[0], "valid ppl %.9g vs %.9g", ppl[1], ppl[0]);
+    cr_expect(fabs(loss[1] - loss[0]) <= 1e-5 * loss[0], "train loss %.9g vs %.9g", loss[1], loss[0]);
 }

@@ -137,6 +137,11 @@ typedef struct {
     double scale;      /* the residual's unit, see gemm_residual */
 } gemm_ref;
 int gemm_ref_build(const gemm_problem *p, uint64_t seed, int nthreads, gemm_ref *r);
+/* The same with another full-check limit (rnn-train's --gemm auto checks each backend on
+ * every product at start-up, where a full double GEMM per product would cost more than
+ * the timing: it samples above 2^20 multiply-adds). */
+int gemm_ref_build_upto(const gemm_problem *p, uint64_t seed, int nthreads, long full_macs,
+                        gemm_ref *r);
 void gemm_ref_free(gemm_ref *r);
 
 /* residual = max |C - C_ref| / (eps (|alpha| K max|A| max|B| + |beta| max|C0|)) over the

@@ -64,9 +64,15 @@ static float max_abs(const float *x, long n)
 
 int gemm_ref_build(const gemm_problem *p, uint64_t seed, int nthreads, gemm_ref *r)
 {
+    return gemm_ref_build_upto(p, seed, nthreads, GEMM_FULL_CHECK_MACS, r);
+}
+
+int gemm_ref_build_upto(const gemm_problem *p, uint64_t seed, int nthreads, long full_macs,
+                        gemm_ref *r)
+{
     memset(r, 0, sizeof *r);
     double macs = (double)p->m * (double)p->n * (double)p->k;
-    r->full = macs <= (double)GEMM_FULL_CHECK_MACS;
+    r->full = macs <= (double)full_macs;
     if (r->full) {
         r->nent = p->m * p->n;
         r->ref = malloc(sizeof *r->ref * (size_t)(r->nent ? r->nent : 1));

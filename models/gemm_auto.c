@@ -1,0 +1,470 @@
+/* gemm_auto.c — the per-shape choice of `--gemm auto` (gemm_auto.h).
+ *
+ * Order of work: every shape's slice is allocated and its reference built once; then
+ * backends outermost (a library's idle pool — OpenBLAS spins ~0.1 s after a call — is
+ * switched once, as in microbench gemm), each shape checked, then timed by rs_bench
+ * (warm-up and repetitions, the minimum kept).  rs_bench pins its single harness thread
+ * to the first CPU; a backend running threads of its own gets the process's CPUs back
+ * before each sample (threads a library creates inherit its creator's mask), and the
+ * mask is restored at the end. */
+#define _GNU_SOURCE
+#include "gemm_auto.h"
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "check.h"
+#include "pipeline.h"
+#include "timer.h"
+
+/* About 1 ms per call per thread at this machine class's ~100 GFLOP/s a core. */
+#define GA_SLICE_FLOPS 1e8
+/* k is cut no lower (a few kc blocks of every library), nor m or n: per-call packing
+ * stays a small share, and the libraries' choice of algorithm by size stays the full
+ * product's (oneDNN's AVX2 sgemm, e.g., skips packing when 1/m + 1/n >= 0.0038). */
+#define GA_SLICE_KMIN 512
+#define GA_SLICE_MNMIN 640
+#define GA_SEED 20240601ull
+/* Products up to this many multiply-adds are checked entry by entry, larger ones on
+ * gemm_check.c's sample (the corners and 1000 entries): a full double reference of
+ * every slice would cost more than timing them. */
+#define GA_FULL_CHECK_MACS (1L << 20)
+/* A backend whose checked call took this many times the best time so far on the shape
+ * is not timed further (it cannot be picked); its one call is its estimate. */
+#define GA_HOPELESS 4.0
+
+/* ---- the model's shapes ---- */
+
+static void add_shape(ga_shape *out, int *n, int max, char ta, char tb, long m, long nn, long k,
+                      const char *role, const char *where, double calls)
+{
+    if (m <= 0 || nn <= 0 || k <= 0 || calls <= 0)
+        return;
+    for (int i = 0; i < *n; i++) {
+        ga_shape *s = &out[i];
+        if (s->ta == ta && s->tb == tb && s->m == m && s->n == nn && s->k == k) {
+            s->calls += calls;
+            size_t l = strlen(s->where);
+            if (strcmp(s->where, where) != 0 && l + 1 + strlen(where) < sizeof s->where)
+                snprintf(s->where + l, sizeof s->where - l, "/%s", where);
+            return;
+        }
+    }
+    RS_ASSERT(*n < max);
+    ga_shape *s = &out[(*n)++];
+    memset(s, 0, sizeof *s);
+    *s = (ga_shape){ta, tb, m, nn, k, "", "", calls};
+    snprintf(s->role, sizeof s->role, "%s", role);
+    snprintf(s->where, sizeof s->where, "%s", where);
+}
+
+/* The sgemm calls of matmul.c's four products (matmul.c says which is which):
+ *   mm_forward(N, I, O)          T N  O x N x I
+ *   mm_backward_input(N, I, O)   N N  I x N x O
+ *   mm_backward_weight(N, I, O)  N T  I x O x N
+ *   mm_colsum(N, O)              N N  O x 1 x N
+ * with the arguments lstm.c / elman.c / output.c / output_class.c pass. */
+int ga_model_shapes(const model_cfg *c, ga_shape *out, int max)
+{
+    int n = 0;
+    long B = c->batch, T = c->bptt, N = B * T, H = c->hidden, G = (long)model_gates(c) * H;
+    char in[16], rec[16], bias[16];
+    for (int l = 0; l < c->layers; l++) {
+        long I = model_layer_in(c, l);
+        snprintf(in, sizeof in, c->layers > 1 ? "l%d.in" : "in", l);
+        snprintf(rec, sizeof rec, c->layers > 1 ? "l%d.rec" : "rec", l);
+        snprintf(bias, sizeof bias, c->layers > 1 ? "l%d" : "rnn", l);
+        add_shape(out, &n, max, 'T', 'N', G, N, I, "fwd", in, 1);
+        add_shape(out, &n, max, 'T', 'N', G, B, H, "fwd", rec, (double)T);
+        add_shape(out, &n, max, 'N', 'N', H, B, G, "bwd_in", rec, (double)(T - 1));
+        add_shape(out, &n, max, 'N', 'N', I, N, G, "bwd_in", in, 1);
+        add_shape(out, &n, max, 'N', 'T', I, G, N, "bwd_w", in, 1);
+        add_shape(out, &n, max, 'N', 'T', H, G, N, "bwd_w", rec, 1);
+        add_shape(out, &n, max, 'N', 'N', G, 1, N, "colsum", bias, 1);
+    }
+    /* the output layer: the full softmax, or the class layer of --classes (its per-token
+     * word products vary with the class size: they take the fallback) */
+    long O = c->classes > 0 ? c->classes : c->vocab;
+    const char *w = c->classes > 0 ? "cls" : "out";
+    add_shape(out, &n, max, 'T', 'N', O, N, H, "fwd", w, 1);
+    add_shape(out, &n, max, 'N', 'N', H, N, O, "bwd_in", w, 1);
+    add_shape(out, &n, max, 'N', 'T', H, O, N, "bwd_w", w, 1);
+    add_shape(out, &n, max, 'N', 'N', O, 1, N, "colsum", w, 1);
+    return n;
+}
+
+/* ---- candidates ---- */
+
+static void note(char *notes, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void note(char *notes, size_t len, const char *fmt, ...)
+{
+    size_t l = strlen(notes);
+    va_list ap;
+    va_start(ap, fmt);
+    if (l < len)
+        vsnprintf(notes + l, len - l, fmt, ap);
+    va_end(ap);
+}
+
+int ga_candidates(int reentrant, const gemm_backend **out, int max, char *notes, size_t len)
+{
+    int n = 0;
+    /* Registry order, except: the portable blocked GEMM after the libraries (it is
+     * rarely close, and GA_HOPELESS then spares most of its timing), and OpenBLAS last:
+     * its own thread pool spins ~0.1 s after a call, which would slow the OpenMP
+     * backends (BLIS, oneDNN, libxsmm, blocked share libgomp's pool) timed after it. */
+    const gemm_backend *last[] = {&gemm_backend_blocked, &gemm_backend_openblas};
+    for (int k = 0; k < gemm_nbackends + RS_ARRAY_LEN(last) && n < max; k++) {
+        const gemm_backend *b = k < gemm_nbackends ? gemm_backends[k] : last[k - gemm_nbackends];
+        if (b == &gemm_backend_naive || b->pair ||
+            (k < gemm_nbackends && (b == last[0] || b == last[1])))
+            continue;
+        if (reentrant && !pipeline_backend_ok(b->name)) {
+            note(notes, len, "%s left out: --pipeline calls GEMM from two threads at once (not known to be re-entrant)\n",
+                 b->name);
+            continue;
+        }
+        if (b->load(b) != 0) {
+            note(notes, len, "%s not available: %s\n", b->name, rs_lasterr());
+            continue;
+        }
+        out[n++] = b;
+    }
+    return n;
+}
+
+/* ---- tuning ---- */
+
+typedef struct {
+    gemm_problem p;
+    float *a, *b, *c0, *c;
+    gemm_ref ref;
+    double scale;   /* full m n k / slice m n k */
+} slice_data;
+
+static long round16(long v, long cap) { v = (v + 15) / 16 * 16; return v < cap ? v : cap; }
+
+/* The slice of s timed in its place: k first, then the longer of m and n. */
+static void slice_dims(const ga_shape *s, int threads, long *m, long *n, long *k)
+{
+    double budget = GA_SLICE_FLOPS * (threads > 0 ? threads : 1);
+    *m = s->m, *n = s->n, *k = s->k;
+    if (2.0 * *m * *n * *k <= budget)
+        return;
+    long kk = (long)(budget / (2.0 * *m * *n));
+    *k = round16(kk > GA_SLICE_KMIN ? kk : GA_SLICE_KMIN, s->k);
+    for (int it = 0; it < 2 && 2.0 * *m * *n * *k > budget; it++) {
+        long *big = *m >= *n ? m : n, other = big == m ? *n : *m;
+        long v = (long)(budget / (2.0 * other * *k));
+        v = round16(v > GA_SLICE_MNMIN ? v : GA_SLICE_MNMIN, *big);
+        *big = v;
+    }
+}
+
+/* x[i + j ld] for i < rows, j < cols uniform in [-1, 1) (24 random bits, exact in
+ * float, as gemm_input but one multiply-xorshift: millions of entries in milliseconds);
+ * the rest of the block stays 0. */
+static float *alloc_fill(long ld, long rows, long cols, int which)
+{
+    float *x = calloc((size_t)(ld * cols), sizeof *x);
+    if (x)
+        for (long j = 0; j < cols; j++)
+            for (long i = 0; i < rows; i++) {
+                uint64_t h = ((uint64_t)(i + j * ld) + GA_SEED * (uint64_t)(which + 1)) *
+                             0x9E3779B97F4A7C15ull;
+                h ^= h >> 29;
+                h *= 0xBF58476D1CE4E5B9ull;
+                x[i + j * ld] = (float)((double)(h >> 40) * 0x1p-23 - 1.0);
+            }
+    return x;
+}
+
+static int slice_alloc(const ga_shape *s, int threads, slice_data *d)
+{
+    long m, n, k;
+    slice_dims(s, threads, &m, &n, &k);
+    /* the leading dimensions of the full product (matmul.c passes packed matrices) */
+    long lda = s->ta == 'N' ? s->m : s->k, ldb = s->tb == 'N' ? s->k : s->n, ldc = s->m;
+    d->p = (gemm_problem){s->ta, s->tb, m, n, k, 1.0f, 1.0f, NULL, NULL, NULL, lda, ldb, ldc};
+    d->scale = (double)s->m * s->n * s->k / ((double)m * n * k);
+    d->a = s->ta == 'N' ? alloc_fill(lda, m, k, 0) : alloc_fill(lda, k, m, 0);
+    d->b = s->tb == 'N' ? alloc_fill(ldb, k, n, 1) : alloc_fill(ldb, n, k, 1);
+    d->c0 = alloc_fill(ldc, m, n, 2);
+    d->c = calloc((size_t)(ldc * n), sizeof *d->c);
+    CHECK(d->a && d->b && d->c0 && d->c, "--gemm auto: out of memory for %ldx%ldx%ld", m, n, k);
+    d->p.a = d->a, d->p.b = d->b, d->p.c0 = d->c0;
+    return gemm_ref_build_upto(&d->p, GA_SEED, threads, GA_FULL_CHECK_MACS, &d->ref);
+}
+
+static void slice_free(slice_data *d)
+{
+    free(d->a), free(d->b), free(d->c0), free(d->c);
+    gemm_ref_free(&d->ref);
+}
+
+static cpu_set_t start_mask;
+
+typedef struct {
+    const gemm_backend *b;
+    const gemm_problem *p;
+    float *c;
+    int threads;
+} kernel_ctx;
+
+static void kernel(void *vctx, int tid, long reps)
+{
+    kernel_ctx *w = vctx;
+    const gemm_problem *p = w->p;
+    (void)tid;
+    if (w->threads > 1)
+        sched_setaffinity(0, sizeof start_mask, &start_mask);
+    for (long r = 0; r < reps; r++)
+        w->b->sgemm(w->b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb,
+                    p->beta, w->c, p->ldc);
+}
+
+/* Check b on d (C from C0), then time it: est. ms per full-size call; -1 when b
+ * declines the case; -2 when the result is wrong (why says so).  best: the least
+ * estimate so far on this shape (0 none). */
+static double check_and_time(const gemm_backend *b, slice_data *d, int threads, double best,
+                             char *why, size_t len)
+{
+    const gemm_problem *p = &d->p;
+    for (long j = 0; j < p->n; j++)
+        memcpy(d->c + j * p->ldc, d->c0 + j * p->ldc, (size_t)p->m * sizeof(float));
+    if (threads > 1)
+        sched_setaffinity(0, sizeof start_mask, &start_mask);
+    uint64_t t0 = rs_now_ns();
+    if (b->sgemm(b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb,
+                 p->beta, d->c, p->ldc) != 0)
+        return -1;
+    double first = (double)(rs_now_ns() - t0) * d->scale * 1e-6;
+    double res = gemm_residual(p, &d->ref, d->c);
+    if (!(res <= GEMM_RESIDUAL_MAX)) {
+        snprintf(why, len, "residual %.3g > %g on %ldx%ldx%ld:%s", res, GEMM_RESIDUAL_MAX, p->m,
+                 p->n, p->k, gemm_trans_str(p->ta, p->tb));
+        return -2;
+    }
+    if (best > 0 && first > GA_HOPELESS * best)
+        return first;
+    rs_bench_cfg cfg = {.warmup_s = 0, .min_sample_s = 2e-4, .min_samples = 3, .max_samples = 50,
+                        .min_time_s = 1e-3, .max_time_s = 0.05};
+    kernel_ctx w = {b, p, d->c, threads};
+    rs_bench_result r;
+    int rc = rs_bench(&cfg, 1, kernel, &w, &r);
+    sched_setaffinity(0, sizeof start_mask, &start_mask);
+    if (rc != 0)
+        return -3;
+    return r.ns.min * d->scale * 1e-6;
+}
+
+/* One small call per transpose case the shapes use, so that a library's one-time work
+ * (oneDNN and libxsmm generate their kernels at the first call of a case; thread
+ * pools start) is not in the first checked call, which GA_HOPELESS judges. */
+static void warm_up(const gemm_backend *b, const ga_shape *shapes, int nshapes, int threads)
+{
+    enum { W = 64 };
+    static float a[W * W], bb[W * W], c[W * W];
+    unsigned done = 0;
+    if (threads > 1)
+        sched_setaffinity(0, sizeof start_mask, &start_mask);
+    for (int s = 0; s < nshapes; s++) {
+        unsigned bit = gemm_trans_bit(shapes[s].ta, shapes[s].tb);
+        if ((done & bit) || (b->trans_unsupported & bit))
+            continue;
+        done |= bit;
+        b->sgemm(b, shapes[s].ta, shapes[s].tb, W, W, W, 1.0f, a, W, bb, W, 1.0f, c, W);
+    }
+}
+
+/* OpenBLAS runs its own pthread pool; every other backend threads with OpenMP, in the
+ * libgomp pool rnn-train's own kernels use too.  With more than one thread a plan keeps
+ * to the fallback's kind: after an OpenBLAS call its pool spins (~0.1 s) while an
+ * OpenMP backend wants the same cores, and the other way round.  On 2 cores here,
+ * OpenBLAS with oneDNN for the two bias sums alone (0.2 against 0.8 ms each, timed
+ * apart) took LSTM-512 from 340-420 to 520 ms a step. */
+static int own_pool(const gemm_backend *b) { return strncmp(b->name, "openblas", 8) == 0; }
+
+int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cands, int ncand,
+            int threads, ga_plan *plan)
+{
+    CHECK(nshapes <= GA_MAX_SHAPES && ncand <= GA_MAX_CANDS && ncand > 0,
+          "--gemm auto: %d shapes, %d backends (at most %d, %d; at least one backend)", nshapes,
+          ncand, GA_MAX_SHAPES, GA_MAX_CANDS);
+    char notes[sizeof plan->notes];   /* kept: ga_candidates's lines */
+    memcpy(notes, plan->notes, sizeof notes);
+    notes[sizeof notes - 1] = 0;
+    memset(plan, 0, sizeof *plan);
+    memcpy(plan->notes, notes, sizeof notes);
+    plan->nshapes = nshapes;
+    memcpy(plan->shape, shapes, sizeof *shapes * (size_t)nshapes);
+    plan->ncand = ncand;
+    memcpy(plan->cand, cands, sizeof *cands * (size_t)ncand);
+    plan->threads = threads;
+    sched_getaffinity(0, sizeof start_mask, &start_mask);
+    slice_data *d = calloc((size_t)nshapes, sizeof *d);
+    CHECK(d, "out of memory");
+    int rc = 0;
+    for (int s = 0; s < nshapes && rc == 0; s++)
+        rc = slice_alloc(&shapes[s], threads, &d[s]);
+    for (int c = 0; c < ncand && rc == 0; c++) {
+        const gemm_backend *b = cands[c];
+        if (b->set_threads)
+            b->set_threads(b, threads);
+        for (int s = 0; s < nshapes; s++)
+            plan->ms[s][c] = -1;
+        warm_up(b, shapes, nshapes, threads);
+        for (int s = 0; s < nshapes; s++) {
+            if (b->trans_unsupported & gemm_trans_bit(shapes[s].ta, shapes[s].tb))
+                continue;
+            /* libxsmm 1.17's tiled GEMM hands m below a vector (< 8 on AVX2) to a BLAS it
+             * was built without: right, but "LIBXSMM ERROR ... must be linked against
+             * LAPACK/BLAS" on stderr (the class layer's 4-class products did it) */
+            if (b == &gemm_backend_libxsmm && shapes[s].m < 16)
+                continue;
+            char why[160];
+            double best = 0;
+            for (int o = 0; o < c; o++)
+                if (!plan->excluded[o] && plan->ms[s][o] >= 0 && (best == 0 || plan->ms[s][o] < best))
+                    best = plan->ms[s][o];
+            double ms = check_and_time(b, &d[s], threads, best, why, sizeof why);
+            if (ms == -3) {
+                rc = -1;
+                break;
+            }
+            if (ms == -2) {
+                plan->excluded[c] = 1;
+                note(plan->notes, sizeof plan->notes, "%s excluded: WRONG result, %s\n", b->name, why);
+                break;
+            }
+            plan->ms[s][c] = ms;
+        }
+    }
+    for (int s = 0; s < nshapes; s++)
+        slice_free(&d[s]);
+    free(d);
+    if (rc != 0)
+        return -1;
+    /* the fallback: the least time over the step among those that do every shape */
+    double best = 0;
+    for (int c = 0; c < ncand; c++) {
+        double t = 0;
+        for (int s = 0; s < nshapes && t >= 0; s++)
+            t = plan->ms[s][c] < 0 ? -1 : t + shapes[s].calls * plan->ms[s][c];
+        if (!plan->excluded[c] && t >= 0 && (!plan->fallback || t < best))
+            plan->fallback = cands[c], best = t;
+    }
+    if (!plan->fallback) {   /* one line: the notes' line breaks become "; " */
+        char why[2 * sizeof plan->notes];
+        size_t w = 0;
+        for (const char *q = plan->notes; *q; q++)
+            if (*q != '\n')
+                why[w++] = *q;
+            else if (q[1])
+                why[w++] = ';', why[w++] = ' ';
+        why[w] = 0;
+        CHECK(0, "--gemm auto: no backend can do every product of the model (%s)",
+              why[0] ? why : "none available");
+    }
+    int fb = 0;
+    while (cands[fb] != plan->fallback)
+        fb++;
+    for (int s = 0; s < nshapes; s++) {
+        int bc = fb;
+        for (int c = 0; c < ncand; c++)
+            if (!plan->excluded[c] && plan->ms[s][c] >= 0 && plan->ms[s][c] < plan->ms[s][bc] &&
+                (threads == 1 || own_pool(cands[c]) == own_pool(plan->fallback)))
+                bc = c;
+        double margin = threads > 1 ? GA_MARGIN_THREADS : GA_MARGIN;
+        plan->pick[s] = plan->ms[s][bc] < (1 - margin) * plan->ms[s][fb] ? cands[bc] : plan->fallback;
+    }
+    return 0;
+}
+
+const gemm_backend *ga_lookup(const ga_plan *p, char ta, char tb, long m, long n, long k)
+{
+    for (int i = 0; i < p->nshapes; i++) {
+        const ga_shape *s = &p->shape[i];
+        if (s->m == m && s->n == n && s->k == k && s->ta == ta && s->tb == tb)
+            return p->pick[i];
+    }
+    return p->fallback;
+}
+
+/* ---- text ---- */
+
+int ga_plan_format(const ga_plan *p, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "auto:other=%s", p->fallback->name);
+    for (int i = 0; i < p->nshapes && used < len; i++) {
+        const ga_shape *s = &p->shape[i];
+        used += (size_t)snprintf(buf + used, len - used, ";%ldx%ldx%ld:%c%c=%s", s->m, s->n, s->k,
+                                 s->ta, s->tb, p->pick[i]->name);
+    }
+    CHECK(used < len, "--gemm auto: the plan does not fit %zu characters", len);
+    return 0;
+}
+
+int ga_plan_parse(const char *s, ga_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    char name[64];
+    int used = 0;
+    CHECK(sscanf(s, "auto:other=%63[^;]%n", name, &used) == 1, "'%.40s' is not a --gemm auto plan", s);
+    p->fallback = gemm_find(name);
+    CHECK(p->fallback, "unknown GEMM backend '%s'", name);
+    for (s += used; *s;) {
+        ga_shape *sh = &p->shape[p->nshapes];
+        char ta, tb;
+        CHECK(p->nshapes < GA_MAX_SHAPES, "a --gemm auto plan with more than %d shapes", GA_MAX_SHAPES);
+        CHECK(sscanf(s, ";%ldx%ldx%ld:%c%c=%63[^;]%n", &sh->m, &sh->n, &sh->k, &ta, &tb, name, &used) == 6 &&
+                  (ta == 'N' || ta == 'T') && (tb == 'N' || tb == 'T'),
+              "malformed --gemm auto plan at '%.40s'", s);
+        sh->ta = ta, sh->tb = tb;
+        p->pick[p->nshapes] = gemm_find(name);
+        CHECK(p->pick[p->nshapes], "unknown GEMM backend '%s'", name);
+        p->nshapes++;
+        s += used;
+    }
+    return 0;
+}
+
+void ga_plan_label(const ga_plan *p, char *buf, size_t len)
+{
+    static const char *const roles[] = {"fwd", "bwd_in", "bwd_w", "colsum"};
+    size_t used = (size_t)snprintf(buf, len, "auto:");
+    for (int r = 0; r < RS_ARRAY_LEN(roles); r++) {
+        /* the backend with the most of this role's work (calls x flops) */
+        const gemm_backend *maj = NULL;
+        double most = -1;
+        for (int i = 0; i < p->nshapes; i++) {
+            if (strcmp(p->shape[i].role, roles[r]) != 0)
+                continue;
+            double w = 0;
+            for (int j = 0; j < p->nshapes; j++)
+                if (p->pick[j] == p->pick[i] && strcmp(p->shape[j].role, roles[r]) == 0)
+                    w += p->shape[j].calls * (double)p->shape[j].m * p->shape[j].n * p->shape[j].k;
+            if (w > most)
+                most = w, maj = p->pick[i];
+        }
+        if (!maj)
+            continue;
+        used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s=%s", roles[r], maj->name);
+        int first = 1;
+        for (int i = 0; i < p->nshapes; i++)
+            if (strcmp(p->shape[i].role, roles[r]) == 0 && p->pick[i] != maj) {
+                used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s=%s",
+                                         first ? "(" : "+", p->shape[i].where, p->pick[i]->name);
+                first = 0;
+            }
+        used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s,", first ? "" : ")");
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, "other=%s", p->fallback->name);
+}
