@@ -28,6 +28,12 @@ correct"), then a 1120x2048x512 sgemm (the output layer's) on one thread.  The f
 correct one is used for this run only (ties within 2% go to the environment's value, then
 to the library's own choice).  --coretype keep leaves the environment as it is.
 
+Threads: torch.set_num_threads(T) and OPENBLAS_NUM_THREADS=T.  Debian's OpenBLAS runs its
+own pthreads next to PyTorch's OpenMP threads, which spin after each parallel region
+(libgomp's default): on 2 cores the spinning thread slows OpenBLAS's second thread down
+(LSTM at 2 threads slower than at 1 here; OMP_WAIT_POLICY=PASSIVE, passed through from the
+environment and recorded in the CSV, avoids it).  No effect at 1 thread.
+
 Exit: 0 done, 1 the loss diverged or no core type computed correctly, 2 bad usage or
 input (one line on stderr), 130 interrupted.  --csv never overwrites a file and never
 leaves a partial one.
@@ -65,8 +71,8 @@ CSV_COLS = ["model", "layers", "hidden", "embed", "vocab", "batch", "bptt", "thr
             "classes", "gemm", "steps", "step_ms_median", "step_ms_min", "step_ms_max",
             "tokens_per_s", "gflops", "gflop_per_step", "loss_first", "loss_last", "peer",
             "peer_version", "openblas_coretype", "openblas_core", "openblas_threads",
-            "openblas_coretype_user", "coretype_reason", "coretype_probe", "inputs", "clip",
-            "lr"]
+            "openblas_coretype_user", "coretype_reason", "coretype_probe", "omp_wait_policy",
+            "inputs", "clip", "lr"]
 
 
 def die(code, msg):
@@ -415,6 +421,7 @@ def bench(a, coretype_row):
            "gflops": flops / med * 1e-9, "gflop_per_step": flops * 1e-9,
            "loss_first": losses[0], "loss_last": losses[-1], "peer": "pytorch",
            "peer_version": torch.__version__, "openblas_core": core, "openblas_threads": nthr,
+           "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "(unset)"),
            "inputs": f"random ids, seed {a.seed}", "clip": a.clip, "lr": a.lr}
     row.update(coretype_row)
     return row

@@ -266,6 +266,7 @@ if [ -f "$run/train_bench.csv" ] || [ -f "$run/train_peer.csv" ]; then
                 pt[k] = v["tokens_per_s"]; pms[k] = v["step_ms_median"]
                 core[k] = v["openblas_core"] (v["openblas_coretype"] == "(unset)" ? " (OPENBLAS_CORETYPE unset)" : " (OPENBLAS_CORETYPE=" v["openblas_coretype"] ")")
                 if (reason == "") { reason = v["coretype_reason"]; probe = v["coretype_probe"]; user = v["openblas_coretype_user"]; ver = v["peer_version"] }
+                if (v["threads"] + 0 > 1 && v["omp_wait_policy"] !~ /^[Pp][Aa][Ss][Ss][Ii][Vv][Ee]$/) spin = v["omp_wait_policy"]
             } else if (v["classes"] + 0 == 0 && v["layers"] + 0 == 1) { rt[k] = v["tokens_per_s"]; rms[k] = v["step_ms_median"] }
         }
         END {
@@ -283,6 +284,12 @@ if [ -f "$run/train_bench.csv" ] || [ -f "$run/train_peer.csv" ]; then
             printf "PyTorch %s; OpenBLAS core type: %s", ver, reason
             printf "%s.\n", (user != "" && user != "(unset)") ? " (the environment had OPENBLAS_CORETYPE=" user ")" : ""
             if (probe != "") printf "Probe (sgemm GFLOP/s, 1 thread, per OPENBLAS_CORETYPE): %s.\n", probe
+            if (spin != "") {
+                print ""
+                printf "At more than 1 thread, PyTorch'"'"'s OpenMP workers spin after each parallel region (OMP_WAIT_POLICY %s\n", spin
+                print "in this run) while Debian'"'"'s OpenBLAS runs its own threads: on few cores they compete, which"
+                print "slows PyTorch down there; \`OMP_WAIT_POLICY=PASSIVE make bench\` times it without that."
+            }
             print ""
             print "### Targets (this run, side by side)"
             print ""
