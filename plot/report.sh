@@ -286,9 +286,9 @@ if [ -f "$run/train_bench.csv" ] || [ -f "$run/train_peer.csv" ]; then
             if (probe != "") printf "Probe (sgemm GFLOP/s, 1 thread, per OPENBLAS_CORETYPE): %s.\n", probe
             if (spin != "") {
                 print ""
-                printf "At more than 1 thread, PyTorch'"'"'s OpenMP workers spin after each parallel region (OMP_WAIT_POLICY %s\n", spin
-                print "in this run) while Debian'"'"'s OpenBLAS runs its own threads: on few cores they compete, which"
-                print "slows PyTorch down there; \`OMP_WAIT_POLICY=PASSIVE make bench\` times it without that."
+                printf "At more than 1 thread, PyTorch'"'"'s OpenMP workers spin after each parallel region (OMP_WAIT_POLICY:\n"
+                printf "%s in this run) while Debian'"'"'s OpenBLAS runs its own threads: on few cores they compete,\n", spin
+                print "which slows PyTorch down there; `OMP_WAIT_POLICY=PASSIVE make bench` times it without that."
             }
             print ""
             print "### Targets (this run, side by side)"
