@@ -77,7 +77,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -125,6 +125,29 @@ deps:
 	  > $(BUILD)/deps-npm.log 2>&1 || { echo "deps: apt-get install npm failed; see $(BUILD)/deps-npm.log"; exit 1; }; }
 	@sh models/fetch_corpus.sh $(BUILD)
 
+# The peers `make bench` compares against, outside `make deps` so CI stays lean:
+# PyTorch (Debian's python3-torch, run with /usr/bin/python3; models/peer_torch.py).
+PEER_PKGS := python3-torch
+
+peers:
+	@missing=$$(for p in $(PEER_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "peers: installing" $$missing; mkdir -p $(BUILD); \
+	  ( $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq \
+	    --no-install-recommends $$missing ) > $(BUILD)/peers.log 2>&1 \
+	  || { echo "peers: apt-get failed; see $(BUILD)/peers.log"; exit 1; }; \
+	  echo "peers: done"; fi
+	@/usr/bin/python3 -c 'import torch; print("peers: PyTorch", torch.__version__, "(/usr/bin/python3)")' \
+	  || { echo "peers: /usr/bin/python3 cannot import torch; see $(BUILD)/peers.log"; exit 1; }
+
+# `make test` checks the peer script where PyTorch is installed and says it skipped it
+# where not (CI: `make test` never installs it).
+EXTRA_CHECKS += check-peers
+check-peers:
+	@echo "== test/peers/run.sh models/peer_torch.py"
+	@sh test/peers/run.sh models/peer_torch.py
+
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
 test: deps
 	@$(MAKE) --no-print-directory WERROR=1 check
@@ -156,6 +179,7 @@ scaling:
 help:
 	@echo "rnnscale targets:"
 	@echo "  make deps       install missing Debian packages (apt-get; idempotent)"
+	@echo "  make peers      install the peers make bench compares against (python3-torch)"
 	@echo "  make            build everything into $(BUILD)/ (announces optional features)"
 	@echo "  make test       deps + build (warnings as errors) + every test"
 	@echo "  make bench      deps + build + the campaign into a new results/runs/<stamp>-<host>/"

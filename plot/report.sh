@@ -243,6 +243,78 @@ if [ -f "$run/train.csv" ] || [ -f "$run/train_bench.csv" ] || [ -f "$run/train_
 fi
 # ---- end rnn-train
 
+# ---- rnn-train against PyTorch (models/peer_torch.py; `make peers`): same step, same threads
+if [ -f "$run/train_bench.csv" ] || [ -f "$run/train_peer.csv" ]; then
+    echo "## Against PyTorch"
+    echo
+    if [ -f "$run/train_peer.csv" ] && [ -f "$run/train_bench.csv" ]; then
+        echo "The same training step in PyTorch (\`models/peer_torch.py\`: nn.Embedding, nn.LSTM /"
+        echo "nn.RNN(tanh), nn.Linear over the whole vocabulary, F.cross_entropy, truncated BPTT with"
+        echo "the state carried and detached, clip_grad_norm_ at 5, optim.SGD; one bias per layer as"
+        echo "here) on the same configurations and thread counts (torch.set_num_threads and"
+        echo "OPENBLAS_NUM_THREADS); median step of the timed steps after 2 untimed ones, as"
+        echo "\`rnn-train --bench\`. PyTorch's inputs are random ids from a fixed seed, rnnscale's"
+        echo "its corpus (the work per step is the same). PyTorch multiplies through Debian's"
+        echo "OpenBLAS, run at the fastest core type that computed correctly on this CPU (probed"
+        echo "in fresh processes: the \`train_peer_*.txt\` files have the table):"
+        echo
+        awk 'FNR == 1 && NR > 1 { ncol = csv_split($0, hdr); next }'"$(cat plot/csv.awk)"'
+        function emit(   k) {
+            k = v["model"] SUBSEP v["hidden"] SUBSEP v["embed"] SUBSEP v["vocab"] SUBSEP v["batch"] SUBSEP v["bptt"] SUBSEP v["threads"]
+            if (FILENAME ~ /train_peer\.csv$/) {
+                if (!(k in pt)) order[++n] = k
+                pt[k] = v["tokens_per_s"]; pms[k] = v["step_ms_median"]
+                core[k] = v["openblas_core"] (v["openblas_coretype"] == "(unset)" ? " (OPENBLAS_CORETYPE unset)" : " (OPENBLAS_CORETYPE=" v["openblas_coretype"] ")")
+                if (reason == "") { reason = v["coretype_reason"]; probe = v["coretype_probe"]; user = v["openblas_coretype_user"]; ver = v["peer_version"] }
+                if (v["threads"] + 0 > 1 && v["omp_wait_policy"] !~ /^[Pp][Aa][Ss][Ss][Ii][Vv][Ee]$/) spin = v["omp_wait_policy"]
+            } else if (v["classes"] + 0 == 0 && v["layers"] + 0 == 1) { rt[k] = v["tokens_per_s"]; rms[k] = v["step_ms_median"] }
+        }
+        END {
+            print "| model | hidden | vocab | batch | bptt | threads | rnnscale tokens/s | PyTorch tokens/s | ratio | rnnscale ms/step | PyTorch ms/step | PyTorch OpenBLAS core |"
+            print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+            for (i = 1; i <= n; i++) {
+                k = order[i]; split(k, c, SUBSEP)
+                have = (k in rt) && pt[k] > 0
+                printf "| %s | %s | %s | %s | %s | %s | %s | %.4g | %s | %s | %.4g | %s |\n", c[1], c[2], c[4], c[5], c[6], c[7],
+                    (k in rt) ? sprintf("%.4g", rt[k]) : "-", pt[k], have ? sprintf("%.2fx", rt[k] / pt[k]) : "-",
+                    (k in rms) ? sprintf("%.4g", rms[k]) : "-", pms[k], core[k]
+                if (have && c[7] == 1 && c[2] == 512 && c[4] == 10000 && c[5] == 32 && c[6] == 35) ratio1[c[1]] = rt[k] / pt[k]
+            }
+            print ""
+            printf "PyTorch %s; OpenBLAS core type: %s", ver, reason
+            printf "%s.\n", (user != "" && user != "(unset)") ? " (the environment had OPENBLAS_CORETYPE=" user ")" : ""
+            if (probe != "") printf "Probe (sgemm GFLOP/s, 1 thread, per OPENBLAS_CORETYPE): %s.\n", probe
+            if (spin != "") {
+                print ""
+                printf "At more than 1 thread, PyTorch'"'"'s OpenMP workers spin after each parallel region (OMP_WAIT_POLICY:\n"
+                printf "%s in this run) while Debian'"'"'s OpenBLAS runs its own threads: on few cores they compete,\n", spin
+                print "which slows PyTorch down there; peer_torch.py sets PASSIVE unless the environment sets it."
+            }
+            print ""
+            print "### Targets (this run, side by side)"
+            print ""
+            split("lstm elman", ms, " ")
+            for (j = 1; j <= 2; j++) {
+                name = (ms[j] == "lstm") ? "LSTM" : "Elman"
+                if (ms[j] in ratio1)
+                    printf "- %s hidden 512, vocab 10000, batch 32, bptt 35 at 1 thread: rnnscale >= 2.5x PyTorch'"'"'s tokens/s: %.2fx — %s\n", name, ratio1[ms[j]], (ratio1[ms[j]] >= 2.5) ? "met" : "NOT met"
+                else
+                    printf "- %s at 1 thread >= 2.5x PyTorch: not measured in this run (QUICK=1 times all threads only)\n", name
+            }
+        }' "$run/train_peer.csv" "$run/train_bench.csv"
+        echo
+    elif [ -f "$run/train_peer.csv" ]; then
+        echo "PyTorch was measured (train_peer.csv) but rnnscale's \`rnn-train --bench\` was not"
+        echo "(no train_bench.csv): nothing to compare."
+        echo
+    else
+        echo "PyTorch was not measured in this run: \`make peers\` installs it (Debian's python3-torch),"
+        echo "then \`make bench\` adds the comparison (train_peer.csv)."
+        echo
+    fi
+fi
+# ---- end against PyTorch
+
 # ---- allreduce at scale (scaling/sweep.sh wrote it: make bench's preset or make simulate)
 if [ -f "$run/simulate_report.md" ]; then
     echo
