@@ -207,7 +207,16 @@ if [ -f "$run/train.csv" ] || [ -f "$run/train_bench.csv" ] || [ -f "$run/train_
         echo "against a naive per-step allocation; with classes, the output counts C + V/C words"
         echo "per token instead of V):"
         echo
-        md_table "$run/train_bench.csv" "model,hidden,batch,bptt,vocab,classes,threads,step_ms_median,tokens_per_s,gflops,frac_of_peak,arena_mib,naive_mib" 1
+        md_table "$run/train_bench.csv" "model,hidden,batch,bptt,vocab,classes,threads,step_ms_median,tokens_per_s,gflops,frac_of_peak,arena_mib,naive_mib,gemm" 1
+        echo
+        echo "\`gemm\`: the backend of each product (\`--gemm auto\`, the default, times every validated"
+        echo "backend on the model's own shapes at start-up and keeps the fastest per shape)."
+        echo
+        awk "$(cat plot/csv.awk)"'
+        function emit() {
+            if (v["model"] == "lstm" && v["hidden"] == 512 && v["threads"] == 1 && v["classes"] == 0)
+                printf "- target: LSTM hidden 512, batch 32, BPTT 35, vocabulary 10k, 1 thread >= 0.70 of the FMA peak: %.3f — %s\n", v["frac_of_peak"], (v["frac_of_peak"] >= 0.70) ? "met" : "NOT met"
+        }' "$run/train_bench.csv"
         echo
     fi
     if [ -f "$run/train_pipeline.csv" ]; then
