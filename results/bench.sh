@@ -55,12 +55,22 @@ step train_kn3 build/bin/rnn-train --model kn3 --completion 300 --csv "$run/trai
 step train build/bin/rnn-train --model lstm $tr_train --optimizer adam --lr 2e-3 --schedule const \
     --completion 300 --threads "$tr_all" --log "$run/train.csv" --csv "$run/train_summary.csv" \
     --json "$run/train_summary.json"
+# Each configuration is timed in C, then in PyTorch right after (models/peer_torch.py;
+# Debian's python3-torch, `make peers`), so a slow spell of the machine hits both sides.
+# PyTorch runs OpenBLAS at the fastest core type that computes correctly here, probed
+# once per run (~10 s, kept in train_peer.d); ~2 minutes on 2 cores.
+have_torch=""; /usr/bin/python3 -c 'import torch' 2>/dev/null && have_torch=1
 mkdir -p "$run/train_bench.d"
+[ -n "$have_torch" ] && mkdir -p "$run/train_peer.d"
 for tr_t in $tr_threads; do
     for tr_m in lstm elman; do
         step "train_bench_${tr_m}_t$tr_t" build/bin/rnn-train --model $tr_m --hidden 512 \
             --batch 32 --bptt 35 --vocab 10000 --threads "$tr_t" --bench $tr_steps \
             --csv "$run/train_bench.d/${tr_m}_t$tr_t.csv"
+        [ -n "$have_torch" ] && step "train_peer_${tr_m}_t$tr_t" /usr/bin/python3 models/peer_torch.py \
+            --model $tr_m --hidden 512 --batch 32 --bptt 35 --vocab 10000 --threads "$tr_t" \
+            --steps $tr_steps --probe-cache "$run/train_peer.d/openblas_probe.json" \
+            --csv "$run/train_peer.d/${tr_m}_t$tr_t.csv"
     done
 done
 # RNNLM's class-factorized softmax (100 classes) on the same LSTM, all threads
@@ -74,19 +84,8 @@ step train_pipeline build/bin/rnn-train --model lstm --hidden 512 --batch 32 --b
 # one table: the first part's header, every part's rows
 awk 'FNR > 1 || NR == 1' "$run"/train_bench.d/*.csv > "$run/train_bench.csv.tmp" 2>/dev/null &&
     mv "$run/train_bench.csv.tmp" "$run/train_bench.csv" || rm -f "$run/train_bench.csv.tmp"
-# the same training step in PyTorch (models/peer_torch.py; Debian's python3-torch, `make
-# peers`), same configurations and thread counts, joined into train_peer.csv for the
-# report's "Against PyTorch" table.  OpenBLAS at the fastest core type that computes
-# correctly here, probed once per run (~10 s) and kept in train_peer.d; ~2 minutes on 2 cores.
-if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-    mkdir -p "$run/train_peer.d"
-    for tr_t in $tr_threads; do
-        for tr_m in lstm elman; do
-            step "train_peer_${tr_m}_t$tr_t" /usr/bin/python3 models/peer_torch.py --model $tr_m \
-                --hidden 512 --batch 32 --bptt 35 --vocab 10000 --threads "$tr_t" --steps $tr_steps \
-                --probe-cache "$run/train_peer.d/openblas_probe.json" --csv "$run/train_peer.d/${tr_m}_t$tr_t.csv"
-        done
-    done
+# the PyTorch rows, one table for the report's "Against PyTorch" section
+if [ -n "$have_torch" ]; then
     awk 'FNR > 1 || NR == 1' "$run"/train_peer.d/*.csv > "$run/train_peer.csv.tmp" 2>/dev/null &&
         mv "$run/train_peer.csv.tmp" "$run/train_peer.csv" || rm -f "$run/train_peer.csv.tmp"
 else
