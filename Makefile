@@ -170,11 +170,11 @@ figures:
 
 ifeq ($(SIMULATE_DEFINED),)
 simulate:
-	@echo "make simulate: not yet (the SimGrid SMPI issue)"; exit 2
+	@echo "make simulate: scaling/scaling.mk is missing (it defines the SimGrid SMPI sweep)"; exit 2
 endif
 
 scaling:
-	@echo "make scaling: not yet (the scaling issue)"; exit 2
+	@echo "make scaling: not built yet (RNN strong/weak scaling and convergence sweeps)"; exit 2
 
 help:
 	@echo "rnnscale targets:"
@@ -184,7 +184,7 @@ help:
 	@echo "  make test       deps + build (warnings as errors) + every test"
 	@echo "  make bench      deps + build + the campaign into a new results/runs/<stamp>-<host>/"
 	@echo "  make figures    redraw figures of RUN=results/runs/... (default: newest run)"
-	@echo "  make simulate   allreduce at scale under SimGrid SMPI (not yet)"
+	@echo "  make simulate   allreduce at 2..1024 simulated nodes under SimGrid SMPI (QUICK=1: minutes)"
 	@echo "  make scaling    RNN strong/weak scaling sweeps (not yet)"
 	@echo "  make clean      remove $(BUILD)/"
 	@echo "variables: CC=$(CC) OPT=$(OPT) CFLAGS= WERROR=1 QUICK=1 THREADS=N RUN=DIR"

@@ -1,5 +1,5 @@
 /* allreduce_library.c — the MPI library's own MPI_Allreduce, as `library`, and with
- * Open MPI each coll/tuned algorithm forced, as `library:K` (REFERENCES.md: 1
+ * Open MPI each coll/tuned algorithm forced, as `library:K` (Open MPI 4.1's coll/tuned: 1
  * basic_linear, 2 nonoverlapping, 3 recursive_doubling, 4 ring, 5 segmented_ring,
  * 6 rabenseifner in 4.1).
  *

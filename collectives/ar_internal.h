@@ -59,7 +59,7 @@ int ar_mpi_fail(int rc, const char *what, const char *file, int line);
             return ar_mpi_fail(ar_rc_, #call, __FILE__, __LINE__);              \
     } while (0)
 
-/* ---- MPICH's fold for non-power-of-two p (REFERENCES.md, allreduce) ----------------
+/* ---- MPICH's fold for non-power-of-two p (Thakur, Rabenseifner, Gropp 2005) --------
  * p' = largest power of two <= p, r = p - p'.  Among the first 2r ranks the even ones
  * send their whole vector to rank+1 and sit out; the odd ones reduce it in.  The p'
  * ranks left are renumbered 0..p'-1 (newrank); ar_fold_end sends results back. */

@@ -51,7 +51,7 @@ int rs_list_has(const char *list, const char *name);
 int rs_list_check(const char *flag, const char *what, const char *list,
                   const char *const *names, int n);
 
-/* ---- options every driver shares (DESIGN.md: --csv, --json, --quick) ---- */
+/* ---- options every driver shares: --csv, --json, --quick ---- */
 typedef struct {
     const char *csv;   /* --csv FILE */
     const char *json;  /* --json FILE */

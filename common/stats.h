@@ -1,5 +1,5 @@
 /* stats.h — summary statistics of timing samples: min, median, max, mean, CV.
- * Quote the median; use the min for peaks (DESIGN.md, measurement rules). */
+ * Quote the median (robust to a noisy neighbour); use the min for peaks. */
 #ifndef RS_STATS_H
 #define RS_STATS_H
 

@@ -18,7 +18,7 @@
 
 static const char usage[] =
     "usage: rnn-train [options]\n"
-    "Train an RNN language model (Elman or LSTM, 1-2 layers, full or class-factorized\n"
+    "Train an RNN language model (Elman or LSTM, 1-4 layers, full or class-factorized\n"
     "softmax) on real text with truncated BPTT; or, with --bench N, time N training steps;\n"
     "or, with --pipeline, time the two-stage pipelined forward; or, with --model kn3, score\n"
     "the Kneser-Ney trigram baseline on the same split.\n";

@@ -4,7 +4,7 @@
  * splitmix64(seed, stream, index) rather than the next draw of a stateful generator,
  * so a parameter's initial value does not depend on the order tensors are visited,
  * the test and the trainer agree on every entry, and a checkpoint needs only the seed
- * and counters to continue exactly (STYLE.md: inputs a pure function of the index). */
+ * and counters to continue exactly. */
 #ifndef RS_MODELS_RNG_H
 #define RS_MODELS_RNG_H
 

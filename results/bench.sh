@@ -39,7 +39,7 @@ step softmax build/bin/microbench softmax $q $t --machine "$run/machine.json" \
 step gemm build/bin/microbench gemm $q $t --machine "$run/machine.json" \
     --csv "$run/gemm.csv" --json "$run/gemm.json"
 
-# ---- rnn-train (issue 6; models/): the Kneser-Ney trigram baseline, a short training
+# ---- rnn-train (models/): the Kneser-Ney trigram baseline, a short training
 # run's learning curve (train.csv, drawn by plot/train.gp; an LSTM with RNNLM's class
 # softmax, which beats kn3 in about a minute on 2 cores) and its summary, and the
 # training-step throughput per configuration (train_bench.csv: tokens/s, GFLOP/s,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# report.sh RUN — the report.md section for allreduce at scale (issue 5), in Markdown on
+# report.sh RUN — the report.md section for allreduce at scale, in Markdown on
 # stdout, from RUN/simulate.csv (+ .json), RUN/caffe.csv, RUN/simulate_placement.csv and
 # RUN/simulate_platforms.csv as scaling/sweep.sh writes them; a missing file skips its
 # part.  Figures: RUN/figures/simulate_nodes.png, simulate_sizes.png (plot/simulate_*.gp).
@@ -73,9 +73,9 @@ EOF
             { if ($2 != cur) { if (cur != "") printf "- %s .. %s: **%s**\n", human(lo), human(hi), cur; cur = $2; lo = $1 } hi = $1 }
             END { if (cur != "") printf "- %s .. %s: **%s**\n", human(lo), human(hi), cur }'
     echo
-    echo "### Targets (issue 5) at $P nodes, 4 MiB and larger"
+    echo "### Targets at $P nodes, 4 MiB and larger"
     echo
-    [ "$P" = 800 ] || { echo "(Issue 5 states its targets at 800 nodes: this run stops at $P, e.g. make bench's short preset; \`make simulate\` runs 800.)"; echo; }
+    [ "$P" = 800 ] || { echo "(The targets are stated at 800 nodes: this run stops at $P, e.g. make bench's short preset; \`make simulate\` runs 800.)"; echo; }
     csvawk 'function emit() {
             if (v["p"] != P || v["p50_us"] == "" || v["bytes"] + 0 < 4194304 || v["wrong"] + 0 > 0) return
             k = v["bytes"] + 0; a = v["algo"]; t = v["p50_us"] + 0; seen[k] = 1
@@ -96,7 +96,7 @@ if [ -f "$run/caffe.csv" ]; then
 LSTM language model, hidden 512, vocabulary 10k (rnn-train's \`--model lstm --hidden 512
 --vocab 10000\`, $(awk -v b="$fused_bytes" 'BEGIN { printf "%.2f M parameters, %.1f MB", b / 4e6, b / 1e6 }') of float gradients; the
 tensors: \`scaling/presets/caffe_lstm512.txt\`), 35 unrolled steps, times per training step.
-\`caffe_style\` (the issue's definition): one allreduce per parameter tensor per unrolled
+\`caffe_style\` (the baseline the Sunway study removed): one allreduce per parameter tensor per unrolled
 time step, each with SMPI's default algorithm (the Open MPI decision) in the default
 (consecutive) placement. \`caffe_style_cell\`, a milder reading: only the recurrent
 layer's three tensors once per step (the unrolled layer's shared weights), embedding
@@ -115,7 +115,7 @@ EOF
     echo
     csvawk 'function emit() { p = v["p"] + 0; if (v["improvement"] == "" || v["algo"] == "fused_hier" || p > 800) return
             if (p > top) top = p; imp[v["algo"], p] = v["improvement"] + 0 }
-        END { if (top) printf "Target (issue 5: fused hier >= 20x faster than the Caffe-style baseline at 800 nodes), at %d nodes: caffe_style %.3gx (%s); the milder caffe_style_cell %.3gx (%s).\n",
+        END { if (top) printf "Target (fused hier >= 20x faster than the Caffe-style baseline at 800 nodes), at %d nodes: caffe_style %.3gx (%s); the milder caffe_style_cell %.3gx (%s).\n",
                 top, imp["caffe_style", top], (imp["caffe_style", top] >= 20 ? "met" : "NOT met"),
                 imp["caffe_style_cell", top], (imp["caffe_style_cell", top] >= 20 ? "met" : "not met") }' "$run/caffe.csv"
     echo

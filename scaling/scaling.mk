@@ -1,4 +1,4 @@
-# scaling.mk — allreduce at scale under SimGrid SMPI (issue 5).  Included by the
+# scaling.mk — allreduce at scale under SimGrid SMPI.  Included by the
 # top-level Makefile after collectives/collectives.mk (OBJ, BIN, ALL_CFLAGS, COMMON_SRC,
 # COMMON_OBJ, LDLIBS, PROGRAMS, EXTRA_CHECKS, COLL_SRC are defined).
 #
@@ -11,7 +11,7 @@
 #                                   platform properties; collectives/bench_fit.c measures
 #                                   where a platform has none)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
-#   make simulate                   issue 5's sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
+#   make simulate                   the allreduce sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
 # Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default 2)
@@ -100,7 +100,7 @@ check-smpi:
 	@echo "check-smpi: FAILED: $(SMPICC)/$(SMPIRUN) not found (make deps installs libsimgrid-dev)"; exit 1
 endif
 
-# ---- the sweep: every point of issue 5, or QUICK=1 for a few minutes -----------------
+# ---- the sweep: every point, or QUICK=1 for a few minutes --------------------------
 SIM_OUT ?=
 simulate: deps
 	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN)

@@ -8,7 +8,7 @@
  *                        local reduction bytes * gamma of simulated time, and two
  *                        user-defined MPI_Ops (sum, max) that reduce through the same
  *                        ar_reduce_local(), so SMPI's built-in algorithms pay exactly
- *                        the same gamma as the project's (REFERENCES.md: SMPI's own
+ *                        the same gamma as the project's (SMPI 3.32's own
  *                        collectives charge nothing for their arithmetic);
  *   ar_reduce_local      in the algorithm files (RS_SMPI_REDUCE): in a folded run the
  *                        arithmetic is skipped and only its gamma is charged — the data

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sweep.sh [RUN] — what `make simulate` runs: issue 5's sweep under SimGrid SMPI, into
+# sweep.sh [RUN] — what `make simulate` runs: the allreduce sweep under SimGrid SMPI, into
 # a run folder (RUN, or a new results/runs/<UTC stamp>-<host>/):
 #   simulate.csv                  TaihuLight model, consecutive placement: the join of
 #     simulate_small.csv/.json      p = 2..256, 4 B..64 MiB (x4), every algorithm;

@@ -8,7 +8,7 @@
  * The reference is exp() in double precision; errors are measured in ULPs
  * of the float result at the reference (exp_accuracy.h).
  *
- * Names are part of the contract (DESIGN.md): variants libm, libmvec, sleef, poly,
+ * Names are part of the user-facing contract: variants libm, libmvec, sleef, poly,
  * table, schraudolph; ISAs avx512, avx2, portable. */
 #ifndef RS_EXP_H
 #define RS_EXP_H
@@ -40,8 +40,8 @@ const exp_variant *exp_find(const char *variant, rs_isa isa);
 /* The FMA-port bound: the fewest vector operations a polynomial expf needs per
  * vector (scale to base 2, round, two-part reduction, degree-5 polynomial, scale
  * back: ~10), divided over the vector FMAs per cycle the machine measured.  Stated
- * once here so every figure uses the same bound (REFERENCES.md: ~0.3 cycles/elem
- * with AVX-512 on 2 FMA ports). */
+ * once here so every figure uses the same bound (~0.3 cycles/elem with AVX-512 on 2
+ * FMA ports). */
 #define EXP_BOUND_VECOPS 10.0
 
 #endif

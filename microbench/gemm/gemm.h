@@ -24,7 +24,7 @@
  *   cmd_gemm.c       the driver
  *
  * Dispatch: OpenBLAS and BLIS pick their kernel once, at load, from CPUID and an
- * environment variable; some AVX-512 Xeons get SSE/AVX2 kernels (REFERENCES.md).  The
+ * environment variable; OpenBLAS 0.3.21 runs SSE kernels on some AVX-512 Xeons.  The
  * backends `openblas` and `blis` load after microbench/peak's probe has set the fix;
  * `openblas:default` and `blis:default` are the same libraries loaded a second time,
  * into their own link namespace, with the variable hidden: what the library picks by
@@ -114,7 +114,7 @@ long gemm_size_b(const gemm_problem *p);
 long gemm_size_c(const gemm_problem *p);
 
 /* Deterministic inputs: uniform in [-1, 1), a pure function of (seed, which, index),
- * so any entry's exact value is known anywhere (STYLE.md). */
+ * so any entry's exact value is known anywhere. */
 float gemm_input(uint64_t seed, int which, long idx);
 void gemm_fill(float *x, long n, uint64_t seed, int which);
 

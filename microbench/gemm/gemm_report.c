@@ -1,5 +1,5 @@
 /* gemm_report.c — what `microbench gemm` derives from its table after the run: the
- * gain of the dispatch correction, the dispatch summary and the issue's targets
+ * gain of the dispatch correction, the dispatch summary and the targets
  * (gemm_report.h).  Rows are matched by problem (m, n, k, trans, threads). */
 #include <math.h>
 #include <stdio.h>

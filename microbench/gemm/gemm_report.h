@@ -12,7 +12,7 @@ void gemm_report_gains(rs_table *t);
  * was corrected; also recorded in the table's metadata. */
 void gemm_report_dispatch(rs_table *t);
 
-/* The issue's targets: on every 1-thread shape of `set` with this N, the best corrected
+/* The targets: on every 1-thread shape of `set` with this N, the best corrected
  * backend (not naive, not a :default copy) as a fraction of peak; the worst such shape
  * is what counts.  Prints one "target:" line (nothing if no such rows). */
 void gemm_report_target(const rs_table *t, const char *what, const char *set, long n, double goal);

@@ -3,7 +3,7 @@
  * peak_fma_gflops() is what `microbench peak` and other studies call to get the
  * compute limit: it runs the ISA's kernel under rs_bench() on nthreads threads and
  * converts the minimum time per repetition into GFLOP/s (min: a peak is the best
- * the machine did, DESIGN.md measurement rules). */
+ * the machine did). */
 #include <math.h>
 #include <stdlib.h>
 

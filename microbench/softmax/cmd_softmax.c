@@ -279,7 +279,7 @@ static const rs_col columns[] = {
     {"samples", RS_INT, 0},
 };
 
-/* ---- the targets of issue 3, read back from the table ---- */
+/* ---- the targets, read back from the table ---- */
 static double cell(const rs_table *t, int row, const char *col)
 {
     int c = rs_table_col_index(t, col);
@@ -348,7 +348,7 @@ static void print_targets(const rs_table *t)
         if (isfinite(best_xent / best_plain))
             ratio[nratio++] = best_xent / best_plain;
     }
-    printf("targets (issue 3; one run on a possibly shared machine):\n");
+    printf("targets (one run on a possibly shared machine):\n");
     if (l2_shapes)
         printf("  in L2, 1 thread: best speedup over naive %.1fx .. %.1fx; >= 12.63x on %d of %d shapes\n",
                l2_min, l2_max, l2_met, l2_shapes);

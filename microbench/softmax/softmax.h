@@ -26,7 +26,7 @@
  * a trainer that averages over the batch scales once (e.g. in its learning rate).
  * t[r] < 0 marks an ignored (padding) row: loss 0 and an all-zero gradient row.
  *
- * Names are part of the contract (DESIGN.md): variants naive, safe, online, fast, xent;
+ * Names are part of the user-facing contract: variants naive, safe, online, fast, xent;
  * ISAs avx512, avx2, portable. */
 #ifndef RS_SOFTMAX_H
 #define RS_SOFTMAX_H
@@ -121,7 +121,7 @@ void softmax_xent_ref(const float *x, const int *targets, double *dlogits, doubl
 
 /* ---- work and bounds: stated once ----
  * Bytes: every variant reads x and writes y once at least: 8 bytes per element
- * (DESIGN.md; gbytes_per_s = 8 * rows * cols / time).  Beyond the LLC the bound is
+ * (gbytes_per_s = 8 * rows * cols / time).  Beyond the LLC the bound is
  *   bound_ns_per_elem = SOFTMAX_BYTES_PER_ELEM / copy_gbytes_per_s
  * with STREAM copy on the same threads, measured right after the kernel's timing (the
  * two side by side: this machine's bandwidth swings between minutes).  STREAM

@@ -4,7 +4,7 @@
  * (S = S * exp(M_old - M) + exp(x - M)): two exps per element in pass 1.  Here the max
  * is taken per block of SOFTMAX_BLOCK elements first (the block stays in L1), so S is
  * rescaled at most once per block and pass 1 costs one exp per element — the CPU form
- * REFERENCES.md asks for.  x is read twice and y written once (3 memory accesses per
+ * that suits a CPU.  x is read twice and y written once (3 memory accesses per
  * element, against 4 for safe), at the price of recomputing exp in pass 2. */
 #include <math.h>
 

@@ -45,7 +45,7 @@
 #include "fsio.h"
 #include "opts.h"
 
-/* ---- the published facts (REFERENCES.md, "Sunway TaihuLight") ---------------------- */
+/* ---- the published facts about Sunway TaihuLight ----------------------------------- */
 #define TL_NODES_TOTAL 40960.0  /* nodes (Dongarra 2016, UT-EECS-16-742) */
 #define TL_SUPERNODE 256        /* nodes per supernode (Dongarra 2016; Fu et al. 2016) */
 #define TL_INJECTION_GBS 16.0   /* node injection, 16 GB/s = 128 Gb/s (Dongarra 2016) */
