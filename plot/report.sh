@@ -1,6 +1,6 @@
 #!/bin/sh
 # report.sh RUN — write RUN's report.md to stdout: the machine and its measured limits,
-# then per study its figure, a summary table and the issue's targets checked against
+# then per study its figure, a summary table and the targets checked against
 # what this run measured.  Everything quoted comes from RUN's CSV/JSON files.
 set -u
 run=${1:?usage: report.sh RUN}
@@ -31,6 +31,24 @@ md_table() {
 
 json_str() { sed -n "s/^ *\"$1\": \"\\(.*\\)\",\\{0,1\\}\$/\\1/p" "$run/machine.json" | head -n 1; }
 json_num() { sed -n "s/^ *\"$1\": \\([-0-9.eE+]*\\),\\{0,1\\}\$/\\1/p" "$run/machine.json" | head -n 1; }
+
+# The report opens with a one-screen summary: the machine and every target line of the
+# sections below (lines that end in met / NOT met), under the section they come from.
+# The sections are this same script run again with REPORT_BODY=1.
+if [ -z "${REPORT_BODY:-}" ]; then
+    body=$(REPORT_BODY=1 sh plot/report.sh "$run") || exit 1
+    printf '%s\n' "$body" | sed -n '1,/^## /{/^## /!p}'
+    echo "## Summary"
+    printf '%s\n' "$body" | awk '
+        /^## / { sec = substr($0, 4); next }
+        /^- / && /[ :(](NOT met|not met|met)([);.]|$)/ {
+            if (sec != last) { printf "\n**%s**\n\n", sec; last = sec }
+            print; n++; if ($0 ~ /[Nn][Oo][Tt] met/) bad++
+        }
+        END { printf "\n%d target lines, %d not met in this run.\n\n", n, bad }'
+    printf '%s\n' "$body" | sed -n '/^## /,$p'
+    exit 0
+fi
 
 echo "# rnnscale run $(basename "$run")"
 echo
