@@ -167,21 +167,12 @@ static void slice_dims(const ga_shape *s, int threads, long *m, long *n, long *k
     }
 }
 
-/* x[i + j ld] for i < rows, j < cols uniform in [-1, 1) (24 random bits, exact in
- * float, as gemm_input but one multiply-xorshift: millions of entries in milliseconds);
- * the rest of the block stays 0. */
-static float *alloc_fill(long ld, long rows, long cols, int which)
+/* An ld x cols block of microbench gemm's deterministic inputs (gemm_fill). */
+static float *alloc_fill(long ld, long cols, int which)
 {
-    float *x = calloc((size_t)(ld * cols), sizeof *x);
+    float *x = malloc(sizeof *x * (size_t)(ld * cols));
     if (x)
-        for (long j = 0; j < cols; j++)
-            for (long i = 0; i < rows; i++) {
-                uint64_t h = ((uint64_t)(i + j * ld) + GA_SEED * (uint64_t)(which + 1)) *
-                             0x9E3779B97F4A7C15ull;
-                h ^= h >> 29;
-                h *= 0xBF58476D1CE4E5B9ull;
-                x[i + j * ld] = (float)((double)(h >> 40) * 0x1p-23 - 1.0);
-            }
+        gemm_fill(x, ld * cols, GA_SEED, which);
     return x;
 }
 
@@ -193,9 +184,9 @@ static int slice_alloc(const ga_shape *s, int threads, slice_data *d)
     long lda = s->ta == 'N' ? s->m : s->k, ldb = s->tb == 'N' ? s->k : s->n, ldc = s->m;
     d->p = (gemm_problem){s->ta, s->tb, m, n, k, 1.0f, 1.0f, NULL, NULL, NULL, lda, ldb, ldc};
     d->scale = (double)s->m * s->n * s->k / ((double)m * n * k);
-    d->a = s->ta == 'N' ? alloc_fill(lda, m, k, 0) : alloc_fill(lda, k, m, 0);
-    d->b = s->tb == 'N' ? alloc_fill(ldb, k, n, 1) : alloc_fill(ldb, n, k, 1);
-    d->c0 = alloc_fill(ldc, m, n, 2);
+    d->a = alloc_fill(lda, s->ta == 'N' ? k : m, 0);
+    d->b = alloc_fill(ldb, s->tb == 'N' ? n : k, 1);
+    d->c0 = alloc_fill(ldc, n, 2);
     d->c = calloc((size_t)(ldc * n), sizeof *d->c);
     CHECK(d->a && d->b && d->c0 && d->c, "--gemm auto: out of memory for %ldx%ldx%ld", m, n, k);
     d->p.a = d->a, d->p.b = d->b, d->p.c0 = d->c0;

@@ -12,7 +12,7 @@
  * output steps too (the GPU study's stages, balanced over two cores).  Each step's
  * output is one call at one thread whoever runs it, so which thread ran it changes
  * no bit.  The two threads call GEMM at the same time, so the backend must be
- * re-entrant (pipeline_backend_ok): OpenBLAS, BLIS (their packing buffers come from
+ * re-entrant (gemm_backend.reentrant): OpenBLAS, BLIS (their packing buffers come from
  * locked pools), oneDNN (dnnl_sgemm keeps no state between calls; its scratch is
  * allocated per call) and naive (locals only); not the blocked GEMM, whose static
  * packing buffers gave wrong rows, which the check below caught, nor libxsmm's tiled
@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "corpus.h"
+#include "gemm.h"
 #include "matmul.h"
 #include "sha256.h"
 #include "stats.h"
@@ -98,13 +99,10 @@ static double forward_staged(model *m, int Tw, int overlap, int chunk)
     return sum;
 }
 
-int pipeline_backend_ok(const char *gemm_backend)
+int pipeline_backend_ok(const char *name)
 {
-    static const char *const ok[] = {"openblas", "blis", "onednn", "naive"};
-    for (int i = 0; i < (int)(sizeof ok / sizeof ok[0]); i++)
-        if (strcmp(gemm_backend, ok[i]) == 0)
-            return 1;
-    return 0;
+    const gemm_backend *b = gemm_find(name);
+    return b && b->reentrant;
 }
 
 /* sha256 of the window's losses and dlogits: what must be equal bit for bit. */

@@ -44,6 +44,8 @@ struct gemm_backend {
     int variant;         /* backend-private (e.g. which copy of a library) */
     unsigned trans_unsupported; /* bit gemm_trans_bit(ta, tb) set: that case is not
                                    supported (skipped, not wrong); 0: all four are */
+    int reentrant;       /* 1: sgemm may run on two threads at once (rnn-train --pipeline):
+                            no state kept between calls, or locked buffer pools */
     /* Find and load; idempotent.  0 available, -1 not (rs_lasterr says why). */
     int (*load)(const gemm_backend *b);
     /* Threads the following calls use (the library's own setting). */

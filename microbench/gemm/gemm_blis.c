@@ -86,6 +86,7 @@ static const char *blis_dispatch(const gemm_backend *b) { return copies[b->varia
 
 const gemm_backend gemm_backend_blis = {
     .name = "blis",
+    .reentrant = 1,
     .what = "BLIS bli_sgemm (typed API), sub-configuration corrected where BLIS picks below the CPU",
     .variant = GEMM_DL_FIXED,
     .load = blis_load,

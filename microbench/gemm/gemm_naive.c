@@ -88,6 +88,7 @@ static const char *naive_dispatch(const gemm_backend *b) { return "portable C (d
 
 const gemm_backend gemm_backend_naive = {
     .name = "naive",
+    .reentrant = 1,
     .what = "reference: triple loop, products and sums in double (the oracle)",
     .load = naive_load,
     .set_threads = naive_set_threads,

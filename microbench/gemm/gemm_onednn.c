@@ -80,6 +80,7 @@ static const char *onednn_dispatch(const gemm_backend *b) { return dn.dispatch; 
 
 const gemm_backend gemm_backend_onednn = {
     .name = "onednn",
+    .reentrant = 1,
     .what = "oneDNN dnnl_sgemm (row-major; called with the operands swapped)",
     .load = onednn_load,
     .set_threads = onednn_set_threads,

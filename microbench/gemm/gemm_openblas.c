@@ -65,6 +65,7 @@ static const char *openblas_dispatch(const gemm_backend *b) { return copies[b->v
 
 const gemm_backend gemm_backend_openblas = {
     .name = "openblas",
+    .reentrant = 1,
     .what = "OpenBLAS cblas_sgemm, kernel dispatch corrected where the library picks below the CPU",
     .variant = GEMM_DL_FIXED,
     .load = openblas_load,
