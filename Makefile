@@ -43,10 +43,8 @@ $(OBJ)/%_avx2.o:   ISAFLAGS = -mavx2 -mfma
 # 16-lane generic vectors built for AVX2 (the AVX-512 arithmetic checked on AVX2 CPUs):
 # GCC notes an ABI change for 64-byte vector arguments that never cross a library edge.
 $(OBJ)/microbench/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
-# The softmax kernels' speed moved by 10% with where their hot loops happened to fall:
-# an edit elsewhere in softmax_fast_core.h swapped fast and xent on lone 1000-10000
-# column rows (0.34 vs 0.37 ns/element).  Loops on 64-byte boundaries removed the swing
-# (A/B on Zen 3), so a timing follows the code, not its layout.
+# Hot loops on 64-byte boundaries, so a softmax timing follows the code, not where an
+# unrelated edit happened to place its loops.
 $(OBJ)/microbench/softmax/softmax_%.o: KFLAGS = -falign-loops=64
 
 # ---- sources: a new file in these folders needs no edit here ----------------------

@@ -2,7 +2,8 @@
 # bench.sh — the default campaign behind `make bench`: a new run folder
 #   results/runs/<UTC yyyymmddTHHMMSSZ>-<host>/
 # with machine.json (peak), one CSV + JSON per study, the console output of each
-# step (*.txt), figures/*.png and report.md.  QUICK=1 for a one-minute smoke run,
+# step (*.txt), figures/*.png and report.md.  QUICK=1 for a one-minute smoke run (every
+# step on small sizes; the kernels on one thread unless THREADS=N says otherwise),
 # THREADS=N for the all-threads count (default: every CPU).
 # A study whose correctness check fails still gets its results, figures and report;
 # the campaign then exits 1.
@@ -15,6 +16,7 @@ mkdir "$run" || { echo "bench: $run already exists; not overwriting it" >&2; exi
 mkdir "$run/figures"
 q=""; [ -n "${QUICK:-}" ] && q="--quick"
 t=""; [ -n "${THREADS:-}" ] && t="--threads 1,$THREADS"
+[ -n "${QUICK:-}" ] && t="--threads ${THREADS:-1}"
 status=0
 
 # step NAME CMD...: runs CMD, keeps its output in $run/NAME.txt, remembers failure.
@@ -43,10 +45,13 @@ step gemm build/bin/microbench gemm $q $t --machine "$run/machine.json" \
 # run's learning curve (train.csv, drawn by plot/train.gp; an LSTM with RNNLM's class
 # softmax, which beats kn3 in about a minute on 2 cores) and its summary, and the
 # training-step throughput per configuration (train_bench.csv: tokens/s, GFLOP/s,
-# fraction of this machine's FMA peak).  About 3 minutes on 2 cores; QUICK=1 ~40 s.
+# fraction of this machine's FMA peak).  About 3 minutes on 2 cores; QUICK=1 ~20 s
+# (a shorter curve and a smaller benchmark shape, all threads only).
 tr_all=${THREADS:-$(nproc 2>/dev/null || echo 1)}
+tr_shape="--hidden 512 --batch 32 --bptt 35 --vocab 10000"
 if [ -n "${QUICK:-}" ]; then
-    tr_train="--hidden 128 --classes 100 --epochs 1 --eval-every 42"; tr_steps=3; tr_threads=$tr_all
+    tr_train="--hidden 128 --classes 100 --steps 60 --eval-every 20"; tr_steps=2; tr_threads=$tr_all
+    tr_shape="--hidden 256 --batch 16 --bptt 20 --vocab 5000"
 else
     tr_train="--hidden 256 --classes 100 --epochs 2 --eval-every 38"; tr_steps=10; tr_threads="1 $tr_all"
     [ "$tr_all" -eq 1 ] && tr_threads=1
@@ -64,23 +69,23 @@ mkdir -p "$run/train_bench.d"
 [ -n "$have_torch" ] && mkdir -p "$run/train_peer.d"
 for tr_t in $tr_threads; do
     for tr_m in lstm elman; do
-        step "train_bench_${tr_m}_t$tr_t" build/bin/rnn-train --model $tr_m --hidden 512 \
-            --batch 32 --bptt 35 --vocab 10000 --threads "$tr_t" --bench $tr_steps \
+        step "train_bench_${tr_m}_t$tr_t" build/bin/rnn-train --model $tr_m $tr_shape \
+            --threads "$tr_t" --bench $tr_steps \
             --csv "$run/train_bench.d/${tr_m}_t$tr_t.csv"
         [ -n "$have_torch" ] && step "train_peer_${tr_m}_t$tr_t" /usr/bin/python3 models/peer_torch.py \
-            --model $tr_m --hidden 512 --batch 32 --bptt 35 --vocab 10000 --threads "$tr_t" \
+            --model $tr_m $tr_shape --threads "$tr_t" \
             --steps $tr_steps --probe-cache "$run/train_peer.d/openblas_probe.json" \
             --csv "$run/train_peer.d/${tr_m}_t$tr_t.csv"
     done
 done
 # RNNLM's class-factorized softmax (100 classes) on the same LSTM, all threads
-step train_bench_lstm_classes build/bin/rnn-train --model lstm --hidden 512 --batch 32 --bptt 35 \
-    --vocab 10000 --classes 100 --threads "$tr_all" --bench $tr_steps \
+step train_bench_lstm_classes build/bin/rnn-train --model lstm $tr_shape --classes 100 \
+    --threads "$tr_all" --bench $tr_steps \
     --csv "$run/train_bench.d/lstm_classes_t$tr_all.csv"
 # the two-stage pipeline (output of step t overlapping the recurrence of t+1) against
 # the sequential order, bit-identical, in one run
-step train_pipeline build/bin/rnn-train --model lstm --hidden 512 --batch 32 --bptt 35 \
-    --vocab 10000 --threads "$tr_all" --pipeline --bench $tr_steps --csv "$run/train_pipeline.csv"
+step train_pipeline build/bin/rnn-train --model lstm $tr_shape --threads "$tr_all" --pipeline \
+    --bench $tr_steps --csv "$run/train_pipeline.csv"
 # one table: the first part's header, every part's rows
 awk 'FNR > 1 || NR == 1' "$run"/train_bench.d/*.csv > "$run/train_bench.csv.tmp" 2>/dev/null &&
     mv "$run/train_bench.csv.tmp" "$run/train_bench.csv" || rm -f "$run/train_bench.csv.tmp"
