@@ -13,6 +13,7 @@
 #include "meta.h"
 #include "progress.h"
 #include "study.h"
+#include "timer.h"
 
 #define MAX_OPTS 40
 
@@ -209,4 +210,13 @@ int rs_study_bench_rounds(rs_study_run *r, int threads, int nk, rs_kernel_fn fn,
 void rs_study_meta_peak_source(rs_study_run *r)
 {
     rs_table_meta(r->table, "fma_peak_source", r->machine_path ? r->machine_path : "measured now (quick)");
+}
+
+void rs_study_set_per_elem(rs_table *t, int row, const rs_bench_result *r, double elements)
+{
+    double ns = r->ns.median / elements;
+    rs_set_dbl(t, row, "ns_per_elem", ns);
+    rs_set_dbl(t, row, "cycles_per_elem", ns * rs_tsc_ghz());
+    rs_set_dbl(t, row, "ns_per_elem_min", r->ns.min / elements);
+    rs_set_dbl(t, row, "cv", r->ns.cv);
 }

@@ -93,6 +93,13 @@ int rs_study_bench(rs_study_run *r, int threads, rs_kernel_fn fn, void *ctx,
 int rs_study_bench_rounds(rs_study_run *r, int threads, int nk, rs_kernel_fn fn,
                           void *const ctx[], rs_bench_result res[]);
 
+/* The per-element timing columns of the element-wise studies, in this order, and their
+ * values from a timing of `elements` elements per repetition (ns: the median). */
+#define RS_STUDY_PER_ELEM_COLUMNS                                                        \
+    {"ns_per_elem", RS_DBL, 4}, {"cycles_per_elem", RS_DBL, 4},                          \
+    {"ns_per_elem_min", RS_DBL, 4}, {"cv", RS_DBL, 2}
+void rs_study_set_per_elem(rs_table *t, int row, const rs_bench_result *r, double elements);
+
 /* The "fma_peak_source" metadata: --machine's path, or that it was measured now. */
 void rs_study_meta_peak_source(rs_study_run *r);
 

@@ -165,12 +165,11 @@ static int parse_sizes(long *n, const char **label)
 }
 
 static const rs_col columns[] = {
-    {"variant", RS_STR, 0},       {"isa", RS_STR, 0},           {"impl", RS_STR, 0},
-    {"threads", RS_INT, 0},       {"n", RS_INT, 0},             {"cache", RS_STR, 0},
-    {"ns_per_elem", RS_DBL, 4},   {"cycles_per_elem", RS_DBL, 4}, {"ns_per_elem_min", RS_DBL, 4},
-    {"cv", RS_DBL, 2},            {"max_ulp", RS_DBL, 3},       {"rms_ulp", RS_DBL, 3},
-    {"ulp_bound", RS_DBL, 3},     {"specials", RS_STR, 0},      {"speedup_vs_libm", RS_DBL, 3},
-    {"frac_of_bound", RS_DBL, 3}, {"bound_cycles_per_elem", RS_DBL, 3}, {"samples", RS_INT, 0},
+    {"variant", RS_STR, 0}, {"isa", RS_STR, 0}, {"impl", RS_STR, 0}, {"threads", RS_INT, 0},
+    {"n", RS_INT, 0}, {"cache", RS_STR, 0}, RS_STUDY_PER_ELEM_COLUMNS,
+    {"max_ulp", RS_DBL, 3}, {"rms_ulp", RS_DBL, 3}, {"ulp_bound", RS_DBL, 3}, {"specials", RS_STR, 0},
+    {"speedup_vs_libm", RS_DBL, 3}, {"frac_of_bound", RS_DBL, 3}, {"bound_cycles_per_elem", RS_DBL, 3},
+    {"samples", RS_INT, 0},
 };
 
 /* ---- the study: what the runner (study.h) calls ---- */
@@ -247,10 +246,7 @@ static void add_row(rs_table *t, int s, const work *w, int T, const char *cache,
     rs_set_int(t, row, "threads", T);
     rs_set_int(t, row, "n", w->n);
     rs_set_str(t, row, "cache", cache);
-    rs_set_dbl(t, row, "ns_per_elem", ns);
-    rs_set_dbl(t, row, "cycles_per_elem", ns * rs_tsc_ghz());
-    rs_set_dbl(t, row, "ns_per_elem_min", res->ns.min / ((double)w->n * T));
-    rs_set_dbl(t, row, "cv", res->ns.cv);
+    rs_study_set_per_elem(t, row, res, (double)w->n * T);
     rs_set_dbl(t, row, "max_ulp", st.acc[s].max_ulp);
     rs_set_dbl(t, row, "rms_ulp", st.acc[s].rms_ulp);
     rs_set_dbl(t, row, "ulp_bound", w->v->ulp_bound);
@@ -311,27 +307,16 @@ static void notes(rs_study_run *r)
 }
 
 static const rs_study exp_study = {
-    .name = "exp",
-    .usage = usage,
-    .registry = &exp_registry,
+    .name = "exp", .usage = usage, .counters = 1,
+    .registry = &exp_registry, .detail = detail,
     .variant_help = "variants to run: libm,libmvec,sleef,poly,table,schraudolph (default all)",
-    .detail = detail,
-    .opts = options,
-    .nopts = RS_ARRAY_LEN(options),
-    .late_opts = late_options,
-    .nlate_opts = RS_ARRAY_LEN(late_options),
-    .columns = columns,
-    .ncols = RS_ARRAY_LEN(columns),
+    .opts = options, .nopts = RS_ARRAY_LEN(options),
+    .late_opts = late_options, .nlate_opts = RS_ARRAY_LEN(late_options),
+    .columns = columns, .ncols = RS_ARRAY_LEN(columns),
     .console_columns = "variant,isa,threads,n,cache,ns_per_elem,cycles_per_elem,cv,max_ulp,"
                        "rms_ulp,specials,speedup_vs_libm,frac_of_bound",
-    .counters = 1,
-    .print_list = print_list,
-    .prepare = prepare,
-    .before = check_variants,
-    .begin = begin,
-    .thread_count = thread_count,
-    .time_item = time_size,
-    .notes = notes,
+    .print_list = print_list, .prepare = prepare, .before = check_variants, .begin = begin,
+    .thread_count = thread_count, .time_item = time_size, .notes = notes,
 };
 
 int cmd_exp(int argc, char **argv) { return rs_study_main(&exp_study, argc, argv); }

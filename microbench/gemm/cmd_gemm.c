@@ -64,13 +64,11 @@ static const char usage[] =
     "to (OpenBLAS/BLIS corrected where they pick below the CPU; X:default = uncorrected).";
 
 static const rs_col columns[] = {
-    {"backend", RS_STR, 0},      {"set", RS_STR, 0},          {"shape", RS_STR, 0},
-    {"m", RS_INT, 0},            {"n", RS_INT, 0},            {"k", RS_INT, 0},
-    {"trans", RS_STR, 0},        {"threads", RS_INT, 0},      {"gflops", RS_DBL, 4},
-    {"gflops_max", RS_DBL, 4},   {"time_us", RS_DBL, 4},      {"time_us_min", RS_DBL, 4},
-    {"cv", RS_DBL, 2},           {"frac_of_peak", RS_DBL, 3}, {"peak_gflops", RS_DBL, 4},
-    {"residual", RS_DBL, 3},     {"check", RS_STR, 0},        {"dispatch", RS_STR, 0},
-    {"gain_vs_default", RS_DBL, 3}, {"samples", RS_INT, 0},
+    {"backend", RS_STR, 0}, {"set", RS_STR, 0}, {"shape", RS_STR, 0}, {"m", RS_INT, 0},
+    {"n", RS_INT, 0}, {"k", RS_INT, 0}, {"trans", RS_STR, 0}, {"threads", RS_INT, 0},
+    {"gflops", RS_DBL, 4}, {"gflops_max", RS_DBL, 4}, {"time_us", RS_DBL, 4}, {"time_us_min", RS_DBL, 4},
+    {"cv", RS_DBL, 2}, {"frac_of_peak", RS_DBL, 3}, {"peak_gflops", RS_DBL, 4}, {"residual", RS_DBL, 3},
+    {"check", RS_STR, 0}, {"dispatch", RS_STR, 0}, {"gain_vs_default", RS_DBL, 3}, {"samples", RS_INT, 0},
 };
 
 /* ---- selection ---- */
@@ -418,28 +416,16 @@ static void cleanup(rs_study_run *r)
 }
 
 static const rs_study gemm_study = {
-    .name = "gemm",
-    .usage = usage,
-    .opts = options,
-    .nopts = RS_ARRAY_LEN(options),
-    .late_opts = late_options,
-    .nlate_opts = RS_ARRAY_LEN(late_options),
+    .name = "gemm", .usage = usage,
+    .opts = options, .nopts = RS_ARRAY_LEN(options),
+    .late_opts = late_options, .nlate_opts = RS_ARRAY_LEN(late_options),
     .list_help = "list the backends (available or why not) and the named shapes, and exit",
-    .columns = columns,
-    .ncols = RS_ARRAY_LEN(columns),
+    .columns = columns, .ncols = RS_ARRAY_LEN(columns),
     .console_columns = "backend,set,shape,m,n,k,trans,threads,gflops,frac_of_peak,residual,"
                        "dispatch,gain_vs_default",
-    .print_list = print_list,
-    .prepare = prepare,
-    .no_inputs = "no shape selected (see --list)",
-    .select = select_all,
-    .before = measure_peaks,
-    .begin = begin,
-    .steps = one_step,
-    .time_item = time_pair,
-    .finish = finish,
-    .notes = notes,
-    .cleanup = cleanup,
+    .print_list = print_list, .prepare = prepare, .no_inputs = "no shape selected (see --list)",
+    .select = select_all, .before = measure_peaks, .begin = begin, .steps = one_step,
+    .time_item = time_pair, .finish = finish, .notes = notes, .cleanup = cleanup,
 };
 
 int cmd_gemm(int argc, char **argv) { return rs_study_main(&gemm_study, argc, argv); }

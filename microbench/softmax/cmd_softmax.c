@@ -27,17 +27,6 @@
 #define MAX_LIST 16
 #define TIMING_SEED 1
 
-/* ---- options (the shared ones are the runner's: study.h) ---- */
-static struct {
-    const char *rows;      /* --rows LIST (default 1,32,512) */
-    const char *cols;      /* --cols LIST (default 64,1000,10000,50000) */
-} opt;
-
-static const rs_opt options[] = {
-    {"rows", RS_OPT_STR, &opt.rows, "LIST", "rows (batch), e.g. 1,32,512 (default 1,32,512)", 0, 0},
-    {"cols", RS_OPT_STR, &opt.cols, "LIST", "columns (vocabulary), e.g. 64,1000,50000 (default 64,1000,10000,50000 + rows > LLC)", 0, 0},
-};
-
 static const char usage[] =
     "usage: microbench softmax [options]\n"
     "Checks every softmax variant and the fused cross-entropy (xent: loss and dlogits =\n"
@@ -54,6 +43,17 @@ static const char usage[] =
     "with fewer rows than threads is skipped for that thread count.  Special rows: a NaN\n"
     "or +inf gives a NaN row, a fully -inf row gives NaN (as PyTorch); dlogits are not\n"
     "divided by rows (softmax.h).";
+
+/* ---- options (the shared ones are the runner's: study.h) ---- */
+static struct {
+    const char *rows;      /* --rows LIST (default 1,32,512) */
+    const char *cols;      /* --cols LIST (default 64,1000,10000,50000) */
+} opt;
+
+static const rs_opt options[] = {
+    {"rows", RS_OPT_STR, &opt.rows, "LIST", "rows (batch), e.g. 1,32,512 (default 1,32,512)", 0, 0},
+    {"cols", RS_OPT_STR, &opt.cols, "LIST", "columns (vocabulary), e.g. 64,1000,50000 (default 64,1000,10000,50000 + rows > LLC)", 0, 0},
+};
 
 /* ---- shapes ---- */
 typedef struct {
@@ -77,6 +77,15 @@ static int parse_counts(const char *name, const char *s, long *out)
     return k;
 }
 
+/* The --rows / --cols list, or its default where the option is not given. */
+static int counts_or_default(const char *name, const char *arg, const long *def, int ndef, long *out)
+{
+    if (arg)
+        return parse_counts(name, arg, out);
+    memcpy(out, def, (size_t)ndef * sizeof(long));
+    return ndef;
+}
+
 /* Default grid: rows x cols up to 4M elements (32 MiB moved per call), then rows larger
  * than the LLC: 2x the LLC in floats each (x alone twice the LLC: the second pass cannot
  * find x in cache), one per thread of the largest thread count — rows are never split,
@@ -87,22 +96,13 @@ static int make_shapes(shape *sh, int max, int tmax, int quick)
     static const long def_rows[] = {1, 32, 512}, def_cols[] = {64, 1000, 10000, 50000};
     static const long quick_rows[] = {1, 32}, quick_cols[] = {64, 1000, 10000};
     long rows[MAX_LIST], cols[MAX_LIST];
-    int nr, nc, n = 0;
-    int user = opt.rows || opt.cols;
-    if (opt.rows) {
-        if ((nr = parse_counts("rows", opt.rows, rows)) < 0)
-            return -1;
-    } else {
-        nr = quick ? 2 : 3;
-        memcpy(rows, quick ? quick_rows : def_rows, (size_t)nr * sizeof(long));
-    }
-    if (opt.cols) {
-        if ((nc = parse_counts("cols", opt.cols, cols)) < 0)
-            return -1;
-    } else {
-        nc = quick ? 3 : 4;
-        memcpy(cols, quick ? quick_cols : def_cols, (size_t)nc * sizeof(long));
-    }
+    int n = 0, user = opt.rows || opt.cols;
+    int nr = counts_or_default("rows", opt.rows, quick ? quick_rows : def_rows, quick ? 2 : 3, rows);
+    if (nr < 0)
+        return -1;
+    int nc = counts_or_default("cols", opt.cols, quick ? quick_cols : def_cols, quick ? 3 : 4, cols);
+    if (nc < 0)
+        return -1;
     long mem = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
     for (int c = 0; c < nc; c++)
         for (int r = 0; r < nr && n < max; r++) {
@@ -236,13 +236,11 @@ static void *alloc_big(size_t bytes)
 }
 
 static const rs_col columns[] = {
-    {"variant", RS_STR, 0},           {"isa", RS_STR, 0},               {"threads", RS_INT, 0},
-    {"rows", RS_INT, 0},              {"cols", RS_INT, 0},              {"cache", RS_STR, 0},
-    {"ns_per_elem", RS_DBL, 4},       {"cycles_per_elem", RS_DBL, 4},   {"ns_per_elem_min", RS_DBL, 4},
-    {"cv", RS_DBL, 2},                {"gbytes_per_s", RS_DBL, 4},      {"max_rel_err", RS_DBL, 3},
-    {"row_sum_err", RS_DBL, 3},       {"loss_err", RS_DBL, 3},          {"speedup_vs_naive", RS_DBL, 4},
-    {"frac_of_bound", RS_DBL, 3},     {"bound", RS_STR, 0},             {"bound_ns_per_elem", RS_DBL, 4},
-    {"samples", RS_INT, 0},
+    {"variant", RS_STR, 0}, {"isa", RS_STR, 0}, {"threads", RS_INT, 0}, {"rows", RS_INT, 0},
+    {"cols", RS_INT, 0}, {"cache", RS_STR, 0}, RS_STUDY_PER_ELEM_COLUMNS, {"gbytes_per_s", RS_DBL, 4},
+    {"max_rel_err", RS_DBL, 3}, {"row_sum_err", RS_DBL, 3}, {"loss_err", RS_DBL, 3},
+    {"speedup_vs_naive", RS_DBL, 4}, {"frac_of_bound", RS_DBL, 3}, {"bound", RS_STR, 0},
+    {"bound_ns_per_elem", RS_DBL, 4}, {"samples", RS_INT, 0},
 };
 
 /* ---- the targets, read back from the table ---- */
@@ -427,12 +425,9 @@ static int work_alloc(work *w)
 
 static void work_free(work *w)
 {
-    free(w->x);
-    free(w->y);
-    free(w->loss);
-    free(w->targets);
-    free(w->m);
-    free(w->s);
+    void *blocks[] = {w->x, w->y, w->loss, w->targets, w->m, w->s};
+    for (int i = 0; i < RS_ARRAY_LEN(blocks); i++)
+        free(blocks[i]);
 }
 
 /* Bound of one shape: the exp bound, or beyond the LLC the memory bound if it binds. */
@@ -452,10 +447,7 @@ static void add_row(rs_table *t, const work *w, const char *cache, const rs_benc
     rs_set_int(t, row, "rows", w->rows);
     rs_set_int(t, row, "cols", w->cols);
     rs_set_str(t, row, "cache", cache);
-    rs_set_dbl(t, row, "ns_per_elem", ns);
-    rs_set_dbl(t, row, "cycles_per_elem", ns * rs_tsc_ghz());
-    rs_set_dbl(t, row, "ns_per_elem_min", r->ns.min / n);
-    rs_set_dbl(t, row, "cv", r->ns.cv);
+    rs_study_set_per_elem(t, row, r, n);
     rs_set_dbl(t, row, "gbytes_per_s", SOFTMAX_BYTES_PER_ELEM / ns);
     rs_set_dbl(t, row, "max_rel_err", e->max_rel_err);
     rs_set_dbl(t, row, "row_sum_err", e->row_sum_err);
@@ -553,29 +545,18 @@ static void notes(rs_study_run *r)
 }
 
 static const rs_study softmax_study = {
-    .name = "softmax",
-    .usage = usage,
-    .registry = &softmax_registry,
+    .name = "softmax", .usage = usage, .counters = 1, .registry = &softmax_registry,
     .variant_help = "variants to run: naive,safe,online,fast,xent (default all)",
-    .opts = options,
-    .nopts = RS_ARRAY_LEN(options),
+    .opts = options, .nopts = RS_ARRAY_LEN(options),
     .threads_help = "thread counts, e.g. 1,2 or all (default 1,all); rows are split across threads",
     .machine_help = "machine.json from `microbench peak`: its FMA peak (default: measured now; the "
                     "bandwidth is always measured next to each row beyond the LLC)",
-    .columns = columns,
-    .ncols = RS_ARRAY_LEN(columns),
+    .columns = columns, .ncols = RS_ARRAY_LEN(columns),
     .console_columns = "variant,isa,threads,rows,cols,cache,ns_per_elem,cycles_per_elem,cv,"
                        "gbytes_per_s,max_rel_err,row_sum_err,speedup_vs_naive,frac_of_bound,bound",
-    .counters = 1,
-    .print_list = print_list,
-    .prepare = prepare,
-    .before = check_variants,
-    .begin = begin,
-    .steps = steps,
-    .thread_count = thread_count,
-    .time_item = time_shape,
-    .finish = finish,
-    .notes = notes,
+    .print_list = print_list, .prepare = prepare, .before = check_variants,
+    .begin = begin, .steps = steps, .thread_count = thread_count,
+    .time_item = time_shape, .finish = finish, .notes = notes,
 };
 
 int cmd_softmax(int argc, char **argv) { return rs_study_main(&softmax_study, argc, argv); }
