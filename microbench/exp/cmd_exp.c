@@ -20,6 +20,12 @@
 
 #define MAX_SIZES 16
 
+static const char usage[] =
+    "usage: microbench exp [options]\n"
+    "Checks every expf variant against exp() in double precision (max and RMS ULP error,\n"
+    "special values), then times it: ns/element, TSC cycles/element, speedup over the\n"
+    "scalar libm loop and fraction of the FMA-port bound.";
+
 /* ---- options (the shared ones are the runner's: study.h) ---- */
 static struct {
     const char *sizes;     /* --n LIST of element counts (default: L1, L2, beyond LLC) */
@@ -32,12 +38,6 @@ static const rs_opt options[] = {
 static const rs_opt late_options[] = {
     {"exhaustive", RS_OPT_FLAG, &opt.exhaustive, NULL, "check accuracy on every float in [-104, 89] (minutes)", 0, 0},
 };
-
-static const char usage[] =
-    "usage: microbench exp [options]\n"
-    "Checks every expf variant against exp() in double precision (max and RMS ULP error,\n"
-    "special values), then times it: ns/element, TSC cycles/element, speedup over the\n"
-    "scalar libm loop and fraction of the FMA-port bound.";
 
 /* ---- deterministic inputs: a pure function of (thread, index) ---- */
 static uint64_t mix64(uint64_t z)

@@ -38,6 +38,14 @@
 #define GEMM_ALPHA 1.0f
 #define GEMM_BETA 1.0f
 
+static const char usage[] =
+    "usage: microbench gemm [options]\n"
+    "Times C = A B + C (column-major sgemm, alpha = beta = 1) on DeepBench's RNN shapes,\n"
+    "2048^3, inference shapes and this project's LSTM model GEMMs, for every BLAS backend,\n"
+    "after checking each against a double-precision reference.  Reports GFLOP/s, the\n"
+    "fraction of the measured FMA peak, the residual and the kernel each library dispatched\n"
+    "to (OpenBLAS/BLIS corrected where they pick below the CPU; X:default = uncorrected).";
+
 /* ---- options (the shared ones are the runner's: study.h) ---- */
 static struct {
     const char *backends;  /* --backend LIST (default: every available one) */
@@ -54,14 +62,6 @@ static const rs_opt options[] = {
 static const rs_opt late_options[] = {
     {"seed", RS_OPT_INT, &opt.seed, "N", "seed of the inputs and of the sampled check (default 1)", 0, 1e15},
 };
-
-static const char usage[] =
-    "usage: microbench gemm [options]\n"
-    "Times C = A B + C (column-major sgemm, alpha = beta = 1) on DeepBench's RNN shapes,\n"
-    "2048^3, inference shapes and this project's LSTM model GEMMs, for every BLAS backend,\n"
-    "after checking each against a double-precision reference.  Reports GFLOP/s, the\n"
-    "fraction of the measured FMA peak, the residual and the kernel each library dispatched\n"
-    "to (OpenBLAS/BLIS corrected where they pick below the CPU; X:default = uncorrected).";
 
 static const rs_col columns[] = {
     {"backend", RS_STR, 0}, {"set", RS_STR, 0}, {"shape", RS_STR, 0}, {"m", RS_INT, 0},
