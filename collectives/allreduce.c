@@ -11,6 +11,7 @@
 #include "ar_reduce_loops.h"
 #include "check.h"
 #include "cpu.h"
+#include "registry.h"
 
 /* ---- the registry: adding an algorithm = one file + one row here ------------------ */
 const ar_algo *const ar_registry[] = {
@@ -19,12 +20,11 @@ const ar_algo *const ar_registry[] = {
 };
 const int ar_registry_len = RS_ARRAY_LEN(ar_registry);
 
+const rs_registry ar_algo_registry = RS_REGISTRY_PTRS(ar_registry, ar_algo, name);
+
 const ar_algo *ar_algo_find(const char *name)
 {
-    for (int i = 0; i < ar_registry_len; i++)
-        if (strcmp(ar_registry[i]->name, name) == 0)
-            return ar_registry[i];
-    return NULL;
+    return rs_registry_find(&ar_algo_registry, name, RS_REGISTRY_ANY_ISA);
 }
 
 int ar_algo_parse(const char *name, const ar_algo **algo, ar_params *prm)
@@ -42,11 +42,8 @@ int ar_algo_parse(const char *name, const ar_algo **algo, ar_params *prm)
     }
     const ar_algo *a = ar_algo_find(name);
     if (!a) {
-        char names[256] = "";
-        size_t n = 0;
-        for (int i = 0; i < ar_registry_len && n < sizeof names; i++)
-            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
-                                  ar_registry[i]->name);
+        char names[256];
+        rs_registry_names(&ar_algo_registry, names, sizeof names);
         rs_seterr("unknown algorithm '%s' (expected one of: %s, library:K, all)", name, names);
         return -1;
     }
@@ -128,21 +125,19 @@ AR_DEFINE_REDUCE(ar_reduce_portable)
 
 /* Widest first; the first one this CPU runs is used. */
 const ar_reduce_impl ar_reduce_impls[] = {
-    {"avx2", RS_ISA_AVX2, ar_reduce_avx2},
-    {"portable", RS_ISA_PORTABLE, ar_reduce_portable},
+    {.name = "avx2", .isa = RS_ISA_AVX2, .run = ar_reduce_avx2},
+    {.name = "portable", .isa = RS_ISA_PORTABLE, .run = ar_reduce_portable},
 };
 const int ar_nreduce_impls = RS_ARRAY_LEN(ar_reduce_impls);
+static const rs_registry reduce_registry =
+    RS_REGISTRY_ROWS(ar_reduce_impls, ar_reduce_impl, name, isa);
 
 static const ar_reduce_impl *reduce_impl;
 
 static const ar_reduce_impl *reduce_pick(void)
 {
-    if (!reduce_impl) {  /* a benign race: every thread stores the same pointer */
-        int i = 0;
-        while (!rs_isa_supported(ar_reduce_impls[i].isa))
-            i++;
-        reduce_impl = &ar_reduce_impls[i];
-    }
+    if (!reduce_impl)  /* a benign race: every thread stores the same pointer */
+        reduce_impl = rs_registry_first_supported(&reduce_registry);
     return reduce_impl;
 }
 

@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 #include "cpu.h"
+#include "registry.h"
 
 /* ---- element types and operations ------------------------------------------------ */
 typedef enum { AR_FLOAT, AR_DOUBLE, AR_INT32, AR_NDTYPES } ar_dtype;
@@ -141,6 +142,7 @@ enum { AR_OWN_SENDBUF = 1 };
 /* The registry: every algorithm, in display order. */
 extern const ar_algo *const ar_registry[];
 extern const int ar_registry_len;
+extern const rs_registry ar_algo_registry;   /* the same rows, for registry.h's lookups */
 const ar_algo *ar_algo_find(const char *name);  /* NULL if none */
 
 /* Parse an algorithm name as the CLI takes it: a registry name, or "library:K" (Open

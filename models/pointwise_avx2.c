@@ -5,5 +5,6 @@
 
 POINTWISE_DEFINE(avx2)
 
-const pointwise_kernels pointwise_avx2 = {"poly avx2", RS_ISA_AVX2, pw_lstm_fwd_avx2,
-                                          pw_tanh_inplace_avx2};
+const pointwise_kernels pointwise_avx2 = {.name = "poly avx2", .isa = RS_ISA_AVX2,
+                                          .lstm_fwd = pw_lstm_fwd_avx2,
+                                          .tanh_inplace = pw_tanh_inplace_avx2};

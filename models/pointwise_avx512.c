@@ -6,5 +6,6 @@
 
 POINTWISE_DEFINE(avx512)
 
-const pointwise_kernels pointwise_avx512 = {"poly avx512", RS_ISA_AVX512, pw_lstm_fwd_avx512,
-                                            pw_tanh_inplace_avx512};
+const pointwise_kernels pointwise_avx512 = {.name = "poly avx512", .isa = RS_ISA_AVX512,
+                                            .lstm_fwd = pw_lstm_fwd_avx512,
+                                            .tanh_inplace = pw_tanh_inplace_avx512};

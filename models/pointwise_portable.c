@@ -4,19 +4,19 @@
  * home of the dispatch. */
 #define EXP_POLY_W 4
 #include "pointwise_core.h"
+#include "registry.h"
 
 POINTWISE_DEFINE(portable)
 
-const pointwise_kernels pointwise_portable = {"poly portable", RS_ISA_PORTABLE,
-                                              pw_lstm_fwd_portable, pw_tanh_inplace_portable};
+const pointwise_kernels pointwise_portable = {.name = "poly portable", .isa = RS_ISA_PORTABLE,
+                                              .lstm_fwd = pw_lstm_fwd_portable,
+                                              .tanh_inplace = pw_tanh_inplace_portable};
 
 const pointwise_kernels *const pointwise_all[3] = {&pointwise_avx512, &pointwise_avx2,
                                                    &pointwise_portable};
 
 const pointwise_kernels *pointwise_best(void)
 {
-    int i = 0;
-    while (!rs_isa_supported(pointwise_all[i]->isa))
-        i++;
-    return pointwise_all[i];
+    static const rs_registry all = RS_REGISTRY_PTRS_ISA(pointwise_all, pointwise_kernels, name, isa);
+    return rs_registry_first_supported(&all);
 }

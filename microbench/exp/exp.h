@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "cpu.h"
+#include "registry.h"
 
 typedef void (*exp_fn)(const float *x, float *y, size_t n);
 
@@ -33,8 +34,9 @@ typedef struct {
  * The scalar libm loop is first: it is the seed's "before". */
 extern const exp_variant exp_variants[];
 extern const int exp_nvariants;
+extern const rs_registry exp_registry;   /* the same rows, for registry.h's lookups */
 
-/* Look up by variant and ISA names; NULL if none. */
+/* Look up by variant and ISA; NULL if none. */
 const exp_variant *exp_find(const char *variant, rs_isa isa);
 
 /* The FMA-port bound: the fewest vector operations a polynomial expf needs per

@@ -227,6 +227,136 @@ static void check_chunk(const exp_variant *v, const float *x, const double *ref,
     }
 }
 
+/* What the threads of one accuracy run share. */
+typedef struct {
+    const exp_variant *const *v;
+    int nv, progress;
+    exp_inputs inputs;
+    const float *specials;
+    int nspec;
+    long long nswept, stride;
+    long long nchunks;     /* chunk 0 is the specials list; chunks 1.. are the sweep */
+    double *sq;            /* (nchunks, nv) sums of squared errors */
+    long long *cnt;        /* (nchunks, nv) inputs counted */
+    exp_worst *worst;      /* (nv) merged over the threads */
+    int stop, oom;
+    long long done;
+} acc_run;
+
+/* Chunk c's inputs into x; returns their count, *first the input number of x[0]. */
+static int chunk_inputs(const acc_run *a, long long c, float *x, long long *first)
+{
+    if (c == 0) {
+        *first = 0;
+        memcpy(x, a->specials, (size_t)a->nspec * sizeof *x);
+        return a->nspec;
+    }
+    long long s0 = (c - 1) * EXP_ACC_CHUNK;
+    int m = (int)(a->nswept - s0 < EXP_ACC_CHUNK ? a->nswept - s0 : EXP_ACC_CHUNK);
+    *first = a->nspec + s0;
+    for (int j = 0; j < m; j++)
+        x[j] = sweep_input((s0 + j) * a->stride);
+    return m;
+}
+
+/* Every variant on chunk c, into this thread's worst cases and the chunk's sums. */
+static void run_chunk(acc_run *a, long long c, float *x, float *y, double *ref, exp_worst *mine)
+{
+    long long first;
+    int m = chunk_inputs(a, c, x, &first), nv = a->nv;
+    for (int j = 0; j < m; j++)
+        ref[j] = exp((double)x[j]);
+    for (int k = 0; k < nv; k++) {
+        a->v[k]->run(x, y, (size_t)m);
+        check_chunk(a->v[k], x, ref, y, m, first, &mine[k], &a->sq[c * nv + k], &a->cnt[c * nv + k]);
+    }
+    long long d;
+#pragma omp atomic capture
+    d = ++a->done;
+    if (a->progress && omp_get_thread_num() == 0)
+        rs_progress((int)d, a->inputs == EXP_EXHAUSTIVE ? "exp accuracy: every float"
+                            : a->inputs == EXP_SAMPLE  ? "exp accuracy: sample"
+                                                       : "exp accuracy: specials");
+}
+
+/* All chunks on nthreads threads; a Ctrl-C sets a->stop, a failed allocation a->oom. */
+static void sweep(acc_run *a, int nthreads)
+{
+#pragma omp parallel num_threads(nthreads)
+    {
+        float *x = malloc(EXP_ACC_CHUNK * sizeof *x);
+        float *y = malloc(EXP_ACC_CHUNK * sizeof *y);
+        double *ref = malloc(EXP_ACC_CHUNK * sizeof *ref);
+        exp_worst *mine = malloc((size_t)a->nv * sizeof *mine);
+        if (!x || !y || !ref || !mine) {
+#pragma omp atomic write
+            a->oom = 1;
+        } else {
+            for (int k = 0; k < a->nv; k++)
+                mine[k] = (exp_worst){.max_ulp = -1, .worst_i = -1, .bad_i = -1};
+        }
+
+#pragma omp for schedule(dynamic, 1)
+        for (long long c = 0; c < a->nchunks; c++) {
+            int halt, failed;
+#pragma omp atomic read
+            halt = a->stop;
+#pragma omp atomic read
+            failed = a->oom;
+            if (halt || failed)
+                continue;
+            if (rs_interrupted()) {
+#pragma omp atomic write
+                a->stop = 1;
+                continue;
+            }
+            run_chunk(a, c, x, y, ref, mine);
+        }
+
+#pragma omp critical(exp_accuracy_merge)
+        if (mine)
+            for (int k = 0; k < a->nv; k++)
+                worst_merge(&a->worst[k], &mine[k]);
+        free(x);
+        free(y);
+        free(ref);
+        free(mine);
+    }
+}
+
+/* Variant k's figures from the chunk sums and its worst cases. */
+static void summarize(const acc_run *a, int k, exp_acc *o)
+{
+    double s = 0;
+    long long n = 0;
+    for (long long c = 0; c < a->nchunks; c++) {
+        s += a->sq[c * a->nv + k];
+        n += a->cnt[c * a->nv + k];
+    }
+    const exp_worst *w = &a->worst[k];
+    memset(o, 0, sizeof *o);
+    o->n = n;
+    o->max_ulp = w->max_ulp < 0 ? 0 : w->max_ulp;
+    o->rms_ulp = n ? sqrt(s / (double)n) : 0;
+    o->worst_x = w->worst_x;
+    o->worst_y = w->worst_y;
+    o->specials_ok = w->bad_i < 0;
+    if (!o->specials_ok) {
+        char bx[32], by[32], bw[32];
+        fmt_float(bx, sizeof bx, w->bad_x);
+        fmt_float(by, sizeof by, w->bad_y);
+        fmt_float(bw, sizeof bw, w->bad_want);
+        snprintf(o->specials_msg, sizeof o->specials_msg, "exp(%s) gave %s, want %s", bx, by, bw);
+    }
+}
+
+static void acc_free(acc_run *a)
+{
+    free(a->sq);
+    free(a->cnt);
+    free(a->worst);
+}
+
 int exp_accuracy(const exp_variant *const *v, int nv, exp_inputs inputs, int nthreads,
                  int progress, exp_acc *out)
 {
@@ -238,137 +368,43 @@ int exp_accuracy(const exp_variant *const *v, int nv, exp_inputs inputs, int nth
         nthreads = omp_get_num_procs();
 
     float specials[128];
-    const int nspec = build_specials(specials, RS_ARRAY_LEN(specials));
-    long long nswept = 0, stride = 1;
+    acc_run a = {.v = v, .nv = nv, .progress = progress, .inputs = inputs, .specials = specials,
+                 .stride = 1};
+    a.nspec = build_specials(specials, RS_ARRAY_LEN(specials));
     if (inputs == EXP_SAMPLE) {
-        stride = EXP_SAMPLE_STRIDE;
-        nswept = (exp_nsweep + stride - 1) / stride;
+        a.stride = EXP_SAMPLE_STRIDE;
+        a.nswept = (exp_nsweep + a.stride - 1) / a.stride;
     } else if (inputs == EXP_EXHAUSTIVE) {
-        nswept = exp_nsweep;
+        a.nswept = exp_nsweep;
     }
-    /* chunk 0 is the specials list; chunks 1.. are the sweep */
-    const long long nchunks = 1 + (nswept + EXP_ACC_CHUNK - 1) / EXP_ACC_CHUNK;
-    double *sq = calloc((size_t)(nchunks * nv), sizeof *sq);
-    long long *cnt = calloc((size_t)(nchunks * nv), sizeof *cnt);
-    exp_worst *worst = malloc((size_t)nv * sizeof *worst);
-    if (!sq || !cnt || !worst) {
-        free(sq);
-        free(cnt);
-        free(worst);
+    a.nchunks = 1 + (a.nswept + EXP_ACC_CHUNK - 1) / EXP_ACC_CHUNK;
+    a.sq = calloc((size_t)(a.nchunks * nv), sizeof *a.sq);
+    a.cnt = calloc((size_t)(a.nchunks * nv), sizeof *a.cnt);
+    a.worst = malloc((size_t)nv * sizeof *a.worst);
+    if (!a.sq || !a.cnt || !a.worst) {
+        acc_free(&a);
         rs_seterr("exp accuracy: out of memory");
         return -1;
     }
     for (int k = 0; k < nv; k++)
-        worst[k] = (exp_worst){.max_ulp = -1, .worst_i = -1, .bad_i = -1};
+        a.worst[k] = (exp_worst){.max_ulp = -1, .worst_i = -1, .bad_i = -1};
 
-    int stop = 0, oom = 0;
-    long long done = 0;
     if (progress)
-        rs_progress_begin((int)nchunks);
-
-#pragma omp parallel num_threads(nthreads)
-    {
-        float *x = malloc(EXP_ACC_CHUNK * sizeof *x);
-        float *y = malloc(EXP_ACC_CHUNK * sizeof *y);
-        double *ref = malloc(EXP_ACC_CHUNK * sizeof *ref);
-        exp_worst *mine = malloc((size_t)nv * sizeof *mine);
-        if (!x || !y || !ref || !mine) {
-#pragma omp atomic write
-            oom = 1;
-        } else {
-            for (int k = 0; k < nv; k++)
-                mine[k] = (exp_worst){.max_ulp = -1, .worst_i = -1, .bad_i = -1};
-        }
-
-#pragma omp for schedule(dynamic, 1)
-        for (long long c = 0; c < nchunks; c++) {
-            int halt, failed;
-#pragma omp atomic read
-            halt = stop;
-#pragma omp atomic read
-            failed = oom;
-            if (halt || failed)
-                continue;
-            if (rs_interrupted()) {
-#pragma omp atomic write
-                stop = 1;
-                continue;
-            }
-            int m;
-            long long first; /* input number of x[0] */
-            if (c == 0) {
-                m = nspec;
-                first = 0;
-                memcpy(x, specials, (size_t)nspec * sizeof *x);
-            } else {
-                long long s0 = (c - 1) * EXP_ACC_CHUNK;
-                m = (int)(nswept - s0 < EXP_ACC_CHUNK ? nswept - s0 : EXP_ACC_CHUNK);
-                first = nspec + s0;
-                for (int j = 0; j < m; j++)
-                    x[j] = sweep_input((s0 + j) * stride);
-            }
-            for (int j = 0; j < m; j++)
-                ref[j] = exp((double)x[j]);
-            for (int k = 0; k < nv; k++) {
-                v[k]->run(x, y, (size_t)m);
-                check_chunk(v[k], x, ref, y, m, first, &mine[k], &sq[c * nv + k],
-                            &cnt[c * nv + k]);
-            }
-            long long d;
-#pragma omp atomic capture
-            d = ++done;
-            if (progress && omp_get_thread_num() == 0)
-                rs_progress((int)d, inputs == EXP_EXHAUSTIVE ? "exp accuracy: every float"
-                                    : inputs == EXP_SAMPLE  ? "exp accuracy: sample"
-                                                            : "exp accuracy: specials");
-        }
-
-#pragma omp critical(exp_accuracy_merge)
-        if (mine)
-            for (int k = 0; k < nv; k++)
-                worst_merge(&worst[k], &mine[k]);
-        free(x);
-        free(y);
-        free(ref);
-        free(mine);
-    }
+        rs_progress_begin((int)a.nchunks);
+    sweep(&a, nthreads);
     if (progress)
         rs_progress_done();
 
     int rc = 0;
-    if (oom) {
+    if (a.oom) {
         rs_seterr("exp accuracy: out of memory");
         rc = -1;
-    } else if (stop) {
+    } else if (a.stop) {
         rs_seterr("exp accuracy: interrupted");
         rc = -1;
     }
-    for (int k = 0; k < nv && rc == 0; k++) {
-        double s = 0;
-        long long n = 0;
-        for (long long c = 0; c < nchunks; c++) {
-            s += sq[c * nv + k];
-            n += cnt[c * nv + k];
-        }
-        exp_acc *o = &out[k];
-        memset(o, 0, sizeof *o);
-        o->n = n;
-        o->max_ulp = worst[k].max_ulp < 0 ? 0 : worst[k].max_ulp;
-        o->rms_ulp = n ? sqrt(s / (double)n) : 0;
-        o->worst_x = worst[k].worst_x;
-        o->worst_y = worst[k].worst_y;
-        o->specials_ok = worst[k].bad_i < 0;
-        if (!o->specials_ok) {
-            char bx[32], by[32], bw[32];
-            fmt_float(bx, sizeof bx, worst[k].bad_x);
-            fmt_float(by, sizeof by, worst[k].bad_y);
-            fmt_float(bw, sizeof bw, worst[k].bad_want);
-            snprintf(o->specials_msg, sizeof o->specials_msg, "exp(%s) gave %s, want %s",
-                     bx, by, bw);
-        }
-    }
-    free(sq);
-    free(cnt);
-    free(worst);
+    for (int k = 0; k < nv && rc == 0; k++)
+        summarize(&a, k, &out[k]);
+    acc_free(&a);
     return rc;
 }

@@ -26,15 +26,10 @@
 #include "gemm.h"
 #include "gemm_dl.h"
 #include "gemm_report.h"
-#include "json.h"
-#include "meta.h"
-#include "opts.h"
 #include "peak.h"
-#include "progress.h"
-#include "record.h"
+#include "study.h"
 
 #define MAX_SHAPES 128
-#define MAX_THREADS 16
 #define MAX_BACKENDS 16
 /* naive is the oracle, not a contender: it is timed only up to this many flops per
  * call (~0.1 s at its ~1-2 GFLOP/s), enough to show the gap on small shapes. */
@@ -42,29 +37,6 @@
 /* DeepBench's alpha = beta = 1: C is read and written, as in gradient accumulation. */
 #define GEMM_ALPHA 1.0f
 #define GEMM_BETA 1.0f
-
-/* ---- options ---- */
-static struct {
-    rs_common_opts c;
-    const char *backends;  /* --backend LIST (default: every available one) */
-    const char *shapes;    /* --shape LIST: model GEMM names or MxNxK[:tAtB] */
-    const char *sets;      /* --set LIST: deepbench,square,inference,models,all */
-    const char *threads;   /* --threads LIST (default 1,all) */
-    const char *machine;   /* --machine FILE: machine.json with the measured FMA peak */
-    long seed;             /* --seed: inputs and sampled check positions */
-    int list;              /* --list: print the backends and shapes and exit */
-} opt = {.seed = 1};
-
-static const rs_opt options[] = {
-    {"backend", RS_OPT_STR, &opt.backends, "LIST", "backends: naive,blocked,openblas,openblas:default,blis,blis:default,libxsmm,onednn (default: all available; a :default copy only where its dispatch was fixed)", 0, 0},
-    {"shape", RS_OPT_STR, &opt.shapes, "LIST", "shapes: MxNxK[:tAtB] (e.g. 1760x64x1760:TN) or a model GEMM's name (lstm_input; see --list)", 0, 0},
-    {"set", RS_OPT_STR, &opt.sets, "LIST", "shape sets: deepbench,square,inference,models,all (default all; --quick a few of each)", 0, 0},
-    {"threads", RS_OPT_STR, &opt.threads, "LIST", "thread counts, e.g. 1,2 or all (default 1,all)", 0, 0},
-    {"machine", RS_OPT_STR, &opt.machine, "FILE", "machine.json from `microbench peak` (default: measure the FMA peak now)", 0, 0},
-    {"seed", RS_OPT_INT, &opt.seed, "N", "seed of the inputs and of the sampled check (default 1)", 0, 1e15},
-    {"list", RS_OPT_FLAG, &opt.list, NULL, "list the backends (available or why not) and the named shapes, and exit", 0, 0},
-    RS_COMMON_OPTS(opt.c),
-};
 
 static const char usage[] =
     "usage: microbench gemm [options]\n"
@@ -74,14 +46,29 @@ static const char usage[] =
     "fraction of the measured FMA peak, the residual and the kernel each library dispatched\n"
     "to (OpenBLAS/BLIS corrected where they pick below the CPU; X:default = uncorrected).";
 
+/* ---- options (the shared ones are the runner's: study.h) ---- */
+static struct {
+    const char *backends;  /* --backend LIST (default: every available one) */
+    const char *shapes;    /* --shape LIST: model GEMM names or MxNxK[:tAtB] */
+    const char *sets;      /* --set LIST: deepbench,square,inference,models,all */
+    long seed;             /* --seed: inputs and sampled check positions */
+} opt = {.seed = 1};
+
+static const rs_opt options[] = {
+    {"backend", RS_OPT_STR, &opt.backends, "LIST", "backends: naive,blocked,openblas,openblas:default,blis,blis:default,libxsmm,onednn (default: all available; a :default copy only where its dispatch was fixed)", 0, 0},
+    {"shape", RS_OPT_STR, &opt.shapes, "LIST", "shapes: MxNxK[:tAtB] (e.g. 1760x64x1760:TN) or a model GEMM's name (lstm_input; see --list)", 0, 0},
+    {"set", RS_OPT_STR, &opt.sets, "LIST", "shape sets: deepbench,square,inference,models,all (default all; --quick a few of each)", 0, 0},
+};
+static const rs_opt late_options[] = {
+    {"seed", RS_OPT_INT, &opt.seed, "N", "seed of the inputs and of the sampled check (default 1)", 0, 1e15},
+};
+
 static const rs_col columns[] = {
-    {"backend", RS_STR, 0},      {"set", RS_STR, 0},          {"shape", RS_STR, 0},
-    {"m", RS_INT, 0},            {"n", RS_INT, 0},            {"k", RS_INT, 0},
-    {"trans", RS_STR, 0},        {"threads", RS_INT, 0},      {"gflops", RS_DBL, 4},
-    {"gflops_max", RS_DBL, 4},   {"time_us", RS_DBL, 4},      {"time_us_min", RS_DBL, 4},
-    {"cv", RS_DBL, 2},           {"frac_of_peak", RS_DBL, 3}, {"peak_gflops", RS_DBL, 4},
-    {"residual", RS_DBL, 3},     {"check", RS_STR, 0},        {"dispatch", RS_STR, 0},
-    {"gain_vs_default", RS_DBL, 3}, {"samples", RS_INT, 0},
+    {"backend", RS_STR, 0}, {"set", RS_STR, 0}, {"shape", RS_STR, 0}, {"m", RS_INT, 0},
+    {"n", RS_INT, 0}, {"k", RS_INT, 0}, {"trans", RS_STR, 0}, {"threads", RS_INT, 0},
+    {"gflops", RS_DBL, 4}, {"gflops_max", RS_DBL, 4}, {"time_us", RS_DBL, 4}, {"time_us_min", RS_DBL, 4},
+    {"cv", RS_DBL, 2}, {"frac_of_peak", RS_DBL, 3}, {"peak_gflops", RS_DBL, 4}, {"residual", RS_DBL, 3},
+    {"check", RS_STR, 0}, {"dispatch", RS_STR, 0}, {"gain_vs_default", RS_DBL, 3}, {"samples", RS_INT, 0},
 };
 
 /* ---- selection ---- */
@@ -99,7 +86,7 @@ static double shape_bytes(const gemm_shape *s)
     return 4 * (m * k + k * n + 2 * m * n) + (full ? 8 * m * n : 0);
 }
 
-static int select_shapes(gemm_shape *out)
+static int select_shapes(gemm_shape *out, int quick)
 {
     int n = 0;
     char buf[2048], *items[MAX_SHAPES];
@@ -113,7 +100,7 @@ static int select_shapes(gemm_shape *out)
     /* With neither --set nor --shape: every set (a few shapes of each with --quick). */
     const char *sets = opt.sets ? opt.sets : opt.shapes ? NULL : "all";
     for (int i = 0; sets && i < gemm_nshapes && n < MAX_SHAPES; i++)
-        if (rs_list_has(sets, gemm_shapes[i].set) && (opt.sets || !opt.c.quick || gemm_shapes[i].quick))
+        if (rs_list_has(sets, gemm_shapes[i].set) && (opt.sets || !quick || gemm_shapes[i].quick))
             out[n++] = gemm_shapes[i];
     if (opt.shapes) {
         int k = split(opt.shapes, buf, sizeof buf, items, MAX_SHAPES);
@@ -131,18 +118,12 @@ static int select_shapes(gemm_shape *out)
 }
 
 /* Backends by name (a typo is an error), then loaded; unavailable ones are noted. */
-static int select_backends(const gemm_backend **sel)
+static int select_backends(const void **sel)
 {
-    if (opt.backends) {
-        const char *names[MAX_BACKENDS];
-        for (int i = 0; i < gemm_nbackends && i < MAX_BACKENDS; i++)
-            names[i] = gemm_backends[i]->name;
-        if (rs_list_check("backend", "backend", opt.backends, names,
-                          gemm_nbackends < MAX_BACKENDS ? gemm_nbackends : MAX_BACKENDS) != 0)
-            return -1;
-    }
+    if (opt.backends && rs_registry_check_list(&gemm_registry, "backend", "backend", opt.backends) != 0)
+        return -1;
     int n = 0;
-    for (int i = 0; i < gemm_nbackends; i++) {
+    for (int i = 0; i < gemm_nbackends && n < MAX_BACKENDS; i++) {
         const gemm_backend *b = gemm_backends[i];
         if (opt.backends ? !rs_list_has(opt.backends, b->name) : 0)
             continue;
@@ -165,7 +146,7 @@ static int select_backends(const gemm_backend **sel)
     return n;
 }
 
-static int print_list(void)
+static void print_list(const rs_study_run *r)
 {
     printf("%-17s %-44s %s\n", "backend", "dispatch (or why unavailable)", "what");
     for (int i = 0; i < gemm_nbackends; i++) {
@@ -185,7 +166,6 @@ static int print_list(void)
         }
     printf("sets: deepbench (M=K in 1760,2048,2560; N in 16,32,64,128; NN,TN), square (2048^3),\n"
            "      inference (N in 1,2,4), models (the above)\n");
-    return RS_EXIT_OK;
 }
 
 
@@ -264,38 +244,11 @@ static void shape_release(shape_data *d)
 /* ---- one row: check, then time ---- */
 enum { ROW_OK, ROW_WRONG, ROW_NAIVE_SKIPPED, ROW_UNSUPPORTED, ROW_SKIPPED };
 
-static int run_row(rs_table *t, const gemm_backend *b, shape_data *d, int T, double peak,
-                   const rs_bench_cfg *cfg)
+static void add_row(rs_table *t, const gemm_backend *b, const shape_data *d, int T, double peak,
+                    const rs_bench_result *r, double res)
 {
     const gemm_problem *p = &d->p;
     double flops = 2.0 * (double)d->s.m * (double)d->s.n * (double)d->s.k;
-    if (b == &gemm_backend_naive && flops > (double)NAIVE_MAX_FLOPS)
-        return ROW_NAIVE_SKIPPED;
-    if (b->trans_unsupported & gemm_trans_bit(d->s.ta, d->s.tb))
-        return ROW_UNSUPPORTED;
-    if (shape_alloc(d, (uint64_t)opt.seed) != 0)
-        rs_die(RS_EXIT_USAGE);
-    /* 1. Correctness, outside the timed region. */
-    if (T > 1)
-        unpin();
-    memcpy(d->c, d->c0, sizeof(float) * (size_t)gemm_size_c(p));
-    if (b->sgemm(b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb, p->beta,
-                 d->c, p->ldc) != 0) {
-        printf("skipped: %s on %ldx%ldx%ld:%s: %s\n", b->name, p->m, p->n, p->k,
-               gemm_trans_str(p->ta, p->tb), rs_lasterr());
-        shape_release(d);
-        return ROW_SKIPPED;
-    }
-    double res = gemm_residual(p, &d->ref, d->c);
-    int wrong = !(res <= GEMM_RESIDUAL_MAX);
-    if (wrong)
-        fprintf(stderr, "WRONG: %s %ldx%ldx%ld:%s %d threads: residual %.3g > %g\n", b->name, p->m,
-                p->n, p->k, gemm_trans_str(p->ta, p->tb), T, res, GEMM_RESIDUAL_MAX);
-    /* 2. Speed. */
-    work w = {.b = b, .p = p, .c = d->c, .threads = T};
-    rs_bench_result r;
-    if (rs_bench(cfg, 1, run_kernel, &w, &r) != 0)
-        rs_die(RS_EXIT_INTR);
     int row = rs_table_row(t);
     rs_set_str(t, row, "backend", b->name);
     rs_set_str(t, row, "set", d->s.set);
@@ -306,13 +259,13 @@ static int run_row(rs_table *t, const gemm_backend *b, shape_data *d, int T, dou
     rs_set_int(t, row, "k", p->k);
     rs_set_str(t, row, "trans", gemm_trans_str(p->ta, p->tb));
     rs_set_int(t, row, "threads", T);
-    rs_set_dbl(t, row, "gflops", flops / r.ns.median);
-    rs_set_dbl(t, row, "gflops_max", flops / r.ns.min);
-    rs_set_dbl(t, row, "time_us", r.ns.median * 1e-3);
-    rs_set_dbl(t, row, "time_us_min", r.ns.min * 1e-3);
-    rs_set_dbl(t, row, "cv", r.ns.cv);
+    rs_set_dbl(t, row, "gflops", flops / r->ns.median);
+    rs_set_dbl(t, row, "gflops_max", flops / r->ns.min);
+    rs_set_dbl(t, row, "time_us", r->ns.median * 1e-3);
+    rs_set_dbl(t, row, "time_us_min", r->ns.min * 1e-3);
+    rs_set_dbl(t, row, "cv", r->ns.cv);
     if (peak > 0) {
-        rs_set_dbl(t, row, "frac_of_peak", flops / r.ns.median / peak);
+        rs_set_dbl(t, row, "frac_of_peak", flops / r->ns.median / peak);
         rs_set_dbl(t, row, "peak_gflops", peak);
     }
     rs_set_dbl(t, row, "residual", res);
@@ -320,110 +273,159 @@ static int run_row(rs_table *t, const gemm_backend *b, shape_data *d, int T, dou
     snprintf(buf, sizeof buf, d->ref.full ? "full" : "sampled %ld", d->ref.nent);
     rs_set_str(t, row, "check", buf);
     rs_set_str(t, row, "dispatch", b->dispatch(b));
-    rs_set_int(t, row, "samples", r.ns.n);
-    shape_release(d);
-    return wrong ? ROW_WRONG : ROW_OK;
+    rs_set_int(t, row, "samples", r->ns.n);
 }
 
-int cmd_gemm(int argc, char **argv)
+/* One backend on one shape: *status is a ROW_*; returns 0 or an exit code. */
+static int run_row(rs_study_run *r, const gemm_backend *b, shape_data *d, int T, double peak,
+                   int *status)
+{
+    const gemm_problem *p = &d->p;
+    double flops = 2.0 * (double)d->s.m * (double)d->s.n * (double)d->s.k;
+    *status = b == &gemm_backend_naive && flops > (double)NAIVE_MAX_FLOPS ? ROW_NAIVE_SKIPPED
+              : b->trans_unsupported & gemm_trans_bit(d->s.ta, d->s.tb) ? ROW_UNSUPPORTED
+                                                                        : ROW_OK;
+    if (*status != ROW_OK)
+        return 0;
+    if (shape_alloc(d, (uint64_t)opt.seed) != 0)
+        return RS_EXIT_USAGE;
+    /* 1. Correctness, outside the timed region. */
+    if (T > 1)
+        unpin();
+    memcpy(d->c, d->c0, sizeof(float) * (size_t)gemm_size_c(p));
+    if (b->sgemm(b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb, p->beta,
+                 d->c, p->ldc) != 0) {
+        printf("skipped: %s on %ldx%ldx%ld:%s: %s\n", b->name, p->m, p->n, p->k,
+               gemm_trans_str(p->ta, p->tb), rs_lasterr());
+        shape_release(d);
+        *status = ROW_SKIPPED;
+        return 0;
+    }
+    double res = gemm_residual(p, &d->ref, d->c);
+    if (!(res <= GEMM_RESIDUAL_MAX)) {
+        *status = ROW_WRONG;
+        fprintf(stderr, "WRONG: %s %ldx%ldx%ld:%s %d threads: residual %.3g > %g\n", b->name, p->m,
+                p->n, p->k, gemm_trans_str(p->ta, p->tb), T, res, GEMM_RESIDUAL_MAX);
+    }
+    /* 2. Speed. */
+    work w = {.b = b, .p = p, .c = d->c, .threads = T};
+    rs_bench_result rb;
+    int rc = rs_study_bench(r, 1, run_kernel, &w, &rb);
+    if (rc != 0)
+        return rc;
+    add_row(r->table, b, d, T, peak, &rb, res);
+    shape_release(d);
+    return 0;
+}
+
+/* ---- the study: what the runner (study.h) calls ---- */
+static struct {
+    shape_data data[MAX_SHAPES];
+    int nshapes;
+    double peak[RS_STUDY_MAX_THREADS];   /* FMA peak per thread count */
+    int naive_skipped, unsupported[MAX_BACKENDS];
+} st;
+
+static int prepare(rs_study_run *r)
 {
     sched_getaffinity(0, sizeof start_mask, &start_mask);
-    int rc = rs_opts_parse(argc, argv, options, RS_ARRAY_LEN(options), usage, NULL, NULL);
-    if (rc == 1)
-        return RS_EXIT_OK;
-    if (rc < 0)
-        rs_die(RS_EXIT_USAGE);
-    if (opt.list)
-        return print_list();
-    int threads[MAX_THREADS], nthr;
-    char all[32];
-    snprintf(all, sizeof all, "1,%d", rs_ncpus());
-    if ((nthr = rs_parse_threads(opt.threads ? opt.threads : all, threads, MAX_THREADS)) < 0)
-        rs_die(RS_EXIT_USAGE);
     static gemm_shape shapes[MAX_SHAPES];
-    int nshapes = select_shapes(shapes);
-    if (nshapes < 0 || rs_common_check_outputs(&opt.c) != 0)
-        rs_die(RS_EXIT_USAGE);
-    if (nshapes == 0)
-        rs_fatal(RS_EXIT_USAGE, "no shape selected (see --list)");
-    rs_json *machine = NULL;
-    if (opt.machine && !(machine = rs_json_load(opt.machine)))
-        rs_die(RS_EXIT_USAGE);
-    const gemm_backend *sel[MAX_BACKENDS];
-    int nsel = select_backends(sel);
-    if (nsel < 0)
-        rs_die(RS_EXIT_USAGE);
-    if (nsel == 0)
-        rs_fatal(RS_EXIT_USAGE, "no selected backend is available here (see --list)");
+    st.nshapes = select_shapes(shapes, r->c.quick);
+    for (int s = 0; s < st.nshapes; s++)
+        st.data[s].s = shapes[s];
+    return st.nshapes;
+}
 
-    double peak[MAX_THREADS];
-    for (int ti = 0; ti < nthr; ti++)
-        peak[ti] = peak_fma_gflops_for(threads[ti], machine);
+/* Backends outermost within a thread count: items are (backend, shape) pairs. */
+static int select_all(rs_study_run *r)
+{
+    if ((r->nsel = select_backends(r->sel)) < 0)
+        return RS_EXIT_USAGE;
+    if (r->nsel == 0) {
+        rs_seterr("no selected backend is available here (see --list)");
+        return RS_EXIT_USAGE;
+    }
+    r->nitems = r->nsel * st.nshapes;
+    return 0;
+}
 
+static int measure_peaks(rs_study_run *r)
+{
+    for (int ti = 0; ti < r->nthreads; ti++)
+        st.peak[ti] = peak_fma_gflops_for(r->threads[ti], r->machine);
+    return 0;
+}
+
+static void begin(rs_study_run *r)
+{
     /* A 2048^3 call takes 0.1-0.3 s here: at most ~1.5 s per row keeps the default
      * campaign to minutes on 2 cores (>= 5 samples even then; the min is the peak). */
-    rs_bench_cfg cfg = rs_bench_defaults(opt.c.quick);
-    cfg.max_time_s = opt.c.quick ? 0.5 : 1.5;
-    rs_table *t = rs_table_new("gemm", columns, RS_ARRAY_LEN(columns));
-    rs_table_meta_std(t, argc, argv);
+    r->cfg.max_time_s = r->c.quick ? 0.5 : 1.5;
     char buf[256];
     snprintf(buf, sizeof buf, "column-major, alpha = %g, beta = %g, flops = 2 m n k", GEMM_ALPHA, GEMM_BETA);
-    rs_table_meta(t, "gemm", buf);
+    rs_table_meta(r->table, "gemm", buf);
     snprintf(buf, sizeof buf, "%ld", opt.seed);
-    rs_table_meta(t, "seed", buf);
+    rs_table_meta(r->table, "seed", buf);
     snprintf(buf, sizeof buf, "residual <= %g; every entry up to m n k = %ld, else 4 corners + %d "
              "sampled entries (dot products in double)", GEMM_RESIDUAL_MAX, GEMM_FULL_CHECK_MACS, GEMM_CHECK_SAMPLES);
-    rs_table_meta(t, "check", buf);
-    rs_table_meta(t, "fma_peak_source", opt.machine ? opt.machine : "measured now (quick)");
+    rs_table_meta(r->table, "check", buf);
+    rs_study_meta_peak_source(r);
+}
 
-    static shape_data data[MAX_SHAPES];
-    for (int s = 0; s < nshapes; s++)
-        data[s].s = shapes[s];
-    int wrong = 0, naive_skipped = 0, unsupported[MAX_BACKENDS] = {0}, total = nthr * nsel * nshapes, done = 0;
-    rs_progress_begin(total);
-    for (int ti = 0; ti < nthr; ti++) {
-        int T = threads[ti];
-        for (int bi = 0; bi < nsel; bi++) {
-            const gemm_backend *b = sel[bi];
-            b->set_threads(b, T);
-            for (int s = 0; s < nshapes; s++) {
-                shape_data *d = &data[s];
-                snprintf(buf, sizeof buf, "gemm %s %ldx%ldx%ld:%s t=%d", b->name, d->s.m, d->s.n,
-                         d->s.k, gemm_trans_str(d->s.ta, d->s.tb), T);
-                rs_progress(done++, buf);
-                int st = run_row(t, b, d, T, peak[ti], &cfg);
-                naive_skipped += st == ROW_NAIVE_SKIPPED;
-                unsupported[bi] += st == ROW_UNSUPPORTED;
-                wrong |= st == ROW_WRONG;
-            }
-        }
-    }
-    rs_progress_done();
-    gemm_report_gains(t);
+static int one_step(const rs_study_run *r, int ti, int item) { return 1; }
 
-    rs_table_print(t, stdout, "backend,set,shape,m,n,k,trans,threads,gflops,frac_of_peak,residual,"
-                              "dispatch,gain_vs_default");
-    if (naive_skipped)
+static int time_pair(rs_study_run *r, int ti, int item)
+{
+    int T = r->threads[ti], bi = item / st.nshapes, status;
+    const gemm_backend *b = r->sel[bi];
+    shape_data *d = &st.data[item % st.nshapes];
+    if (item % st.nshapes == 0)
+        b->set_threads(b, T);
+    rs_study_progress(r, 1, "gemm %s %ldx%ldx%ld:%s t=%d", b->name, d->s.m, d->s.n, d->s.k,
+                      gemm_trans_str(d->s.ta, d->s.tb), T);
+    int rc = run_row(r, b, d, T, st.peak[ti], &status);
+    st.naive_skipped += status == ROW_NAIVE_SKIPPED;
+    st.unsupported[bi] += status == ROW_UNSUPPORTED;
+    r->wrong |= status == ROW_WRONG;
+    return rc;
+}
+
+static void finish(rs_study_run *r) { gemm_report_gains(r->table); }
+
+static void notes(rs_study_run *r)
+{
+    if (st.naive_skipped)
         printf("naive (the oracle) timed only up to %.2g GFLOP per call: %d rows left out\n",
-               NAIVE_MAX_FLOPS * 1e-9, naive_skipped);
-    for (int bi = 0; bi < nsel; bi++)
-        if (unsupported[bi])
-            printf("%s: %d rows left out: transposes it does not support (--list)\n", sel[bi]->name,
-                   unsupported[bi]);
+               NAIVE_MAX_FLOPS * 1e-9, st.naive_skipped);
+    for (int bi = 0; bi < r->nsel; bi++)
+        if (st.unsupported[bi])
+            printf("%s: %d rows left out: transposes it does not support (--list)\n",
+                   ((const gemm_backend *)r->sel[bi])->name, st.unsupported[bi]);
     printf("gflops = 2 m n k / median time; frac_of_peak against the %s FMA peak (%s); "
            "residual in units of eps K max|A| max|B|\n",
-           rs_isa_name(rs_isa_best()), opt.machine ? opt.machine : "measured now");
-    gemm_report_dispatch(t);
-    gemm_report_target(t, "2048^3", "square", 2048, 0.85);
-    gemm_report_target(t, "DeepBench N=64", "deepbench", 64, 0.70);
-    if ((opt.c.csv && rs_table_write_csv(t, opt.c.csv) != 0) ||
-        (opt.c.json && rs_table_write_json(t, opt.c.json) != 0))
-        rs_die(RS_EXIT_USAGE);
-    rs_table_free(t);
-    rs_json_free(machine);
-    for (int s = 0; s < nshapes; s++)
-        gemm_ref_free(&data[s].ref);
-    if (wrong)
-        fprintf(stderr, "microbench gemm: a correctness check failed (see WRONG lines above)\n");
-    return wrong ? RS_EXIT_WRONG : RS_EXIT_OK;
+           rs_isa_name(rs_isa_best()), r->machine_path ? r->machine_path : "measured now");
+    gemm_report_dispatch(r->table);
+    gemm_report_target(r->table, "2048^3", "square", 2048, 0.85);
+    gemm_report_target(r->table, "DeepBench N=64", "deepbench", 64, 0.70);
 }
+
+static void cleanup(rs_study_run *r)
+{
+    for (int s = 0; s < st.nshapes; s++)
+        gemm_ref_free(&st.data[s].ref);
+}
+
+static const rs_study gemm_study = {
+    .name = "gemm", .usage = usage,
+    .opts = options, .nopts = RS_ARRAY_LEN(options),
+    .late_opts = late_options, .nlate_opts = RS_ARRAY_LEN(late_options),
+    .list_help = "list the backends (available or why not) and the named shapes, and exit",
+    .columns = columns, .ncols = RS_ARRAY_LEN(columns),
+    .console_columns = "backend,set,shape,m,n,k,trans,threads,gflops,frac_of_peak,residual,"
+                       "dispatch,gain_vs_default",
+    .print_list = print_list, .prepare = prepare, .no_inputs = "no shape selected (see --list)",
+    .select = select_all, .before = measure_peaks, .begin = begin, .steps = one_step,
+    .time_item = time_pair, .finish = finish, .notes = notes, .cleanup = cleanup,
+};
+
+int cmd_gemm(int argc, char **argv) { return rs_study_main(&gemm_study, argc, argv); }

@@ -34,6 +34,8 @@
 
 #include <stdint.h>
 
+#include "registry.h"
+
 /* ---- one backend ----------------------------------------------------------------- */
 typedef struct gemm_backend gemm_backend;
 struct gemm_backend {
@@ -64,6 +66,7 @@ struct gemm_backend {
 /* The registry (gemm_registry.c), in display order: naive first (the oracle). */
 extern const gemm_backend *const gemm_backends[];
 extern const int gemm_nbackends;
+extern const rs_registry gemm_registry;   /* the same rows, for registry.h's lookups */
 const gemm_backend *gemm_find(const char *name);   /* NULL if none */
 
 /* Rows of the registry, one file each. */

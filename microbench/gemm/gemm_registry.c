@@ -2,8 +2,6 @@
  * --list), the default campaign and the tests.  Adding a backend = one file + one row.
  * naive comes first: it is the oracle.  A ":default" row follows the library it pairs
  * with, so a table shows corrected and default dispatch side by side. */
-#include <string.h>
-
 #include "check.h"
 #include "gemm.h"
 
@@ -19,10 +17,9 @@ const gemm_backend *const gemm_backends[] = {
 };
 const int gemm_nbackends = RS_ARRAY_LEN(gemm_backends);
 
+const rs_registry gemm_registry = RS_REGISTRY_PTRS(gemm_backends, gemm_backend, name);
+
 const gemm_backend *gemm_find(const char *name)
 {
-    for (int i = 0; i < gemm_nbackends; i++)
-        if (strcmp(gemm_backends[i]->name, name) == 0)
-            return gemm_backends[i];
-    return NULL;
+    return rs_registry_find(&gemm_registry, name, RS_REGISTRY_ANY_ISA);
 }

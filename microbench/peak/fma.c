@@ -12,11 +12,12 @@
 #include "peak_kernels.h"
 
 const peak_fma_variant peak_fma_variants[RS_ISA_COUNT] = {
-    [RS_ISA_PORTABLE] = {RS_ISA_PORTABLE, peak_fma_portable, PEAK_FMA_NACC_PORTABLE,
-                         "scalar mulss+addss"},
-    [RS_ISA_AVX2] = {RS_ISA_AVX2, peak_fma_avx2, PEAK_FMA_NACC_AVX2, "vfmadd ymm"},
-    [RS_ISA_AVX512] = {RS_ISA_AVX512, peak_fma_avx512, PEAK_FMA_NACC_AVX512,
-                       "vfmadd zmm"},
+    [RS_ISA_PORTABLE] = {.isa = RS_ISA_PORTABLE, .fn = peak_fma_portable,
+                         .nacc = PEAK_FMA_NACC_PORTABLE, .what = "scalar mulss+addss"},
+    [RS_ISA_AVX2] = {.isa = RS_ISA_AVX2, .fn = peak_fma_avx2, .nacc = PEAK_FMA_NACC_AVX2,
+                     .what = "vfmadd ymm"},
+    [RS_ISA_AVX512] = {.isa = RS_ISA_AVX512, .fn = peak_fma_avx512, .nacc = PEAK_FMA_NACC_AVX512,
+                       .what = "vfmadd zmm"},
 };
 
 double peak_fma_flops_per_rep(const peak_fma_variant *v)

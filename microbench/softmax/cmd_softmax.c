@@ -18,43 +18,14 @@
 #include "check.h"
 #include "counters.h"
 #include "fsio.h"
-#include "json.h"
-#include "meta.h"
-#include "opts.h"
 #include "peak.h"
-#include "progress.h"
-#include "record.h"
 #include "softmax.h"
 #include "softmax_check.h"
+#include "study.h"
 #include "timer.h"
 
 #define MAX_LIST 16
-#define MAX_THREADS 16
-#define MAX_SEL 64   /* variants x ISAs selected */
 #define TIMING_SEED 1
-
-/* ---- options ---- */
-static struct {
-    rs_common_opts c;
-    const char *variants;  /* --variant LIST (default all) */
-    const char *isas;      /* --isa LIST (default all supported) */
-    const char *rows;      /* --rows LIST (default 1,32,512) */
-    const char *cols;      /* --cols LIST (default 64,1000,10000,50000) */
-    const char *threads;   /* --threads LIST (default 1,all) */
-    const char *machine;   /* --machine FILE: machine.json with the FMA peak */
-    int list;              /* --list: print the registry and exit */
-} opt;
-
-static const rs_opt options[] = {
-    {"variant", RS_OPT_STR, &opt.variants, "LIST", "variants to run: naive,safe,online,fast,xent (default all)", 0, 0},
-    {"isa", RS_OPT_STR, &opt.isas, "LIST", "ISAs to run: avx512,avx2,portable (default all this CPU has)", 0, 0},
-    {"rows", RS_OPT_STR, &opt.rows, "LIST", "rows (batch), e.g. 1,32,512 (default 1,32,512)", 0, 0},
-    {"cols", RS_OPT_STR, &opt.cols, "LIST", "columns (vocabulary), e.g. 64,1000,50000 (default 64,1000,10000,50000 + rows > LLC)", 0, 0},
-    {"threads", RS_OPT_STR, &opt.threads, "LIST", "thread counts, e.g. 1,2 or all (default 1,all); rows are split across threads", 0, 0},
-    {"machine", RS_OPT_STR, &opt.machine, "FILE", "machine.json from `microbench peak`: its FMA peak (default: measured now; the bandwidth is always measured next to each row beyond the LLC)", 0, 0},
-    {"list", RS_OPT_FLAG, &opt.list, NULL, "list the variants compiled in and exit", 0, 0},
-    RS_COMMON_OPTS(opt.c),
-};
 
 static const char usage[] =
     "usage: microbench softmax [options]\n"
@@ -73,21 +44,16 @@ static const char usage[] =
     "or +inf gives a NaN row, a fully -inf row gives NaN (as PyTorch); dlogits are not\n"
     "divided by rows (softmax.h).";
 
-/* ---- selection ---- */
+/* ---- options (the shared ones are the runner's: study.h) ---- */
+static struct {
+    const char *rows;      /* --rows LIST (default 1,32,512) */
+    const char *cols;      /* --cols LIST (default 64,1000,10000,50000) */
+} opt;
 
-/* Every name in a --variant / --isa list must exist (a typo is an error, not a no-op). */
-static int validate_lists(void)
-{
-    const char *names[64];
-    int n = 0;
-    for (int k = 0; k < softmax_nvariants && n < 64; k++)
-        names[n++] = softmax_variants[k].variant;
-    if (opt.variants && rs_list_check("variant", "variant", opt.variants, names, n) != 0)
-        return -1;
-    if (opt.isas && rs_list_check("isa", "ISA", opt.isas, rs_isa_names, RS_ISA_COUNT) != 0)
-        return -1;
-    return 0;
-}
+static const rs_opt options[] = {
+    {"rows", RS_OPT_STR, &opt.rows, "LIST", "rows (batch), e.g. 1,32,512 (default 1,32,512)", 0, 0},
+    {"cols", RS_OPT_STR, &opt.cols, "LIST", "columns (vocabulary), e.g. 64,1000,50000 (default 64,1000,10000,50000 + rows > LLC)", 0, 0},
+};
 
 /* ---- shapes ---- */
 typedef struct {
@@ -111,32 +77,32 @@ static int parse_counts(const char *name, const char *s, long *out)
     return k;
 }
 
+/* The --rows / --cols list, or its default where the option is not given. */
+static int counts_or_default(const char *name, const char *arg, const long *def, int ndef, long *out)
+{
+    if (arg)
+        return parse_counts(name, arg, out);
+    memcpy(out, def, (size_t)ndef * sizeof(long));
+    return ndef;
+}
+
 /* Default grid: rows x cols up to 4M elements (32 MiB moved per call), then rows larger
  * than the LLC: 2x the LLC in floats each (x alone twice the LLC: the second pass cannot
  * find x in cache), one per thread of the largest thread count — rows are never split,
  * so that is the shape on which all threads stream from memory at once (on one core,
  * exp's FMA work per element can take as long as moving its 8 bytes). */
-static int make_shapes(shape *sh, int max, int tmax)
+static int make_shapes(shape *sh, int max, int tmax, int quick)
 {
     static const long def_rows[] = {1, 32, 512}, def_cols[] = {64, 1000, 10000, 50000};
     static const long quick_rows[] = {1, 32}, quick_cols[] = {64, 1000, 10000};
     long rows[MAX_LIST], cols[MAX_LIST];
-    int nr, nc, n = 0;
-    int user = opt.rows || opt.cols;
-    if (opt.rows) {
-        if ((nr = parse_counts("rows", opt.rows, rows)) < 0)
-            return -1;
-    } else {
-        nr = opt.c.quick ? 2 : 3;
-        memcpy(rows, opt.c.quick ? quick_rows : def_rows, (size_t)nr * sizeof(long));
-    }
-    if (opt.cols) {
-        if ((nc = parse_counts("cols", opt.cols, cols)) < 0)
-            return -1;
-    } else {
-        nc = opt.c.quick ? 3 : 4;
-        memcpy(cols, opt.c.quick ? quick_cols : def_cols, (size_t)nc * sizeof(long));
-    }
+    int n = 0, user = opt.rows || opt.cols;
+    int nr = counts_or_default("rows", opt.rows, quick ? quick_rows : def_rows, quick ? 2 : 3, rows);
+    if (nr < 0)
+        return -1;
+    int nc = counts_or_default("cols", opt.cols, quick ? quick_cols : def_cols, quick ? 3 : 4, cols);
+    if (nc < 0)
+        return -1;
     long mem = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
     for (int c = 0; c < nc; c++)
         for (int r = 0; r < nr && n < max; r++) {
@@ -150,7 +116,7 @@ static int make_shapes(shape *sh, int max, int tmax)
         }
     if (!opt.cols && n < max) {
         long llc_floats = rs_llc_bytes() / 4;
-        long big = opt.c.quick ? llc_floats : 2 * llc_floats;
+        long big = quick ? llc_floats : 2 * llc_floats;
         if (big > 0x7fffffff)
             big = 0x7fffffff;
         if (SOFTMAX_BYTES_PER_ELEM * big * tmax <= mem / 2)
@@ -270,13 +236,11 @@ static void *alloc_big(size_t bytes)
 }
 
 static const rs_col columns[] = {
-    {"variant", RS_STR, 0},           {"isa", RS_STR, 0},               {"threads", RS_INT, 0},
-    {"rows", RS_INT, 0},              {"cols", RS_INT, 0},              {"cache", RS_STR, 0},
-    {"ns_per_elem", RS_DBL, 4},       {"cycles_per_elem", RS_DBL, 4},   {"ns_per_elem_min", RS_DBL, 4},
-    {"cv", RS_DBL, 2},                {"gbytes_per_s", RS_DBL, 4},      {"max_rel_err", RS_DBL, 3},
-    {"row_sum_err", RS_DBL, 3},       {"loss_err", RS_DBL, 3},          {"speedup_vs_naive", RS_DBL, 4},
-    {"frac_of_bound", RS_DBL, 3},     {"bound", RS_STR, 0},             {"bound_ns_per_elem", RS_DBL, 4},
-    {"samples", RS_INT, 0},
+    {"variant", RS_STR, 0}, {"isa", RS_STR, 0}, {"threads", RS_INT, 0}, {"rows", RS_INT, 0},
+    {"cols", RS_INT, 0}, {"cache", RS_STR, 0}, RS_STUDY_PER_ELEM_COLUMNS, {"gbytes_per_s", RS_DBL, 4},
+    {"max_rel_err", RS_DBL, 3}, {"row_sum_err", RS_DBL, 3}, {"loss_err", RS_DBL, 3},
+    {"speedup_vs_naive", RS_DBL, 4}, {"frac_of_bound", RS_DBL, 3}, {"bound", RS_STR, 0},
+    {"bound_ns_per_elem", RS_DBL, 4}, {"samples", RS_INT, 0},
 };
 
 /* ---- the targets, read back from the table ---- */
@@ -363,85 +327,66 @@ static void print_targets(const rs_table *t)
     free(ratio);
 }
 
-int cmd_softmax(int argc, char **argv)
-{
-    int rc = rs_opts_parse(argc, argv, options, RS_ARRAY_LEN(options), usage, NULL, NULL);
-    if (rc == 1)
-        return RS_EXIT_OK;
-    if (rc < 0 || validate_lists() != 0)
-        rs_die(RS_EXIT_USAGE);
-    if (opt.list) {
-        printf("%-8s %-9s %-5s %-4s %s\n", "variant", "isa", "safe", "runs", "algorithm");
-        for (int k = 0; k < softmax_nvariants; k++)
-            printf("%-8s %-9s %-5s %-4s %s\n", softmax_variants[k].variant,
-                   rs_isa_name(softmax_variants[k].isa), softmax_variants[k].overflow_safe ? "yes" : "no",
-                   rs_isa_supported(softmax_variants[k].isa) ? "yes" : "no", softmax_variants[k].algo);
-        return RS_EXIT_OK;
-    }
-    int threads[MAX_THREADS], nthr;
-    char all[32];
-    snprintf(all, sizeof all, "1,%d", rs_ncpus());
-    if ((nthr = rs_parse_threads(opt.threads ? opt.threads : all, threads, MAX_THREADS)) < 0)
-        rs_die(RS_EXIT_USAGE);
-    int tmax = 1;
-    for (int i = 0; i < nthr; i++)
-        tmax = threads[i] > tmax ? threads[i] : tmax;
+/* ---- the study: what the runner (study.h) calls ---- */
+static struct {
     shape shapes[MAX_LIST * MAX_LIST + 1];
-    int nshapes = make_shapes(shapes, RS_ARRAY_LEN(shapes), tmax);
-    if (nshapes < 0 || rs_common_check_outputs(&opt.c) != 0)
-        rs_die(RS_EXIT_USAGE);
-    rs_json *machine = NULL;
-    if (opt.machine && !(machine = rs_json_load(opt.machine)))
-        rs_die(RS_EXIT_USAGE);
+    int any_beyond_llc;   /* some shape's x and y together exceed the LLC */
+    double exp_ns;        /* the exp bound of the current thread count, ns/element */
+    int skipped;          /* (thread count, shape) pairs with fewer rows than threads */
+} st;
 
-    /* Select: by name and ISA; ISAs this CPU lacks are skipped with a note. */
-    const softmax_variant *sel[MAX_SEL];
-    int nsel = 0;
-    for (int k = 0; k < softmax_nvariants && nsel < MAX_SEL; k++) {
-        const softmax_variant *v = &softmax_variants[k];
-        if (!rs_list_has(opt.variants, v->variant) || !rs_list_has(opt.isas, rs_isa_name(v->isa)))
-            continue;
-        if (!rs_isa_supported(v->isa)) {
-            printf("skipped: %s %s: this CPU lacks %s\n", v->variant, rs_isa_name(v->isa),
-                   rs_isa_name(v->isa));
-            continue;
-        }
-        sel[nsel++] = v;
-    }
-    if (nsel == 0)
-        rs_fatal(RS_EXIT_USAGE, "no selected variant runs on this CPU (see --list)");
+static const softmax_variant *selected(const rs_study_run *r, int s) { return r->sel[s]; }
 
-    /* 1. Correctness first, outside any timed region. */
-    printf("checking %d variants on random, huge, masked and NaN inputs (cols 1..3000, every path) ...\n", nsel);
+static void print_list(const rs_study_run *r)
+{
+    printf("%-8s %-9s %-5s %-4s %s\n", "variant", "isa", "safe", "runs", "algorithm");
+    for (int k = 0; k < softmax_nvariants; k++)
+        printf("%-8s %-9s %-5s %-4s %s\n", softmax_variants[k].variant,
+               rs_isa_name(softmax_variants[k].isa), softmax_variants[k].overflow_safe ? "yes" : "no",
+               rs_isa_supported(softmax_variants[k].isa) ? "yes" : "no", softmax_variants[k].algo);
+}
+
+static int prepare(rs_study_run *r)
+{
+    int tmax = 1;
+    for (int i = 0; i < r->nthreads; i++)
+        tmax = r->threads[i] > tmax ? r->threads[i] : tmax;
+    int n = make_shapes(st.shapes, RS_ARRAY_LEN(st.shapes), tmax, r->c.quick);
+    for (int i = 0; i < n; i++)
+        st.any_beyond_llc |= SOFTMAX_BYTES_PER_ELEM * st.shapes[i].rows * st.shapes[i].cols > rs_llc_bytes();
+    return n;
+}
+
+/* Correctness first, outside any timed region. */
+static int check_variants(rs_study_run *r)
+{
+    printf("checking %d variants on random, huge, masked and NaN inputs (cols 1..3000, every path) ...\n", r->nsel);
     fflush(stdout);
-    int wrong = 0;
-    for (int s = 0; s < nsel; s++) {
+    for (int s = 0; s < r->nsel; s++) {
+        const softmax_variant *v = selected(r, s);
         softmax_err e;
         char what[400];
-        if (!softmax_check_variant(sel[s], &e, what, sizeof what)) {
-            wrong = 1;
-            fprintf(stderr, "WRONG: %s %s: %s\n", sel[s]->variant, rs_isa_name(sel[s]->isa), what);
+        if (!softmax_check_variant(v, &e, what, sizeof what)) {
+            r->wrong = 1;
+            fprintf(stderr, "WRONG: %s %s: %s\n", v->variant, rs_isa_name(v->isa), what);
         } else {
             char loss[32] = "";
-            if (sel[s]->xent)
+            if (v->xent)
                 snprintf(loss, sizeof loss, ", loss %.3g", e.loss_err);
-            printf("  %-7s %-9s ok: max_rel_err %.3g, row sums %.3g%s%s\n", sel[s]->variant,
-                   rs_isa_name(sel[s]->isa), e.max_rel_err, e.row_sum_err, loss,
-                   sel[s]->overflow_safe ? "" : " (huge inputs skipped: not overflow-safe)");
+            printf("  %-7s %-9s ok: max_rel_err %.3g, row sums %.3g%s%s\n", v->variant,
+                   rs_isa_name(v->isa), e.max_rel_err, e.row_sum_err, loss,
+                   v->overflow_safe ? "" : " (huge inputs skipped: not overflow-safe)");
         }
     }
-    if (rs_interrupted())
-        rs_die(RS_EXIT_INTR);
+    return rs_interrupted() ? RS_EXIT_INTR : 0;
+}
 
-    /* 2. Speed. */
-    rs_counters_init();
-    rs_markers_init();
-    rs_bench_cfg cfg = rs_bench_defaults(opt.c.quick);
-    rs_table *t = rs_table_new("softmax", columns, RS_ARRAY_LEN(columns));
-    rs_table_meta_std(t, argc, argv);
+static void begin(rs_study_run *r)
+{
+    rs_table *t = r->table;
     rs_table_meta(t, "inputs", "uniform [-10, 10], every row with a target");
     rs_table_meta(t, "counters", rs_counters_status());
-    char buf[160];
+    char buf[64];
     snprintf(buf, sizeof buf, "%g", SOFTMAX_BOUND_VECOPS);
     rs_table_meta(t, "bound_vecops", buf);
     snprintf(buf, sizeof buf, "%g", SOFTMAX_BYTES_PER_ELEM);
@@ -449,138 +394,169 @@ int cmd_softmax(int argc, char **argv)
     snprintf(buf, sizeof buf, "%g", SOFTMAX_MAX_REL_ERR);
     rs_table_meta(t, "max_rel_err_tolerance", buf);
     rs_table_meta(t, "dlogits", "softmax - onehot, not divided by rows");
-    rs_table_meta(t, "fma_peak_source", opt.machine ? opt.machine : "measured now (quick)");
+    rs_study_meta_peak_source(r);
+}
 
-    int any_beyond_llc = 0;
-    for (int i = 0; i < nshapes; i++)
-        any_beyond_llc |= SOFTMAX_BYTES_PER_ELEM * shapes[i].rows * shapes[i].cols > rs_llc_bytes();
-    int total = 0, done = 0, skipped = 0;
-    for (int ti = 0; ti < nthr; ti++)
-        for (int i = 0; i < nshapes; i++)
-            total += shapes[i].rows >= threads[ti] ? nsel : 0;
-    rs_progress_begin(total);
-    const char *stream_source = "not needed (no shape beyond the LLC)";
-    for (int ti = 0; ti < nthr; ti++) {
-        int T = threads[ti];
-        double exp_ns = exp_bound_ns(peak_fma_gflops_for(T, machine));
-        if (any_beyond_llc)
-            stream_source = "STREAM copy on the row's threads, measured right after each timing "
-                            "beyond the LLC (quick)";
-        for (int i = 0; i < nshapes; i++) {
-            long rows = shapes[i].rows, cols = shapes[i].cols;
-            if (rows < T) {
-                skipped++;
-                continue;
-            }
-            size_t n = (size_t)rows * cols;
-            work w = {.rows = rows, .cols = cols, .nthreads = T};
-            w.x = alloc_big(n * sizeof(float));
-            w.y = alloc_big(n * sizeof(float));
-            w.loss = malloc((size_t)rows * sizeof(float));
-            w.targets = malloc((size_t)rows * sizeof(int));
-            w.m = malloc((size_t)rows * sizeof(double));
-            w.s = malloc((size_t)rows * sizeof(double));
-            if (!w.x || !w.y || !w.loss || !w.targets || !w.m || !w.s)
-                rs_fatal(RS_EXIT_USAGE, "out of memory for %ld x %ld", rows, cols);
-            rs_parallel(T, init_thread, &w);
-            int beyond = SOFTMAX_BYTES_PER_ELEM * n > rs_llc_bytes();
-            const char *cache = cache_label(rows, cols, T);
-            double naive_ns = NAN;
-            /* Compare up to ~64k outputs per shape in full; NaN-ness and sums: all. */
-            long stride = (long)(n / 65536) + 1;
-            /* every variant timed side by side (rounds of one sample each: a noisy
-             * spell falls on all, so speedups and xent / fast hold), then each run once
-             * more and its output checked; beyond the LLC the bandwidth bound right after */
-            snprintf(buf, sizeof buf, "softmax %ldx%ld t=%d (%d variants)", rows, cols, T, nsel);
-            rs_progress(done, buf);
-            done += nsel;
-            work ws[MAX_SEL];
-            void *ctxs[MAX_SEL];
-            rs_bench_result res[MAX_SEL];
-            for (int s = 0; s < nsel; s++) {
-                ws[s] = w;
-                ws[s].v = sel[s];
-                ctxs[s] = &ws[s];
-            }
-            rs_marker_start(buf);
-            if (rs_bench_rounds(&cfg, T, nsel, run_kernel, ctxs, res) != 0)
-                rs_die(RS_EXIT_INTR);
-            rs_marker_stop(buf);
-            double mem_ns = beyond ? mem_bound_ns(copy_gbytes_now(T)) : NAN;
-            for (int s = 0; s < nsel; s++) {
-                rs_parallel(T, run_once, &ws[s]);
-                const rs_bench_result r = res[s];
-                softmax_err e;
-                softmax_compare(w.x, w.targets, w.y, w.loss, (int)rows, (int)cols, sel[s]->xent != NULL,
-                                stride, w.m, w.s, &e);
-                if (!softmax_err_ok(&e)) {
-                    wrong = 1;
-                    fprintf(stderr, "WRONG: %s %s: timed output %ld x %ld (%d threads): max_rel_err %.3g "
-                                    "at row %ld col %ld, row sums %.3g, loss %.3g\n",
-                            sel[s]->variant, rs_isa_name(sel[s]->isa), rows, cols, T, e.max_rel_err,
-                            e.worst_row, e.worst_col, e.row_sum_err, e.loss_err);
-                }
-                double ns = r.ns.median / (double)n;   /* wall time per element, all threads */
-                double bound_ns = exp_ns;
-                const char *bound = "exp";
-                if (beyond && mem_ns > bound_ns) {   /* the binding one of the two */
-                    bound_ns = mem_ns;
-                    bound = "memory";
-                }
-                if (strcmp(sel[s]->variant, "naive") == 0)
-                    naive_ns = ns;
-                int row = rs_table_row(t);
-                rs_set_str(t, row, "variant", sel[s]->variant);
-                rs_set_str(t, row, "isa", rs_isa_name(sel[s]->isa));
-                rs_set_int(t, row, "threads", T);
-                rs_set_int(t, row, "rows", rows);
-                rs_set_int(t, row, "cols", cols);
-                rs_set_str(t, row, "cache", cache);
-                rs_set_dbl(t, row, "ns_per_elem", ns);
-                rs_set_dbl(t, row, "cycles_per_elem", ns * rs_tsc_ghz());
-                rs_set_dbl(t, row, "ns_per_elem_min", r.ns.min / (double)n);
-                rs_set_dbl(t, row, "cv", r.ns.cv);
-                rs_set_dbl(t, row, "gbytes_per_s", SOFTMAX_BYTES_PER_ELEM / ns);
-                rs_set_dbl(t, row, "max_rel_err", e.max_rel_err);
-                rs_set_dbl(t, row, "row_sum_err", e.row_sum_err);
-                if (sel[s]->xent)
-                    rs_set_dbl(t, row, "loss_err", e.loss_err);
-                if (isfinite(naive_ns))
-                    rs_set_dbl(t, row, "speedup_vs_naive", naive_ns / ns);
-                if (isfinite(bound_ns)) {
-                    rs_set_dbl(t, row, "frac_of_bound", bound_ns / ns);
-                    rs_set_str(t, row, "bound", bound);
-                    rs_set_dbl(t, row, "bound_ns_per_elem", bound_ns);
-                }
-                rs_set_int(t, row, "samples", r.ns.n);
-            }
-            free(w.x);
-            free(w.y);
-            free(w.loss);
-            free(w.targets);
-            free(w.m);
-            free(w.s);
-        }
+/* A shape with fewer rows than threads is skipped: a row is never split. */
+static int steps(const rs_study_run *r, int ti, int i)
+{
+    return st.shapes[i].rows >= r->threads[ti] ? r->nsel : 0;
+}
+
+static int thread_count(rs_study_run *r, int ti)
+{
+    st.exp_ns = exp_bound_ns(peak_fma_gflops_for(r->threads[ti], r->machine));
+    return 0;
+}
+
+static int work_alloc(work *w)
+{
+    size_t n = (size_t)w->rows * w->cols;
+    w->x = alloc_big(n * sizeof(float));
+    w->y = alloc_big(n * sizeof(float));
+    w->loss = malloc((size_t)w->rows * sizeof(float));
+    w->targets = malloc((size_t)w->rows * sizeof(int));
+    w->m = malloc((size_t)w->rows * sizeof(double));
+    w->s = malloc((size_t)w->rows * sizeof(double));
+    CHECK(w->x && w->y && w->loss && w->targets && w->m && w->s, "out of memory for %ld x %ld",
+          w->rows, w->cols);
+    return 0;
+}
+
+static void work_free(work *w)
+{
+    void *blocks[] = {w->x, w->y, w->loss, w->targets, w->m, w->s};
+    for (int i = 0; i < RS_ARRAY_LEN(blocks); i++)
+        free(blocks[i]);
+}
+
+/* Bound of one shape: the exp bound, or beyond the LLC the memory bound if it binds. */
+typedef struct {
+    double ns;
+    const char *name;
+} bound;
+
+static void add_row(rs_table *t, const work *w, const char *cache, const rs_bench_result *r,
+                    const softmax_err *e, bound b, double naive_ns)
+{
+    double n = (double)w->rows * w->cols, ns = r->ns.median / n;   /* wall time per element */
+    int row = rs_table_row(t);
+    rs_set_str(t, row, "variant", w->v->variant);
+    rs_set_str(t, row, "isa", rs_isa_name(w->v->isa));
+    rs_set_int(t, row, "threads", w->nthreads);
+    rs_set_int(t, row, "rows", w->rows);
+    rs_set_int(t, row, "cols", w->cols);
+    rs_set_str(t, row, "cache", cache);
+    rs_study_set_per_elem(t, row, r, n);
+    rs_set_dbl(t, row, "gbytes_per_s", SOFTMAX_BYTES_PER_ELEM / ns);
+    rs_set_dbl(t, row, "max_rel_err", e->max_rel_err);
+    rs_set_dbl(t, row, "row_sum_err", e->row_sum_err);
+    if (w->v->xent)
+        rs_set_dbl(t, row, "loss_err", e->loss_err);
+    if (isfinite(naive_ns))
+        rs_set_dbl(t, row, "speedup_vs_naive", naive_ns / ns);
+    if (isfinite(b.ns)) {
+        rs_set_dbl(t, row, "frac_of_bound", b.ns / ns);
+        rs_set_str(t, row, "bound", b.name);
+        rs_set_dbl(t, row, "bound_ns_per_elem", b.ns);
     }
-    rs_progress_done();
-    rs_markers_close();
-    rs_table_meta(t, "stream_source", stream_source);
+    rs_set_int(t, row, "samples", r->ns.n);
+}
 
-    rs_table_print(t, stdout, "variant,isa,threads,rows,cols,cache,ns_per_elem,cycles_per_elem,cv,"
-                              "gbytes_per_s,max_rel_err,row_sum_err,speedup_vs_naive,frac_of_bound,bound");
-    if (skipped)
-        printf("skipped %d shape(s) with fewer rows than threads (a row is never split)\n", skipped);
+/* Each variant's timed output checked; its row. */
+static void check_and_record(rs_study_run *r, work *ws, const rs_bench_result *res, bound b)
+{
+    const char *cache = cache_label(ws[0].rows, ws[0].cols, ws[0].nthreads);
+    size_t n = (size_t)ws[0].rows * ws[0].cols;
+    long stride = (long)(n / 65536) + 1;   /* ~64k outputs in full; NaN-ness and sums: all */
+    double naive_ns = NAN;
+    for (int s = 0; s < r->nsel; s++) {
+        const work *w = &ws[s];
+        rs_parallel(w->nthreads, run_once, &ws[s]);
+        softmax_err e;
+        softmax_compare(w->x, w->targets, w->y, w->loss, (int)w->rows, (int)w->cols, w->v->xent != NULL,
+                        stride, w->m, w->s, &e);
+        if (!softmax_err_ok(&e)) {
+            r->wrong = 1;
+            fprintf(stderr, "WRONG: %s %s: timed output %ld x %ld (%d threads): max_rel_err %.3g "
+                            "at row %ld col %ld, row sums %.3g, loss %.3g\n",
+                    w->v->variant, rs_isa_name(w->v->isa), w->rows, w->cols, w->nthreads, e.max_rel_err,
+                    e.worst_row, e.worst_col, e.row_sum_err, e.loss_err);
+        }
+        if (strcmp(w->v->variant, "naive") == 0)
+            naive_ns = res[s].ns.median / (double)n;
+        add_row(r->table, w, cache, &res[s], &e, b, naive_ns);
+    }
+}
+
+/* Every variant timed side by side (rounds of one sample each: a noisy spell falls on
+ * all, so speedups and xent / fast hold), then each run once more and its output
+ * checked; beyond the LLC the bandwidth bound right after. */
+static int time_shape(rs_study_run *r, int ti, int i)
+{
+    int T = r->threads[ti];
+    work w = {.rows = st.shapes[i].rows, .cols = st.shapes[i].cols, .nthreads = T};
+    if (w.rows < T) {
+        st.skipped++;
+        return 0;
+    }
+    if (work_alloc(&w) != 0)
+        return RS_EXIT_USAGE;
+    rs_parallel(T, init_thread, &w);
+    int beyond = SOFTMAX_BYTES_PER_ELEM * w.rows * w.cols > rs_llc_bytes();
+    rs_study_progress(r, r->nsel, "softmax %ldx%ld t=%d (%d variants)", w.rows, w.cols, T, r->nsel);
+    work ws[RS_STUDY_MAX_SEL];
+    void *ctxs[RS_STUDY_MAX_SEL];
+    rs_bench_result res[RS_STUDY_MAX_SEL];
+    for (int s = 0; s < r->nsel; s++) {
+        ws[s] = w;
+        ws[s].v = selected(r, s);
+        ctxs[s] = &ws[s];
+    }
+    int rc = rs_study_bench_rounds(r, T, r->nsel, run_kernel, ctxs, res);
+    if (rc != 0)
+        return rc;
+    double mem_ns = beyond ? mem_bound_ns(copy_gbytes_now(T)) : NAN;
+    bound b = {st.exp_ns, "exp"};
+    if (beyond && mem_ns > b.ns)   /* the binding one of the two */
+        b = (bound){mem_ns, "memory"};
+    check_and_record(r, ws, res, b);
+    work_free(&w);
+    return 0;
+}
+
+static void finish(rs_study_run *r)
+{
+    rs_table_meta(r->table, "stream_source",
+                  st.any_beyond_llc ? "STREAM copy on the row's threads, measured right after each timing "
+                                      "beyond the LLC (quick)"
+                                    : "not needed (no shape beyond the LLC)");
+}
+
+static void notes(rs_study_run *r)
+{
+    if (st.skipped)
+        printf("skipped %d shape(s) with fewer rows than threads (a row is never split)\n", st.skipped);
     printf("cycles are TSC cycles at %.3f GHz; bound: exp = %g vector ops per vector at the measured "
            "FMA rate, memory = %g bytes/element at STREAM copy (beyond the LLC, %ld MiB); %s\n",
            rs_tsc_ghz(), SOFTMAX_BOUND_VECOPS, SOFTMAX_BYTES_PER_ELEM, rs_llc_bytes() >> 20,
            rs_counters_status());
-    print_targets(t);
-    if ((opt.c.csv && rs_table_write_csv(t, opt.c.csv) != 0) ||
-        (opt.c.json && rs_table_write_json(t, opt.c.json) != 0))
-        rs_die(RS_EXIT_USAGE);
-    rs_table_free(t);
-    rs_json_free(machine);
-    if (wrong)
-        fprintf(stderr, "microbench softmax: a correctness check failed (see WRONG lines above)\n");
-    return wrong ? RS_EXIT_WRONG : RS_EXIT_OK;
+    print_targets(r->table);
 }
+
+static const rs_study softmax_study = {
+    .name = "softmax", .usage = usage, .counters = 1, .registry = &softmax_registry,
+    .variant_help = "variants to run: naive,safe,online,fast,xent (default all)",
+    .opts = options, .nopts = RS_ARRAY_LEN(options),
+    .threads_help = "thread counts, e.g. 1,2 or all (default 1,all); rows are split across threads",
+    .machine_help = "machine.json from `microbench peak`: its FMA peak (default: measured now; the "
+                    "bandwidth is always measured next to each row beyond the LLC)",
+    .columns = columns, .ncols = RS_ARRAY_LEN(columns),
+    .console_columns = "variant,isa,threads,rows,cols,cache,ns_per_elem,cycles_per_elem,cv,"
+                       "gbytes_per_s,max_rel_err,row_sum_err,speedup_vs_naive,frac_of_bound,bound",
+    .print_list = print_list, .prepare = prepare, .before = check_variants,
+    .begin = begin, .steps = steps, .thread_count = thread_count,
+    .time_item = time_shape, .finish = finish, .notes = notes,
+};
+
+int cmd_softmax(int argc, char **argv) { return rs_study_main(&softmax_study, argc, argv); }

@@ -34,6 +34,7 @@
 #include <stddef.h>
 
 #include "cpu.h"
+#include "registry.h"
 #include "exp.h"
 
 /* ---- the kernels ---- */
@@ -79,6 +80,7 @@ typedef struct {
  * naive comes first: it is the seed's "before" that speedups are measured against. */
 extern const softmax_variant softmax_variants[];
 extern const int softmax_nvariants;
+extern const rs_registry softmax_registry;   /* the same rows, for registry.h's lookups */
 
 /* Look up by variant and ISA; NULL if none. */
 const softmax_variant *softmax_find(const char *variant, rs_isa isa);

@@ -1,65 +1,25 @@
 /* softmax_fast_core.h — the `fast` softmax and the fused cross-entropy (`xent`), written
  * once on GCC generic vectors with the project's polynomial exp (exp_poly_core.h) and
- * instantiated per width: softmax_fast_{avx512,avx2,portable}.c,
- * softmax_xent_{avx512,avx2,portable}.c, and softmax_w16_avx2.c (the 16-lane code
- * compiled for AVX2, so the AVX-512 arithmetic is verified on machines without it).
- * Define EXP_POLY_W (lanes: 16, 8, 4) before including; then SOFTMAX_FAST_DEFINE(name)
- * and XENT_FAST_DEFINE(name) emit the exported kernels.
+ * instantiated per vector width.
  *
- * Row algorithms (softmax_path):
- *  STORE    one exp per element: e = exp(x - ref) into y while summing, then y *= 1/sum.
- *           ref is the row's max after a max pass, or — the optimistic pass, for rows
- *           longer than SM_PROBE — the max of the first SM_PROBE elements, with the
- *           row's max, min and NaN test taken in the exp loop itself (softmax does not
- *           depend on the reference as long as nothing overflows; the row is redone
- *           with a max pass when x strays outside [ref - 86.5, ref + 64]).  Row r-1's
- *           scale pass runs inside row r's exp loop.  exp is bound by its dependency
- *           chain, not by ports, so the max/min/NaN test and the pipelined scale cost
- *           little there (measured on Zen 3: 1.10 -> 0.95 TSC cycles per element).
- *           Rows of at most SM_SHORT = 8 vectors (64 columns on AVX2) take the
- *           optimistic pass against their first element, W rows at a time, pass by
- *           pass (sm_rows_short: per-row reductions and reciprocals become vector
- *           operations across rows).
- *  STORE_NT STORE with the exps stored non-temporally, each such row then scaled on
- *           its own: no read-for-ownership of y — 16 bytes per element move, not 20.
- *  ONLINE   Milakov & Gimelshein's two passes with the max per block.  Pass 1, per
- *           block of SM_BLOCK = 64 vectors (in L1 after its max): block max; if the
- *           running max grows, the running sum is rescaled once (one scalar exp per
- *           block, never per element); sum += sum exp(x - max).  Pass 2:
- *           y = exp(x - max)/sum.  x is read twice and y written once, two exps each.
- *  STREAM   ONLINE with pass 2's stores non-temporal: 12 bytes per element, the least
- *           traffic, at two exps per element.
- * SOFTMAX_PATH_AUTO takes STORE while a row fits in L2 (cols <= SOFTMAX_STORE_MAX_COLS)
- * or the call's x and y fit in half the LLC, else STORE_NT.  Beyond the LLC, on one
- * Zen 3 core STORE_NT/STORE ran ~25% faster than STREAM: one core's exp throughput,
- * not DRAM, is the limit there (softmax.h: the two bounds are within 20%).  Where many
- * cores share the memory bus, STREAM's 12 bytes may win; force it to compare.  ONLINE
- * is also the forward-only loss's single pass.  NT stores end with an sfence.
+ * Use: define EXP_POLY_W (lanes: 16, 8, 4), include this file, then expand
+ * SOFTMAX_FAST_DEFINE(name) and XENT_FAST_DEFINE(name) for the exported kernels.
+ * softmax_fast_{avx512,avx2,portable}.c and softmax_xent_{avx512,avx2,portable}.c do so;
+ * softmax_w16_avx2.c builds the 16-lane code for AVX2, so the AVX-512 arithmetic is
+ * tested on machines without AVX-512.
  *
- * exp here: a one-constant range reduction and a degree-5 polynomial by Estrin's
- * scheme (sm_exp_poly5: short dependency chains) and exp_poly_scale_fast on
- * d = x - ref.  scale_fast is exact only for normal results, so where the row's range
- * exceeds -SOFTMAX_EXP_FLUSH, lanes with d below it (-inf, the masked
- * entries, included) are set to +0 — the probability is under FLT_MIN there anyway
- * (softmax.h: no subnormal outputs).  Rows of narrower range (typical logits) skip those
- * two operations per vector.  d is formed in float first: folding the reference into
- * the exp's FMA (x*log2e - m*log2e) would round m*log2e, an error of 6e-4 relative for
- * |x| near 1e4.
+ * Contract (softmax.h): every output within SOFTMAX_MAX_REL_ERR of the double
+ * reference; a row with a NaN or +inf gives NaN, an all -inf row gives NaN; the tail of
+ * a row goes through a vector padded with -inf, so every element sees the same
+ * arithmetic; sums go per block of SM_BLOCK vectors into a double, so their error does
+ * not grow with the row.
  *
- * Special rows (softmax.h) are decided per row, outside the vector loops: the max pass
- * also sums x * 2^-100 per lane, which is NaN exactly when x holds a NaN (or both
- * infinities, i.e. a +inf: a NaN row anyway) — one FMA per vector, where a NaN-sticky
- * max would need two more operations.  A NaN row, a +inf max or an all -inf row is
- * filled with NaN.
- *
- * Sums: one float vector accumulator per block of SM_BLOCK = 64 vectors (64 terms per
- * lane), each block's sum added into a double, so the error does not grow with cols.
- * The exp loops are not unrolled: exp needs 12 constants, and with four vectors in
- * flight GCC spills them (~9% slower on Zen 3); out-of-order execution overlaps
- * consecutive iterations anyway.
- *
- * Tails: the last n % W elements go through a vector padded with -inf (max unchanged,
- * exp 0), so every element sees the same arithmetic as the vector body. */
+ * Row paths (softmax_path): STORE, one exp per element into y and a scale pass (the
+ * exps taken against an optimistic reference, checked afterwards); STORE_NT, the same
+ * with the exps stored non-temporally; ONLINE, two passes with a running max per block
+ * (also the forward-only loss); STREAM, ONLINE with non-temporal stores of y.
+ * SOFTMAX_PATH_AUTO takes STORE while a row fits in L2 or the call's x and y fit in half
+ * the LLC, else STORE_NT.  Non-temporal stores end with an sfence. */
 #ifndef EXP_POLY_W
 #error "define EXP_POLY_W (lanes per vector) before including softmax_fast_core.h"
 #endif
@@ -194,8 +154,7 @@ SM_INLINE float sm_hsum(sm_vf v)
 }
 
 /* e^x for softmax's d = x - max (|x| <= 86.5 or -inf/NaN), in two short chains: the
- * exp is bound by its dependency chain more than by ports (on Zen 3 the loop took 7.2
- * cycles per vector where its FMA-port count is 4), so what counts is latency.
+ * exp is bound by its dependency chain more than by ports, so what counts is latency.
  *  - Range reduction x = k ln2 + r with ONE constant: r = x - k ln2f, one FMA (exact
  *    product, one rounding; without FMA, exp_poly_reduce's exact split).  ln2f is
  *    1.9e-9 off ln 2, so r is off by at most 126 * 1.9e-9 = 2.4e-7: a relative error
@@ -205,11 +164,10 @@ SM_INLINE float sm_hsum(sm_vf v)
  *  - e^r = 1 + r + r^2 (C2 + C3 r + C4 r^2 + C5 r^3) by Estrin's scheme: (C2 + C3 r)
  *    and (C4 + C5 r) and r^2 at once, then two FMAs: 3 FMA latencies instead of
  *    Horner's 5, one operation more.
- * Together 10-12% faster softmax in and out of cache (A/B in one process on Zen 3).
  * Coefficients fitted for this project: minimax of the relative error by
  * Lawson-weighted least squares on 400 Chebyshev nodes, 1.05e-7 in exact arithmetic.
- * Measured with FMA over every float in [-87, 0] (a scratch program, not kept):
- * 3.9e-7 at most, near -86.4 where k ln2f is furthest off.
+ * With FMA the error over every float in [-87, 0] is at most 3.9e-7, near -86.4 where
+ * k ln2f is furthest off.
  * *y is x*log2e + SHIFT, whose low bits hold k (exp_poly_scale_fast). */
 #define SM_EXP_C2 0x1.fffdfcp-2f
 #define SM_EXP_C3 0x1.5557aep-3f
@@ -233,7 +191,7 @@ SM_INLINE sm_vf sm_exp_poly5(sm_vf x, sm_vf *y)
 
 /* e^d for d <= 0; with flush, 0 where d < SOFTMAX_EXP_FLUSH (and for -inf).  Rows whose
  * range (max - min) is at most -SOFTMAX_EXP_FLUSH need no flush: two operations saved
- * per vector, about 10% (flush is a constant after inlining). */
+ * per vector (flush is a constant after inlining). */
 SM_INLINE sm_vf sm_exp_le0(sm_vf d, int flush)
 {
     sm_vf t;
@@ -288,7 +246,7 @@ SM_INLINE float sm_max(const float *x, long n, float *mn, int *nan)
 /* sum of e^(x - m) in float; with y != NULL also y = e^(x - m).  n <= SM_BLOCK.
  * With yp != NULL, also yp *= inv: the previous row's last pass, software-pipelined into
  * this exp loop (exp is bound by its dependency chain, not by ports, so a load, a
- * multiply and a store per vector ride along almost free; ~8% on Zen 3). */
+ * multiply and a store per vector ride along almost free). */
 SM_INLINE float sm_expsum(const float *x, float *y, long n, float m, int flush, float *yp,
                           float inv, int nt)
 {
@@ -352,10 +310,8 @@ SM_INLINE void sm_opt_step(const float *x, float *y, long i, sm_vf vm, sm_vf *s,
 
 /* The optimistic pass over x[0..n), n <= SM_BLOCK: returns the per-lane sum.  nantest
  * (a constant): keep the NaN test; short rows find NaN from their sums instead.
- * unroll (a constant): n is SM_SHORT and the loop is unrolled completely — with the
- * constant n, sm_rows_short was 11-12% faster on 64-column rows for fast and 6-7% for
- * xent (A/B on Zen 3); without the pragma xent gained nothing (xent/fast 1.21x, 1.11x
- * with it); a lone row (sm_row_short_lone) ran slower unrolled, 0.52 -> 0.61 ns. */
+ * unroll (a constant): n is SM_SHORT and the loop is unrolled completely, which pays
+ * for groups of short rows (sm_rows_short) but not for a lone one (sm_row_short_lone). */
 SM_INLINE sm_vf sm_expsum_opt_v(const float *x, float *y, long n, float m, float *yp, float inv,
                                 sm_stats *st, int nt, int nantest, int unroll)
 {
@@ -537,8 +493,8 @@ SM_INLINE int sm_row_trivial(float *y, long n, const int *targets, float *loss, 
 
 /* loss = m + log(s) - x[t], +inf for a masked target.  logf of s rounded to float:
  * s >= 1 (the row's largest term is e^0 or more), so that adds ~1e-7 absolute to a
- * float loss, and glibc's logf is ~30% cheaper than log — on 64-column rows a row's
- * log is a fifth of xent's time. */
+ * float loss, and logf is cheaper than log, which counts on short rows, where a row's
+ * log is a large part of xent's time. */
 SM_INLINE float sm_loss(const float *x, float m, double s, int t)
 {
     return (float)((double)m + (double)logf((float)s) - (double)x[t]);
@@ -673,8 +629,8 @@ SM_INLINE void sm_rows_store(const float *x, float *y, long rows, long n, const 
                              float *loss, int nt_call)
 {
     sm_pending pend = {NULL, 1, -1};
-    sm_losses losses;   /* not zeroed whole: that cost 9% of a lone 64-column xent when
-                           such rows came this way; lane 0 for GCC's flow analysis */
+    sm_losses losses;   /* not zeroed whole: that slowed lone short xent rows; lane 0
+                           for GCC's flow analysis */
     losses.k = 0;
     losses.part[0] = 0;
     losses.s[0] = 1;
@@ -737,57 +693,74 @@ SM_INLINE void sm_rows_store(const float *x, float *y, long rows, long n, const 
  * rows do) and go W rows together, pass by pass: their exps, with max and min; one
  * transposing reduction per quantity for all W rows (lane g = row g: ~3 operations a
  * row instead of ~18) and one vector divide.  Their scale rides in the next group's
- * exp loops (row k's in row k's, as in STORE; 5% here), and xent's onehot goes in
- * before the scale: (e_t - s)/s = p_t - 1.  Each pass has W independent rows for
- * out-of-order execution to overlap.  Measured on Zen 3 against the row-by-row path
- * (sm_rows_store), A/B in one process, with the same exp in both: fast 0.61 -> 0.35 ns
- * per element on 512 x 64, 0.79 -> 0.53 on one row of 64 (sm_row_short_lone). */
+ * exp loops (row k's in row k's, as in STORE), and xent's onehot goes in before the
+ * scale: (e_t - s)/s = p_t - 1.  Each pass has W independent rows for out-of-order
+ * execution to overlap. */
 
 /* Lane masks of one level of the transposing reduction with half-width h: pairs a, b
  * become lo = (a's lane i where bit h of i is clear, else b's lane i - h) and hi = (a's
  * lane i + h, else b's lane i), so op(lo, hi) holds a reduced over lanes {i, i + h} in
  * the lanes with bit h clear and b likewise in the others. */
-#define SM_TLO(i, h) (((i) & (h)) ? SM_W + (i) - (h) : (i))
-#define SM_THI(i, h) (((i) & (h)) ? SM_W + (i) : (i) + (h))
+#define SM_TRANSPOSE_LO_LANE(i, h) (((i) & (h)) ? SM_W + (i) - (h) : (i))
+#define SM_TRANSPOSE_HI_LANE(i, h) (((i) & (h)) ? SM_W + (i) : (i) + (h))
+/* The shuffle mask of lanes LANE(i, h) for every lane i. */
 #if SM_W == 16
-#define SM_TMASK(F, h) (sm_vi){F(0, h), F(1, h), F(2, h), F(3, h), F(4, h), F(5, h), F(6, h), F(7, h), \
-                               F(8, h), F(9, h), F(10, h), F(11, h), F(12, h), F(13, h), F(14, h), F(15, h)}
+#define SM_TRANSPOSE_MASK(LANE, h)                                                         \
+    (sm_vi){LANE(0, h),  LANE(1, h),  LANE(2, h),  LANE(3, h),  LANE(4, h),  LANE(5, h),    \
+            LANE(6, h),  LANE(7, h),  LANE(8, h),  LANE(9, h),  LANE(10, h), LANE(11, h),   \
+            LANE(12, h), LANE(13, h), LANE(14, h), LANE(15, h)}
 #elif SM_W == 8
-#define SM_TMASK(F, h) (sm_vi){F(0, h), F(1, h), F(2, h), F(3, h), F(4, h), F(5, h), F(6, h), F(7, h)}
+#define SM_TRANSPOSE_MASK(LANE, h)                                                         \
+    (sm_vi){LANE(0, h), LANE(1, h), LANE(2, h), LANE(3, h),                                 \
+            LANE(4, h), LANE(5, h), LANE(6, h), LANE(7, h)}
 #else
-#define SM_TMASK(F, h) (sm_vi){F(0, h), F(1, h), F(2, h), F(3, h)}
+#define SM_TRANSPOSE_MASK(LANE, h) (sm_vi){LANE(0, h), LANE(1, h), LANE(2, h), LANE(3, h)}
 #endif
 /* v[j] = op over lanes {i, i + h} of v[j] and v[j + n], for j < n (a level). */
-#define SM_TLEVEL(v, n, h, OP)                                                             \
-    _Pragma("GCC unroll 16") for (int j = 0; j < (n); j++)                                \
-        v[j] = OP(__builtin_shuffle(v[j], v[j + (n)], SM_TMASK(SM_TLO, h)),                \
-                  __builtin_shuffle(v[j], v[j + (n)], SM_TMASK(SM_THI, h)))
+#define SM_TRANSPOSE_LEVEL(v, n, h, OP)                                                    \
+    _Pragma("GCC unroll 16") for (int j = 0; j < (n); j++)                                 \
+        v[j] = OP(__builtin_shuffle(v[j], v[j + (n)], SM_TRANSPOSE_MASK(SM_TRANSPOSE_LO_LANE, h)), \
+                  __builtin_shuffle(v[j], v[j + (n)], SM_TRANSPOSE_MASK(SM_TRANSPOSE_HI_LANE, h)))
 #define SM_ADD(a, b) ((a) + (b))
 /* The levels from h = W/2 down to 1: then lane g of v[0] is OP over the lanes of the
  * input v[g].  v is overwritten. */
 #if SM_W == 16
-#define SM_TREDUCE(v, OP) \
-    do { SM_TLEVEL(v, 8, 8, OP); SM_TLEVEL(v, 4, 4, OP); SM_TLEVEL(v, 2, 2, OP); SM_TLEVEL(v, 1, 1, OP); } while (0)
+#define SM_TRANSPOSE_REDUCE(v, OP)                                                         \
+    do {                                                                                   \
+        SM_TRANSPOSE_LEVEL(v, 8, 8, OP);                                                   \
+        SM_TRANSPOSE_LEVEL(v, 4, 4, OP);                                                   \
+        SM_TRANSPOSE_LEVEL(v, 2, 2, OP);                                                   \
+        SM_TRANSPOSE_LEVEL(v, 1, 1, OP);                                                   \
+    } while (0)
 #elif SM_W == 8
-#define SM_TREDUCE(v, OP) do { SM_TLEVEL(v, 4, 4, OP); SM_TLEVEL(v, 2, 2, OP); SM_TLEVEL(v, 1, 1, OP); } while (0)
+#define SM_TRANSPOSE_REDUCE(v, OP)                                                         \
+    do {                                                                                   \
+        SM_TRANSPOSE_LEVEL(v, 4, 4, OP);                                                   \
+        SM_TRANSPOSE_LEVEL(v, 2, 2, OP);                                                   \
+        SM_TRANSPOSE_LEVEL(v, 1, 1, OP);                                                   \
+    } while (0)
 #else
-#define SM_TREDUCE(v, OP) do { SM_TLEVEL(v, 2, 2, OP); SM_TLEVEL(v, 1, 1, OP); } while (0)
+#define SM_TRANSPOSE_REDUCE(v, OP)                                                         \
+    do {                                                                                   \
+        SM_TRANSPOSE_LEVEL(v, 2, 2, OP);                                                   \
+        SM_TRANSPOSE_LEVEL(v, 1, 1, OP);                                                   \
+    } while (0)
 #endif
-SM_INLINE sm_vf sm_tmax(sm_vf *v)
+SM_INLINE sm_vf sm_transpose_max(sm_vf *v)
 {
-    SM_TREDUCE(v, exp_poly_vmax);
+    SM_TRANSPOSE_REDUCE(v, exp_poly_vmax);
     return v[0];
 }
 
-SM_INLINE sm_vf sm_tsum(sm_vf *v)
+SM_INLINE sm_vf sm_transpose_sum(sm_vf *v)
 {
-    SM_TREDUCE(v, SM_ADD);
+    SM_TRANSPOSE_REDUCE(v, SM_ADD);
     return v[0];
 }
 
 /* One row the optimistic pass could not take, alone: the row-by-row path's max pass,
  * checked exps, scale, onehot and loss.  Out of line: a rare path, and inlined into the
- * group it cost xent 20% on 64-column rows (A/B on Zen 3). */
+ * group it slowed xent on short rows. */
 static __attribute__((noinline)) void sm_row_alone(const float *x, float *y, long n, const int *targets, float *loss,
                             long r)
 {
@@ -807,12 +780,12 @@ typedef struct {
  * gathered in the same loop, and checked afterwards, all W rows at once: x - m0 within
  * [-86.5, 64] and a sum that is not NaN (a NaN x makes it NaN; max and min skip NaN).
  * A row that fails (a masked or huge-range row, a NaN) is redone alone by the checked
- * path.  No max pass: it cost 0.09 ns per element on 64-column rows and held every
- * row's exps back until W rows' maxima were reduced.
+ * path.  No max pass: it would hold every row's exps back until W rows' maxima were
+ * reduced.
  * xent's losses come as one vector, m0 - x[t] + log s, in float: m0 - x[t] and
  * log s are added after one rounding each, a few ULP of the loss (softmax.h allows
- * 1e-5 relative); row by row in double as sm_losses does, they cost 0.08 ns per
- * element here, a fifth of the softmax on 64-column rows. */
+ * 1e-5 relative); row by row in double, as sm_losses does, they would cost a large part
+ * of the softmax on short rows. */
 SM_INLINE void sm_rows_short_group(const float *x, float *y, long r0, int g, long n,
                                    const int *targets, float *loss, sm_short_pend *pend)
 {
@@ -843,7 +816,7 @@ SM_INLINE void sm_rows_short_group(const float *x, float *y, long r0, int g, lon
         mx[k] = st.max;
         mn[k] = -st.min;
     }
-    sm_vf M = sm_tmax(mx), MN = -sm_tmax(mn), S = sm_tsum(sv), inv = 1.0f / S;
+    sm_vf M = sm_transpose_max(mx), MN = -sm_transpose_max(mn), S = sm_transpose_sum(sv), inv = 1.0f / S;
     pend->r0 = r0;
     for (int k = 0; k < SM_W; k++) {
         long r = r0 + k;

@@ -1,8 +1,7 @@
 /* softmax_registry.c — the one table of softmax variants: it drives the CLI (`microbench
  * softmax`), the check suite and the tests.  Adding a variant = one file + one row.
  * naive comes first: speedups are measured against it. */
-#include <string.h>
-
+#include "check.h"
 #include "softmax.h"
 
 /* ---- the kernels (one file each) ---- */
@@ -27,8 +26,13 @@ DECLARE_FAST(portable)
 #define ALGO_FAST "vector poly exp; exp+sum into y (optimistic max), scale pipelined; NT stores beyond the LLC"
 #define ALGO_XENT "fast's row kernels + loss = max + log(sum) - x[t], dlogits = p - onehot"
 
-#define FAST(isa) {"fast", RS_ISA_##isa, ALGO_FAST, 1, softmax_fast_##isa, NULL, NULL, softmax_fast_##isa##_path, NULL}
-#define XENT(isa) {"xent", RS_ISA_##isa, ALGO_XENT, 1, NULL, softmax_xent_##isa, softmax_xent_loss_##isa, NULL, softmax_xent_##isa##_path}
+#define FAST(lower_isa)                                                                    \
+    {.variant = "fast", .isa = RS_ISA_##lower_isa, .algo = ALGO_FAST, .overflow_safe = 1,  \
+     .run = softmax_fast_##lower_isa, .run_path = softmax_fast_##lower_isa##_path}
+#define XENT(lower_isa)                                                                    \
+    {.variant = "xent", .isa = RS_ISA_##lower_isa, .algo = ALGO_XENT, .overflow_safe = 1,  \
+     .xent = softmax_xent_##lower_isa, .xent_loss = softmax_xent_loss_##lower_isa,         \
+     .xent_path = softmax_xent_##lower_isa##_path}
 
 /* Indices of RS_ISA_* by the names above (lower-case in the file names). */
 #define RS_ISA_avx512 RS_ISA_AVX512
@@ -36,12 +40,14 @@ DECLARE_FAST(portable)
 #define RS_ISA_portable RS_ISA_PORTABLE
 
 const softmax_variant softmax_variants[] = {
-    {"naive", RS_ISA_PORTABLE, "libm expf, sum, divide (2 passes, no max: overflows)", 0,
-     softmax_naive, NULL, NULL, NULL, NULL},
-    {"safe", RS_ISA_PORTABLE, "libm expf; max, exp+sum into y, divide (3 passes)", 1,
-     softmax_safe, NULL, NULL, NULL, NULL},
-    {"online", RS_ISA_PORTABLE, "libm expf; running max per block + sum, then y (2 passes)", 1,
-     softmax_online, NULL, NULL, NULL, NULL},
+    {.variant = "naive", .isa = RS_ISA_PORTABLE,
+     .algo = "libm expf, sum, divide (2 passes, no max: overflows)", .run = softmax_naive},
+    {.variant = "safe", .isa = RS_ISA_PORTABLE,
+     .algo = "libm expf; max, exp+sum into y, divide (3 passes)", .overflow_safe = 1,
+     .run = softmax_safe},
+    {.variant = "online", .isa = RS_ISA_PORTABLE,
+     .algo = "libm expf; running max per block + sum, then y (2 passes)", .overflow_safe = 1,
+     .run = softmax_online},
     FAST(avx512),
     FAST(avx2),
     FAST(portable),
@@ -49,12 +55,10 @@ const softmax_variant softmax_variants[] = {
     XENT(avx2),
     XENT(portable),
 };
-const int softmax_nvariants = (int)(sizeof softmax_variants / sizeof softmax_variants[0]);
+const int softmax_nvariants = RS_ARRAY_LEN(softmax_variants);
+const rs_registry softmax_registry = RS_REGISTRY_ROWS(softmax_variants, softmax_variant, variant, isa);
 
 const softmax_variant *softmax_find(const char *variant, rs_isa isa)
 {
-    for (int k = 0; k < softmax_nvariants; k++)
-        if (strcmp(softmax_variants[k].variant, variant) == 0 && softmax_variants[k].isa == isa)
-            return &softmax_variants[k];
-    return NULL;
+    return rs_registry_find(&softmax_registry, variant, isa);
 }
