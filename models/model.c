@@ -94,7 +94,7 @@ int model_create(model *m, const model_cfg *cfg)
     }
     memset(m->params, 0, pbytes);
     memset(m->grads, 0, pbytes);
-    if (arena_create(&m->ar, &m->act, cfg) != 0) {
+    if (arena_create(&m->arena, &m->act, cfg) != 0) {
         model_destroy(m);
         return -1;
     }
@@ -116,7 +116,7 @@ void model_destroy(model *m)
     free(m->grads);
     free(m->state_h);
     free(m->state_c);
-    arena_destroy(&m->ar);
+    arena_destroy(&m->arena);
     class_map_free(&m->cls);
     m->params = m->grads = m->state_h = m->state_c = NULL;
 }

@@ -133,7 +133,7 @@ typedef struct {
     float *grads;      /* (lay.total) d(mean loss)/d(params) of the last backward */
     float *state_h;    /* (L, B, H) carried across windows */
     float *state_c;    /* (L, B, H) LSTM cell state carried */
-    arena ar;
+    arena arena;
     activations act;
     const struct pointwise_kernels *pw;
     class_map cls;     /* --classes: set by model_set_classes (C = 0: full softmax) */

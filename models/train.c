@@ -396,8 +396,8 @@ static int run_bench(run_ctx *r)
         rs_set_dbl(tb, row, "peak_gflops", peak);
         rs_set_dbl(tb, row, "frac_of_peak", flops / st.median * 1e-9 / peak);
     }
-    rs_set_dbl(tb, row, "arena_mib", r->m.ar.bytes / 1048576.0);
-    rs_set_dbl(tb, row, "naive_mib", r->m.ar.naive_bytes / 1048576.0);
+    rs_set_dbl(tb, row, "arena_mib", r->m.arena.bytes / 1048576.0);
+    rs_set_dbl(tb, row, "naive_mib", r->m.arena.naive_bytes / 1048576.0);
     rs_set_dbl(tb, row, "params_mib",
                r->m.lay.total * 4.0 * (2 + optim_nstate(r->opt.kind)) / 1048576.0);
     int rc = write_table(r, tb,
@@ -680,8 +680,8 @@ static void print_header(const run_ctx *r)
     const model_cfg *c = &r->m.cfg;
     const corpus *k = &r->corp;
     char a[32], n[32], p[32];
-    fmt_mib(a, sizeof a, (double)r->m.ar.bytes);
-    fmt_mib(n, sizeof n, (double)r->m.ar.naive_bytes);
+    fmt_mib(a, sizeof a, (double)r->m.arena.bytes);
+    fmt_mib(n, sizeof n, (double)r->m.arena.naive_bytes);
     fmt_mib(p, sizeof p, r->m.lay.total * 4.0 * (2 + optim_nstate(r->opt.kind)));
     printf("corpus   %s (%ld bytes, sha256 %.16s...), %s level\n", k->path, k->bytes, k->sha256,
            k->level == LEVEL_WORD ? "word" : "character");
@@ -695,7 +695,7 @@ static void print_header(const run_ctx *r)
            model_cell(c->cell)->name, c->layers, c->layers > 1 ? "s" : "", c->hidden, c->embed,
            c->vocab, c->batch, c->bptt, r->m.lay.total);
     printf("memory   activation arena %s (naive per-step allocation: %s in %ld allocations); "
-           "parameters+gradients+optimizer %s\n", a, n, r->m.ar.naive_allocs, p);
+           "parameters+gradients+optimizer %s\n", a, n, r->m.arena.naive_allocs, p);
     if (c->classes > 0)
         printf("output   class-factorized softmax: %d classes by unigram frequency (largest %d "
                "words)\n", c->classes, r->m.cls.max_size);
