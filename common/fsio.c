@@ -2,7 +2,8 @@
  *
  * Why link() and not rename(): rename() replaces an existing target, link() fails
  * with EEXIST — so "refuse an existing result" is decided by the kernel, atomically,
- * even if two runs race for the same name. */
+ * even if two runs race for the same name.  rs_replace_atomic, meant to replace, uses
+ * rename(). */
 #define _GNU_SOURCE
 #include "fsio.h"
 
@@ -34,15 +35,17 @@ static void on_signal(int sig)
     _exit(RS_EXIT_INTR);
 }
 
-void rs_install_signal_handlers(void)
+void rs_install_signal_handler(void (*handler)(int))
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_handler = handler;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 }
+
+void rs_install_signal_handlers(void) { rs_install_signal_handler(on_signal); }
 
 int rs_interrupted(void) { return got_signal != 0; }
 
@@ -67,13 +70,14 @@ int rs_check_writable(const char *path)
     return 0;
 }
 
-int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx)
+/* Write a temporary next to `path` (its name in tmpl, published to the signal handler)
+ * through the writer, flushed and fsynced, with the given mode.  0, or -1 with the
+ * temporary removed (rs_lasterr). */
+static int write_temp(const char *path, char *tmpl, size_t cap, mode_t mode, rs_writer_fn writer,
+                      void *ctx)
 {
-    if (rs_check_writable(path) != 0)
-        return -1;
-    char tmpl[4096];
-    int len = snprintf(tmpl, sizeof tmpl, "%s.tmp.XXXXXX", path);
-    CHECK(len > 0 && (size_t)len < sizeof tmpl, "path too long: %s", path);
+    int len = snprintf(tmpl, cap, "%s.tmp.XXXXXX", path);
+    CHECK(len > 0 && (size_t)len < cap, "path too long: %s", path);
 
     /* Block signals while the temporary's name is being published to the handler. */
     sigset_t all, old;
@@ -86,7 +90,7 @@ int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx)
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     CHECK(fd >= 0, "cannot create a file next to %s: %s", path, strerror(errno));
-    fchmod(fd, 0644);
+    fchmod(fd, mode);
 
     FILE *f = fdopen(fd, "w");
     int ok = f != NULL;
@@ -103,14 +107,43 @@ int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx)
         fclose(f);
     else
         close(fd);
-    if (ok && link(tmpl, path) != 0) {
-        ok = 0;
-        snprintf(why, sizeof why, "%s", errno == EEXIST ? "it appeared while writing; not replaced"
-                                                        : strerror(errno));
+    if (!ok) {
+        unlink(tmpl);
+        tmp_active = 0;
     }
+    CHECK(ok, "cannot write %s: %s", path, why);
+    return 0;
+}
+
+int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx)
+{
+    if (rs_check_writable(path) != 0)
+        return -1;
+    char tmpl[4096];
+    if (write_temp(path, tmpl, sizeof tmpl, 0644, writer, ctx) != 0)
+        return -1;
+    int ok = link(tmpl, path) == 0;
+    int err = errno;
     unlink(tmpl);
     tmp_active = 0;
-    CHECK(ok, "cannot write %s: %s", path, why);
+    CHECK(ok, "cannot write %s: %s", path, err == EEXIST ? "it appeared while writing; not replaced"
+                                                         : strerror(err));
+    return 0;
+}
+
+int rs_replace_atomic(const char *path, rs_writer_fn writer, void *ctx)
+{
+    struct stat st;
+    CHECK(stat(path, &st) == 0, "cannot read %s: %s", path, strerror(errno));
+    char tmpl[4096];
+    if (write_temp(path, tmpl, sizeof tmpl, st.st_mode & 07777, writer, ctx) != 0)
+        return -1;
+    int ok = rename(tmpl, path) == 0;
+    int err = errno;
+    if (!ok)
+        unlink(tmpl);
+    tmp_active = 0;
+    CHECK(ok, "cannot write %s: %s", path, strerror(err));
     return 0;
 }
 

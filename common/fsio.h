@@ -14,6 +14,10 @@
 typedef int (*rs_writer_fn)(FILE *f, void *ctx);
 int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx);
 
+/* The same for a file that exists and is to be replaced as a whole: rename()d over it
+ * (readers see the old or the new content, never a mix); its mode is kept. */
+int rs_replace_atomic(const char *path, rs_writer_fn writer, void *ctx);
+
 /* Fails early, with a clear message, if `path` exists or its folder is not writable:
  * call before a long run so bad output paths are caught before the work is done. */
 int rs_check_writable(const char *path);
@@ -22,6 +26,8 @@ int rs_mkdir_p(const char *dir);          /* like mkdir -p */
 
 /* Ctrl-C / SIGTERM: remove the temporary being written, print one line, exit 130. */
 void rs_install_signal_handlers(void);
+/* SIGINT / SIGTERM to `handler` instead: a loop that stops at a safe point. */
+void rs_install_signal_handler(void (*handler)(int));
 int rs_interrupted(void);                 /* a signal arrived (for cooperative loops) */
 
 #endif

@@ -73,15 +73,7 @@ static double default_lr(optim_kind k)
 static volatile sig_atomic_t stop_signal;
 static void on_stop(int sig) { stop_signal = sig; }
 
-static void handlers_training(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-}
+static void handlers_training(void) { rs_install_signal_handler(on_stop); }
 
 /* ---- the run ---- */
 typedef struct {
