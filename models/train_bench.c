@@ -1,0 +1,143 @@
+/* train_bench.c — rnn-train's benchmark modes, run instead of training on the same
+ * set-up: --bench N (N training steps timed one by one: tokens/s, GFLOP/s, fraction of
+ * peak) and --pipeline (the two-stage pipelined forward against the sequential order,
+ * pipeline.c).  One table each, written by train_report.c. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "matmul.h"
+#include "peak.h"
+#include "pipeline.h"
+#include "stats.h"
+#include "timer.h"
+#include "train_ctx.h"
+
+/* --bench N: two untimed steps, then N steps timed one by one. */
+int train_bench(run_ctx *r)
+{
+    const model_cfg *c = &r->m.cfg;
+    long N = r->o->bench;
+    double *t = malloc((size_t)N * sizeof *t);
+    double loss = 0;
+    for (long i = 0; i < N + 2; i++) {
+        uint64_t t0 = rs_now_ns();
+        if (train_step(r, &loss) != 0) {
+            free(t);
+            CHECK(0, "loss became %g during --bench (lower --lr)", loss);
+        }
+        if (i >= 2)
+            t[i - 2] = (double)(rs_now_ns() - t0) * 1e-9;
+        if (train_stop_requested()) {
+            free(t);
+            rs_seterr("interrupted during --bench (nothing written)");
+            return RS_EXIT_INTR;
+        }
+    }
+    rs_stats st;
+    rs_stats_compute(t, (int)N, &st);
+    free(t);
+    double flops = model_step_flops(c, c->bptt);
+    double tok = (double)c->batch * c->bptt;
+    double peak = peak_fma_gflops_for(r->o->threads, NULL);
+    static const rs_col cols[] = {
+        TRAIN_CONFIG_COLS,
+        {"gemm", RS_STR, 0},
+        {"steps", RS_INT, 0},
+        {"step_ms_median", RS_DBL, 4},
+        {"step_ms_min", RS_DBL, 4},
+        {"step_ms_max", RS_DBL, 4},
+        {"tokens_per_s", RS_DBL, 4},
+        {"gflops", RS_DBL, 4},
+        {"peak_gflops", RS_DBL, 4},
+        {"frac_of_peak", RS_DBL, 3},
+        {"gflop_per_step", RS_DBL, 4},
+        {"arena_mib", RS_DBL, 4},
+        {"naive_mib", RS_DBL, 4},
+        {"params_mib", RS_DBL, 4},
+    };
+    rs_table *tb = rs_table_new("rnn_train_bench", cols, RS_ARRAY_LEN(cols));
+    int row = rs_table_row(tb);
+    train_set_config_cells(tb, row, r);
+    rs_set_str(tb, row, "gemm", mm_backend_name());
+    rs_set_int(tb, row, "steps", N);
+    rs_set_dbl(tb, row, "step_ms_median", st.median * 1e3);
+    rs_set_dbl(tb, row, "step_ms_min", st.min * 1e3);
+    rs_set_dbl(tb, row, "step_ms_max", st.max * 1e3);
+    rs_set_dbl(tb, row, "tokens_per_s", tok / st.median);
+    rs_set_dbl(tb, row, "gflops", flops / st.median * 1e-9);
+    rs_set_dbl(tb, row, "gflop_per_step", flops * 1e-9);
+    if (peak > 0) {
+        rs_set_dbl(tb, row, "peak_gflops", peak);
+        rs_set_dbl(tb, row, "frac_of_peak", flops / st.median * 1e-9 / peak);
+    }
+    rs_set_dbl(tb, row, "arena_mib", r->m.arena.bytes / 1048576.0);
+    rs_set_dbl(tb, row, "naive_mib", r->m.arena.naive_bytes / 1048576.0);
+    rs_set_dbl(tb, row, "params_mib",
+               r->m.lay.total * 4.0 * (2 + optim_nstate(r->opt.kind)) / 1048576.0);
+    int rc = train_write_table(r, tb,
+                         "model,hidden,layers,batch,bptt,vocab,threads,step_ms_median,tokens_per_s,"
+                         "gflops,frac_of_peak,arena_mib,naive_mib");
+    rs_table_free(tb);
+    return rc == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
+}
+
+/* --pipeline: the output stage overlapping the recurrence, against the sequential
+ * order (pipeline.c); exit 1 if the two differ in any bit. */
+int train_pipeline(run_ctx *r)
+{
+    pipeline_result res[PIPE_NMODES];
+    if (r->m.cfg.classes > 0) {
+        rs_seterr("--pipeline times the full-softmax output layer: drop --classes");
+        return RS_EXIT_USAGE;
+    }
+    if (!mm_reentrant()) {
+        rs_seterr("--pipeline calls GEMM from two threads at once, which --gemm %s does not "
+                  "allow (it packs into shared buffers): use --gemm auto, openblas, blis or onednn",
+                  mm_backend_name());
+        return RS_EXIT_USAGE;
+    }
+    int wrong = pipeline_bench(&r->m, r->corp.train, r->corp.ntrain, r->o->threads,
+                               r->o->pipeline, res);
+    static const rs_col cols[] = {
+        TRAIN_CONFIG_COLS,
+        {"mode", RS_STR, 0},
+        {"mode_threads", RS_INT, 0},
+        {"chunk_steps", RS_INT, 0},
+        {"windows", RS_INT, 0},
+        {"ms_per_window_median", RS_DBL, 4},
+        {"ms_per_window_min", RS_DBL, 4},
+        {"tokens_per_s", RS_DBL, 4},
+        {"speedup_vs_sequential", RS_DBL, 4},
+        {"bit_identical", RS_STR, 0},
+    };
+    rs_table *t = rs_table_new("rnn_train_pipeline", cols, RS_ARRAY_LEN(cols));
+    double best = 0;
+    for (int k = 0; k < PIPE_NMODES; k++) {
+        double seq = res[res[k].seq_index].ms_median;
+        int row = rs_table_row(t);
+        train_set_config_cells(t, row, r);
+        rs_set_str(t, row, "mode", res[k].name);
+        rs_set_int(t, row, "mode_threads", res[k].threads);
+        rs_set_int(t, row, "chunk_steps", res[k].chunk_steps);
+        if (res[k].identical >= 0 && seq / res[k].ms_median > best)
+            best = seq / res[k].ms_median;
+        rs_set_int(t, row, "windows", r->o->pipeline);
+        rs_set_dbl(t, row, "ms_per_window_median", res[k].ms_median);
+        rs_set_dbl(t, row, "ms_per_window_min", res[k].ms_min);
+        rs_set_dbl(t, row, "tokens_per_s", res[k].tokens_per_window / (res[k].ms_median * 1e-3));
+        rs_set_dbl(t, row, "speedup_vs_sequential", seq / res[k].ms_median);
+        rs_set_str(t, row, "bit_identical", res[k].identical < 0 ? "-" : res[k].identical ? "yes" : "NO");
+    }
+    int rc = train_write_table(r, t, "model,hidden,vocab,batch,bptt,mode,mode_threads,chunk_steps,ms_per_window_median,"
+                               "tokens_per_s,speedup_vs_sequential,bit_identical");
+    rs_table_free(t);
+    if (run_says(r))
+        printf("\npipeline forward (output of step t overlapping the recurrence of t+1): "
+               "up to %.2fx over the sequential order; %s\n", best,
+               wrong ? "NOT bit-identical (a bug)" : "bit-identical on every window");
+    if (wrong) {
+        rs_seterr("--pipeline: the pipelined forward differs from the sequential order");
+        return RS_EXIT_WRONG;
+    }
+    return rc == 0 ? RS_EXIT_OK : RS_EXIT_USAGE;
+}

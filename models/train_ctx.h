@@ -1,0 +1,91 @@
+/* train_ctx.h — the state of one rnn-train run, shared by the trainer's files (not a
+ * public interface: main.c and the tests use train.h).
+ *
+ *   train.c         the run: set-up, the loop, evaluation on schedule, checkpoints, stop
+ *   train_setup.c   corpus, model, optimizer, schedule, GEMM dispatch, resume; teardown
+ *   train_step.c    one training step, and evaluation on the valid split
+ *   train_log.c     the evaluation log (--log)
+ *   train_report.c  the header, the final lines and the result tables
+ *   train_bench.c   --bench N and --pipeline */
+#ifndef RS_MODELS_TRAIN_CTX_H
+#define RS_MODELS_TRAIN_CTX_H
+
+#include <stdio.h>
+
+#include "checkpoint.h"
+#include "record.h"
+#include "train.h"
+
+typedef struct {
+    const train_opts *o;
+    corpus corp;
+    model m;
+    optimizer opt;
+    lr_sched sched;
+    train_state st;
+    ckpt_ident id;
+    stream_set train;
+    long steps_per_epoch, eval_every, ckpt_every;
+    long step_limit;          /* from --steps / --epochs; 0: none (the loop does one pass) */
+    double lr;
+    double last_train_loss;   /* the train loss of the last evaluation row */
+    eval_result last_valid;   /* the last evaluation */
+    int have_valid;           /* last_valid was computed in this process */
+    FILE *log;
+    char last_ckpt[4200];
+    long last_ckpt_step;
+    /* target */
+    long target_step, target_tokens;
+    double target_seconds;
+    const char *stop_reason;
+    char params_sha256[65];   /* of the final parameters: equal runs print equal hashes */
+    int completion_n;         /* --completion: questions asked, and the fraction right */
+    double completion_acc;
+    char gemm_note[640];      /* resume: where the GEMM choice came from, for the header */
+} run_ctx;
+
+static inline int run_says(const run_ctx *r) { return !r->o->quiet; }
+
+/* ---- train.c ---- */
+/* Ctrl-C / SIGTERM arrived while training (the step in flight finishes first). */
+int train_stop_requested(void);
+/* The training handler back in place after a file was written under fsio's. */
+void train_handlers_install(void);
+
+/* ---- train_setup.c ---- */
+int train_setup(run_ctx *r);   /* 0, or -1 (rs_lasterr): bad input */
+void train_teardown(run_ctx *r);
+
+/* ---- train_step.c ---- */
+/* One step on the next window.  0 ok, 1 non-finite (nothing updated; *loss_out says). */
+int train_step(run_ctx *r, double *loss_out);
+/* Evaluate on valid, log a row, and (scheduled) feed the schedule and the target.
+ * 1 to stop, 0 to go on, -1 when the perplexity is not finite (rs_lasterr). */
+int train_evaluate(run_ctx *r, int scheduled);
+/* Record the one line for a run whose `what` became `v` (not finite). */
+void train_diverged(const run_ctx *r, const char *what, double v);
+
+/* ---- train_log.c ---- */
+int train_log_open(run_ctx *r);   /* --log: new, or (--resume) cut back to the checkpoint */
+void train_log_row(run_ctx *r, double train_loss, double valid_ppl);
+void train_log_close(run_ctx *r);
+
+/* ---- train_report.c ---- */
+void train_print_header(const run_ctx *r);
+void train_print_final(const run_ctx *r, const eval_result *valid, const eval_result *test);
+int train_summary(const run_ctx *r, const eval_result *valid, const eval_result *test);
+/* The model configuration's cells of a row (the table starts with TRAIN_CONFIG_COLS). */
+void train_set_config_cells(rs_table *t, int row, const run_ctx *r);
+/* Metadata, print (unless quiet) and --csv / --json.  0, or -1 (rs_lasterr). */
+int train_write_table(const run_ctx *r, rs_table *t, const char *cols);
+
+#define TRAIN_CONFIG_COLS                                                                  \
+    {"model", RS_STR, 0}, {"layers", RS_INT, 0}, {"hidden", RS_INT, 0}, {"embed", RS_INT, 0}, \
+        {"vocab", RS_INT, 0}, {"batch", RS_INT, 0}, {"bptt", RS_INT, 0}, {"threads", RS_INT, 0}, \
+        {"classes", RS_INT, 0}
+
+/* ---- train_bench.c: exit codes as train_run ---- */
+int train_bench(run_ctx *r);
+int train_pipeline(run_ctx *r);
+
+#endif

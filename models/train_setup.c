@@ -1,0 +1,185 @@
+/* train_setup.c — everything before the first step: the inputs checked (GEMM name,
+ * corpus, output files, checkpoint folder), the corpus loaded, the model, optimizer and
+ * schedule built, a checkpoint resumed, the GEMM dispatch chosen, the log opened; and
+ * the teardown.  Errors are bad input: -1 with the one line in rs_lasterr. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fsio.h"
+#include "matmul.h"
+#include "opts.h"
+#include "train_ctx.h"
+
+/* The default learning rate per optimizer, for the mean loss per token. */
+static double default_lr(optim_kind k)
+{
+    switch (k) {
+    case OPT_SGD: return 1.0;
+    case OPT_MOMENTUM:
+    case OPT_NESTEROV: return 0.1;
+    case OPT_ADAM: return 2e-3;
+    }
+    return 1.0;
+}
+
+/* The step to stop after from --steps and --epochs, whichever comes first; 0 when
+ * neither is given (the schedule then has no end; the loop does one pass). */
+static long step_limit(const train_opts *o, long steps_per_epoch)
+{
+    long total = o->steps;
+    if (o->epochs && (!total || o->epochs * steps_per_epoch < total))
+        total = o->epochs * steps_per_epoch;
+    return total;
+}
+
+/* The GEMM dispatch (matmul.h), once the model and a checkpoint's state are known:
+ * --gemm auto times the backends on the model's shapes, except on --resume from a
+ * checkpoint that recorded its choice, which is reused (bit-identical continuation);
+ * a backend named explicitly replaces the record (said in the header). */
+static int gemm_setup(run_ctx *r)
+{
+    const train_opts *o = r->o;
+    const char *rec = o->resume ? r->st.gemm : "";
+    int is_auto = !o->gemm || strcmp(o->gemm, "auto") == 0;
+    r->gemm_note[0] = 0;
+    if (is_auto && rec[0]) {
+        if (mm_init_record(rec, &r->m.cfg, o->threads) != 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", rs_lasterr());
+            CHECK(0, "--resume: checkpoint %s runs GEMM on a backend that cannot be used here: %s "
+                     "(resume where it can, or give --gemm NAME to continue with another backend, "
+                     "not bit-identically)", r->last_ckpt, why);
+        }
+        snprintf(r->gemm_note, sizeof r->gemm_note, "the checkpoint's choice, not timed again");
+    } else if (is_auto) {
+        if (mm_init_auto(&r->m.cfg, o->threads, o->pipeline > 0) != 0)
+            return -1;
+    } else {
+        if (mm_init(o->gemm, o->threads) != 0)
+            return -1;
+        if (rec[0] && strcmp(rec, mm_record()) != 0) {
+            char was[512];
+            mm_record_label(rec, &r->m.cfg, was, sizeof was);
+            snprintf(r->gemm_note, sizeof r->gemm_note, "--gemm %s replaces the checkpoint's %s: "
+                     "not bit-identical to a run that never stopped", o->gemm, was);
+        }
+    }
+    snprintf(r->st.gemm, sizeof r->st.gemm, "%s", mm_record());
+    return 0;
+}
+
+/* Everything that can be checked before the corpus is read. */
+static int check_inputs(const train_opts *o, char *path, size_t len)
+{
+    if (mm_check_name(o->gemm) != 0)
+        return -1;
+    if (corpus_resolve(o->corpus, path, len) != 0)
+        return -1;
+    if (o->csv || o->json) {
+        rs_common_opts co = {o->csv, o->json, 0};
+        if (rs_common_check_outputs(&co) != 0)
+            return -1;
+    }
+    if (o->ckpt_dir && ckpt_prepare(o->ckpt_dir, o->resume) != 0)
+        return -1;
+    CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume from)");
+    return 0;
+}
+
+/* The class map from the train split's unigram counts. */
+static int set_classes(run_ctx *r)
+{
+    long *counts = calloc((size_t)r->m.cfg.vocab, sizeof *counts);
+    CHECK(counts, "out of memory");
+    for (long i = 0; i < r->corp.ntrain; i++)
+        counts[r->corp.train[i]]++;
+    int rc = model_set_classes(&r->m, counts);
+    free(counts);
+    return rc;
+}
+
+/* The corpus, and the model sized by its vocabulary, with initial weights. */
+static int load_corpus_and_model(run_ctx *r, const char *path)
+{
+    const train_opts *o = r->o;
+    if (corpus_load(&r->corp, path, o->level, o->vocab_cap, o->vocab_explicit) != 0)
+        return -1;
+    model_cfg cfg = o->cfg;
+    cfg.vocab = r->corp.vocab;
+    CHECK(r->corp.ntrain / cfg.batch >= 2,
+          "corpus %s is too small for --batch %d: its train split has %ld tokens (use a smaller "
+          "--batch)", path, cfg.batch, r->corp.ntrain);
+    CHECK(r->corp.nvalid / cfg.batch >= 2 && r->corp.ntest / cfg.batch >= 2,
+          "corpus %s is too small for --batch %d: its valid/test splits have %ld/%ld tokens "
+          "(use a smaller --batch)", path, cfg.batch, r->corp.nvalid, r->corp.ntest);
+    if (output_init() != 0)
+        return -1;
+    if (model_create(&r->m, &cfg) != 0)
+        return -1;
+    model_init_params(&r->m, o->seed);
+    if (cfg.classes > 0 && set_classes(r) != 0)
+        return -1;
+    return 0;
+}
+
+/* Optimizer, streams, schedule, the evaluation and checkpoint cadence, and the state of
+ * a fresh run (a resume then overwrites it). */
+static int init_training(run_ctx *r)
+{
+    const train_opts *o = r->o;
+    const model_cfg *cfg = &r->m.cfg;
+    if (optim_init(&r->opt, o->optim, r->m.lay.total) != 0)
+        return -1;
+    r->opt.momentum = o->momentum;
+    r->opt.clip = o->clip;
+    streams_init(&r->train, r->corp.train, r->corp.ntrain, cfg->batch);
+    r->steps_per_epoch = streams_nwindows(&r->train, cfg->bptt);
+    r->step_limit = step_limit(o, r->steps_per_epoch);
+    sched_init(&r->sched, o->sched, o->lr >= 0 ? o->lr : default_lr(o->optim), o->warmup,
+               r->step_limit);
+    r->eval_every = o->eval_every > 0 ? o->eval_every : r->steps_per_epoch;
+    r->ckpt_every = o->ckpt_every > 0 ? o->ckpt_every : r->eval_every;
+    memset(&r->st, 0, sizeof r->st);
+    r->st.seed = o->seed;
+    r->last_ckpt_step = -1;
+    r->target_step = -1;
+    memset(&r->id, 0, sizeof r->id);
+    r->id.cfg = *cfg;
+    r->id.level = o->level;
+    r->id.optim = o->optim;
+    memcpy(r->id.corpus_sha256, r->corp.sha256, sizeof r->id.corpus_sha256);
+    return 0;
+}
+
+int train_setup(run_ctx *r)
+{
+    const train_opts *o = r->o;
+    char path[4200];
+    if (check_inputs(o, path, sizeof path) != 0)
+        return -1;
+    if (load_corpus_and_model(r, path) != 0 || init_training(r) != 0)
+        return -1;
+    if (o->resume) {
+        if (ckpt_load_latest(o->ckpt_dir, &r->id, &r->m, &r->opt, &r->sched, &r->st,
+                             r->last_ckpt, sizeof r->last_ckpt) != 0)
+            return -1;
+        r->last_ckpt_step = r->st.step;
+    }
+    if (gemm_setup(r) != 0)
+        return -1;
+    omp_set_num_threads(o->threads);
+    if (o->log && !o->bench && !o->pipeline && train_log_open(r) != 0)
+        return -1;
+    return 0;
+}
+
+void train_teardown(run_ctx *r)
+{
+    train_log_close(r);
+    optim_free(&r->opt);
+    model_destroy(&r->m);
+    corpus_free(&r->corp);
+    rs_install_signal_handlers();
+}

@@ -1,0 +1,115 @@
+/* train_step.c — one training step and the evaluation on the valid split.
+ *
+ * One step: the next window of Tw <= T steps from each stream -> forward (loss,
+ * dlogits) -> backward -> global norm (stop here if not finite: the parameters are
+ * never touched by a NaN) -> clip -> optimizer update -> carry the state.  At the end
+ * of a pass (epoch) the streams restart and the state is zeroed.  train.c calls these
+ * on its schedule; train_bench.c times train_step alone. */
+#include <math.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "progress.h"
+#include "train_ctx.h"
+
+int train_step(run_ctx *r, double *loss_out)
+{
+    model *m = &r->m;
+    const model_cfg *c = &m->cfg;
+    int Tw = streams_window(&r->train, r->st.pos, c->bptt, m->act.inputs, m->act.targets);
+    RS_ASSERT(Tw > 0);
+    double loss = model_forward(m, Tw, 1) / ((double)Tw * c->batch);
+    *loss_out = loss;
+    if (!isfinite(loss))
+        return 1;
+    model_backward(m, Tw);
+    double norm = grad_norm(m->grads, m->lay.total);
+    if (!isfinite(norm)) {
+        *loss_out = norm;
+        return 1;
+    }
+    double gs = r->opt.clip > 0 && norm > r->opt.clip ? r->opt.clip / norm : 1.0;
+    r->lr = sched_lr(&r->sched, r->st.step);
+    optim_step(&r->opt, m->params, m->grads, r->lr, gs);
+    model_carry(m, Tw);
+    r->st.pos += Tw;
+    r->st.step++;
+    r->st.tokens += (long)Tw * c->batch;
+    r->st.loss_sum += loss;
+    r->st.loss_count++;
+    if (r->st.pos >= r->train.len - 1) {   /* end of the pass */
+        r->st.epoch++;
+        r->st.pos = 0;
+        model_reset_state(m);
+    }
+    return 0;
+}
+
+void train_diverged(const run_ctx *r, const char *what, double v)
+{
+    rs_progress_done();
+    rs_seterr("%s became %s at step %ld (the run diverged: lower --lr or --clip)%s%s%s", what,
+              isnan(v) ? "nan" : "inf", (long)r->st.step,
+              r->last_ckpt_step >= 0 ? "; the last good checkpoint is kept: " : "",
+              r->last_ckpt_step >= 0 ? r->last_ckpt : "",
+              r->last_ckpt_step >= 0 ? "" : "; no checkpoint was written");
+}
+
+static double train_loss_avg(const run_ctx *r)
+{
+    return r->st.loss_count ? r->st.loss_sum / (double)r->st.loss_count : NAN;
+}
+
+static void print_eval_line(const run_ctx *r, double train_loss, const eval_result *ev)
+{
+    rs_progress_done();
+    printf("step %6ld  epoch %ld  tokens %9ld  train loss %.4f  valid ppl %8.2f  lr %.4g  "
+           "%.0f tok/s  %.1f s\n",
+           (long)r->st.step, (long)r->st.epoch, (long)r->st.tokens, train_loss, ev->ppl, r->lr,
+           r->st.seconds > 0 ? r->st.tokens / r->st.seconds : 0, r->st.seconds);
+    if (r->o->level == LEVEL_CHAR)
+        printf("             valid %.4f bits per character\n", ev->bits);
+    fflush(stdout);
+}
+
+/* A scheduled evaluation (every eval_every steps) also closes the train-loss average and
+ * feeds the schedule and the target; the one at the end of a run that stops between
+ * them (--steps, Ctrl-C) only reports, so stopping and resuming changes nothing the
+ * training sees. */
+int train_evaluate(run_ctx *r, int scheduled)
+{
+    eval_result ev;
+    eval_split(&r->m, r->corp.valid, r->corp.nvalid, &ev);
+    double tl = train_loss_avg(r);
+    r->last_train_loss = tl;
+    r->last_valid = ev;
+    r->have_valid = 1;
+    train_log_row(r, tl, ev.ppl);
+    if (run_says(r))
+        print_eval_line(r, tl, &ev);
+    if (!isfinite(ev.ppl)) {   /* mean loss > 709 nats: the weights have blown up */
+        train_diverged(r, "the validation perplexity", ev.ppl);
+        return -1;
+    }
+    int reached = r->o->target_ppl > 0 && ev.ppl <= r->o->target_ppl && r->target_step < 0;
+    if (reached) {
+        r->target_step = r->st.step;
+        r->target_tokens = r->st.tokens;
+        r->target_seconds = r->st.seconds;
+    }
+    if (!scheduled)
+        return 0;
+    r->st.last_valid_ppl = ev.ppl;
+    r->st.last_eval_step = r->st.step;
+    r->st.loss_sum = 0;
+    r->st.loss_count = 0;
+    if (reached) {
+        r->stop_reason = "target reached";
+        return 1;
+    }
+    if (sched_on_eval(&r->sched, ev.ppl)) {
+        r->stop_reason = "plateau (valid ppl gain < 1.003 while halving)";
+        return 1;
+    }
+    return 0;
+}
