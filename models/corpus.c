@@ -297,117 +297,138 @@ static int by_count(const void *a, const void *b)
 
 static int in_split(long k) { return k % 20 == 18 ? 1 : k % 20 == 19 ? 2 : 0; } /* 0 train */
 
-int corpus_load(corpus *c, const char *path, corpus_level level, int vocab_cap, int cap_explicit)
+/* Rank the types by count in the train split (ties: first occurrence first); rank has
+ * ntypes entries.  Returns how many occur there (<eos> excluded: it has its fixed id). */
+static long rank_train_types(type_rank *rank, const tok_state *s, long nt)
 {
-    memset(c, 0, sizeof *c);
-    snprintf(c->path, sizeof c->path, "%s", path);
-    c->level = level;
-    unsigned char *buf;
-    long n;
-    if (read_file(path, &buf, &n) != 0)
-        return -1;
-    int rc = -1;
-    tok_state s = {0};
-    type_rank *rank = NULL;
-    int *map = NULL;
-    c->bytes = n;
-    sha256_hex(buf, (size_t)n, c->sha256);
-    if (check_text(path, buf, n) != 0)
-        goto out;
-
-    s.eos = level == LEVEL_WORD ? intern(&s.in, "<eos>", 5) : -1;
-    if ((level == LEVEL_WORD ? tokenize_words(&s, buf, n) : tokenize_chars(&s, buf, n)) != 0)
-        goto out;
-    long nt = s.toks.n;
-    if (nt < CORPUS_MIN_TOKENS) {
-        rs_seterr("corpus %s has only %ld %s tokens; at least %d are needed", path, nt,
-                  level == LEVEL_WORD ? "word" : "character", CORPUS_MIN_TOKENS);
-        goto out;
-    }
-
-    /* Counts and first occurrences in the train split. */
-    long ntypes = s.in.ntypes;
-    rank = calloc((size_t)ntypes, sizeof *rank);
-    map = malloc((size_t)ntypes * sizeof *map);
-    if (!rank || !map) {
-        rs_seterr("out of memory reading corpus %s", path);
-        goto out;
-    }
+    long ntypes = s->in.ntypes;
     for (long t = 0; t < ntypes; t++)
         rank[t].type = (int)t, rank[t].first = LONG_MAX;
     for (long k = 0; k < CORPUS_NBLOCKS; k++) {
         if (in_split(k) != 0)
             continue;
         for (long i = k * nt / CORPUS_NBLOCKS; i < (k + 1) * nt / CORPUS_NBLOCKS; i++) {
-            type_rank *r = &rank[s.toks.v[i]];
+            type_rank *r = &rank[s->toks.v[i]];
             if (r->count++ == 0)
                 r->first = i;
         }
     }
-    if (s.eos >= 0)
-        rank[s.eos].count = 0;   /* <eos> has its fixed id */
+    if (s->eos >= 0)
+        rank[s->eos].count = 0;
     qsort(rank, (size_t)ntypes, sizeof *rank, by_count);
     long seen = 0;
     while (seen < ntypes && rank[seen].count > 0)
         seen++;
-    c->ntypes = seen;
-    int nspecial = level == LEVEL_WORD ? 2 : 1;
+    return seen;
+}
+
+/* The vocabulary: <unk> (and <eos>), then the `seen` ranked types up to the cap; map
+ * (ntypes) from type to id.  The words move from the interner into c->words. */
+static int build_vocab(corpus *c, tok_state *s, const type_rank *rank, long seen, int *map,
+                       int vocab_cap, int cap_explicit)
+{
+    int word = c->level == LEVEL_WORD;
+    int nspecial = word ? 2 : 1;
     long avail = nspecial + seen;
-    if (cap_explicit && vocab_cap > avail) {
-        rs_seterr("--vocab %d is larger than the corpus: the train split of %s has %ld distinct %s "
-                  "(+ %s = %ld ids); use --vocab %ld or less", vocab_cap, path, seen,
-                  level == LEVEL_WORD ? "words" : "characters",
-                  level == LEVEL_WORD ? "<unk>, <eos>" : "<unk>", avail, avail);
-        goto out;
-    }
-    if (cap_explicit && vocab_cap < nspecial + 1) {
-        rs_seterr("--vocab %d is too small: it must hold %s and at least one token", vocab_cap,
-                  level == LEVEL_WORD ? "<unk>, <eos>" : "<unk>");
-        goto out;
-    }
+    CHECK(!cap_explicit || vocab_cap <= avail,
+          "--vocab %d is larger than the corpus: the train split of %s has %ld distinct %s "
+          "(+ %s = %ld ids); use --vocab %ld or less", vocab_cap, c->path, seen,
+          word ? "words" : "characters", word ? "<unk>, <eos>" : "<unk>", avail, avail);
+    CHECK(!cap_explicit || vocab_cap >= nspecial + 1,
+          "--vocab %d is too small: it must hold %s and at least one token", vocab_cap,
+          word ? "<unk>, <eos>" : "<unk>");
     long V = vocab_cap > 0 && vocab_cap < avail ? vocab_cap : avail;
     c->vocab = (int)V;
     c->words = calloc((size_t)V, sizeof *c->words);
-    if (!c->words) {
-        rs_seterr("out of memory");
-        goto out;
-    }
-    for (long t = 0; t < ntypes; t++)
+    CHECK(c->words, "out of memory");
+    for (long t = 0; t < s->in.ntypes; t++)
         map[t] = CORPUS_UNK;
     c->words[CORPUS_UNK] = strdup("<unk>");
-    if (level == LEVEL_WORD) {
+    if (word) {
         c->words[CORPUS_EOS] = strdup("<eos>");
-        map[s.eos] = CORPUS_EOS;
+        map[s->eos] = CORPUS_EOS;
     }
     for (long r = 0; r < V - nspecial; r++) {
         map[rank[r].type] = (int)(nspecial + r);
-        c->words[nspecial + r] = s.in.str[rank[r].type];
-        s.in.str[rank[r].type] = NULL;   /* moved */
+        c->words[nspecial + r] = s->in.str[rank[r].type];
+        s->in.str[rank[r].type] = NULL;   /* moved */
     }
+    return 0;
+}
 
-    /* The three splits, mapped to ids. */
+/* The three splits (every 20 blocks: 18 train, 1 valid, 1 test), mapped to ids. */
+static int split_ids(corpus *c, const tok_state *s, const int *map, long nt)
+{
     c->train = malloc((size_t)nt * sizeof(int));
     c->valid = malloc((size_t)nt / 10 * sizeof(int) + 64);
     c->test = malloc((size_t)nt / 10 * sizeof(int) + 64);
-    if (!c->train || !c->valid || !c->test) {
-        rs_seterr("out of memory");
-        goto out;
-    }
+    CHECK(c->train && c->valid && c->test, "out of memory");
     for (long k = 0; k < CORPUS_NBLOCKS; k++) {
         int sp = in_split(k);
         int *dst = sp == 0 ? c->train : sp == 1 ? c->valid : c->test;
         long *cnt = sp == 0 ? &c->ntrain : sp == 1 ? &c->nvalid : &c->ntest;
         long *unk = sp == 0 ? &c->unk_train : sp == 1 ? &c->unk_valid : &c->unk_test;
         for (long i = k * nt / CORPUS_NBLOCKS; i < (k + 1) * nt / CORPUS_NBLOCKS; i++) {
-            int id = map[s.toks.v[i]];
+            int id = map[s->toks.v[i]];
             *unk += id == CORPUS_UNK;
             dst[(*cnt)++] = id;
         }
     }
     c->ntokens = nt;
+    return 0;
+}
+
+/* Read, hash, check and tokenize the file into s.  0, or -1 (rs_lasterr). */
+static int read_tokens(corpus *c, const char *path, tok_state *s)
+{
+    unsigned char *buf;
+    long n;
+    if (read_file(path, &buf, &n) != 0)
+        return -1;
+    int rc = -1;
+    c->bytes = n;
+    sha256_hex(buf, (size_t)n, c->sha256);
+    if (check_text(path, buf, n) != 0)
+        goto out;
+    s->eos = c->level == LEVEL_WORD ? intern(&s->in, "<eos>", 5) : -1;
+    if ((c->level == LEVEL_WORD ? tokenize_words(s, buf, n) : tokenize_chars(s, buf, n)) != 0)
+        goto out;
+    if (s->toks.n < CORPUS_MIN_TOKENS) {
+        rs_seterr("corpus %s has only %ld %s tokens; at least %d are needed", path, s->toks.n,
+                  c->level == LEVEL_WORD ? "word" : "character", CORPUS_MIN_TOKENS);
+        goto out;
+    }
     rc = 0;
 out:
     free(buf);
+    return rc;
+}
+
+int corpus_load(corpus *c, const char *path, corpus_level level, int vocab_cap, int cap_explicit)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    c->level = level;
+    int rc = -1;
+    tok_state s = {0};
+    type_rank *rank = NULL;
+    int *map = NULL;
+    if (read_tokens(c, path, &s) != 0)
+        goto out;
+    rank = calloc((size_t)s.in.ntypes, sizeof *rank);
+    map = malloc((size_t)s.in.ntypes * sizeof *map);
+    if (!rank || !map) {
+        rs_seterr("out of memory reading corpus %s", path);
+        goto out;
+    }
+    long seen = rank_train_types(rank, &s, s.toks.n);
+    c->ntypes = seen;
+    if (build_vocab(c, &s, rank, seen, map, vocab_cap, cap_explicit) != 0)
+        goto out;
+    if (split_ids(c, &s, map, s.toks.n) != 0)
+        goto out;
+    rc = 0;
+out:
     free(rank);
     free(map);
     free(s.toks.v);
