@@ -3,7 +3,7 @@
 
     /usr/bin/python3 models/peer_torch.py --model lstm --threads 1 --steps 10 --csv peer.csv
 
-The step is the one models/train.c's run_bench times (models/model.c, lstm.c, elman.c,
+The step is the one models/train_bench.c's --bench times (models/model.c, lstm.c, elman.c,
 output.c): embedding lookup -> one LSTM (gates i f g o, forget bias 1) or Elman (tanh)
 layer over a truncated-BPTT window of T steps -> a full-softmax Linear over the
 vocabulary -> mean cross-entropy -> backward -> global gradient-norm clipping (rnn-train's
