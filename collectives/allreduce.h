@@ -105,7 +105,7 @@ typedef struct {
     int group_max;        /* hier: groups of unequal size, or larger than this, are cut
                              into equal groups of the largest divisor of the gcd of their
                              sizes that is at most group_max (0, the default: never; the
-                             library then folds the extra members, allreduce_twolevel.c) */
+                             library then folds the extra members, ar_twolevel.c) */
     int library_alg;      /* library: Open MPI coll/tuned algorithm K forced (0 = MPI's
                              own choice); set by ar_algo_parse from "library:K" */
     int elem_bytes;       /* the plan's element size, set by ar_plan_create (the library's

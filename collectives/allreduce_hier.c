@@ -1,7 +1,7 @@
 /* allreduce_hier.c — topology-mapped hierarchical allreduce (HCCL; Jia et al. 2018;
  * the Sunway study's redesign): reduce-scatter inside each group, allreduce among the
  * ranks that hold the same block in every group, allgather inside each group — see
- * allreduce_twolevel.c for the engine, the rank reordering and unequal groups.
+ * ar_twolevel.c for the engine, the rank reordering and unequal groups.
  *
  * Groups, in order of precedence:
  *   prm.group_of(rank, p, arg)  a custom topology (tests; SimGrid host names later),

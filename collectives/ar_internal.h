@@ -107,7 +107,7 @@ extern const ar_algo allreduce_ring, allreduce_segring, allreduce_recdbl,
     allreduce_rabenseifner, allreduce_binomial, allreduce_hier, allreduce_torus2d,
     allreduce_library;
 
-/* The two-level engine behind hier and torus2d (allreduce_twolevel.c).  setup is
+/* The two-level engine behind hier and torus2d (ar_twolevel.c).  setup is
  * collective: `color` is this rank's group id (>= 0, any numbering), `inner` the
  * allreduce among groups, `what` names the caller in messages and ar_plan_describe. */
 int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *what);

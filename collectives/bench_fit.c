@@ -1,5 +1,5 @@
 /* bench_fit.c — the alpha-beta-gamma parameters `allreduce-bench` predicts with, as a
- * range (bench.h).  Point-to-point cost on a real machine is not one line: it jumps
+ * range (bench_fit.h).  Point-to-point cost on a real machine is not one line: it jumps
  * where the MPI switches protocols (eager, rendezvous, single-copy) and, with ranks
  * sharing cores, where a message needs the receiver scheduled.  So instead of one
  * least-squares line, two envelopes of measured times t(m), m = 8 B .. 64 MiB (every
@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "bench_fit.h"
 #include "stats.h"
 
 /* Batches per measurement: noise on a shared machine comes in spells, and 11 batches

@@ -45,7 +45,7 @@
 
 #include "allreduce.h"
 #include "ar_pattern.h"
-#include "bench.h"
+#include "bench_fit.h"
 #include "check.h"
 #include "fsio.h"
 #include "meta.h"

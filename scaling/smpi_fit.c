@@ -1,4 +1,4 @@
-/* smpi_fit.c — ar_fit_from_platform() (collectives/bench.h) for `allreduce-bench-smpi`:
+/* smpi_fit.c — ar_fit_from_platform() (collectives/bench_fit.h) for `allreduce-bench-smpi`:
  * the model's parameters come from the simulated platform instead of being measured.
  *
  * The real-MPI build measures them (collectives/bench_fit.c: ping-pongs and ring steps
@@ -23,7 +23,7 @@
 
 #include <simgrid/host.h>
 
-#include "../collectives/bench.h" /* not common/bench.h, which -Icommon finds first */
+#include "bench_fit.h"
 
 static double prop(const char *name)
 {

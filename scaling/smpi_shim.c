@@ -21,7 +21,7 @@
  *           the host alone.
  *           Unequal groups (800 TaihuLight nodes fill supernodes with 256, 256, 256
  *           and 32 ranks) are the library's business: scaling/simulate passes
- *           --group-max (collectives/allreduce_twolevel.c cuts them into equal ones). */
+ *           --group-max (collectives/ar_twolevel.c cuts them into equal ones). */
 #include "smpi_shim.h" /* built with -DRS_SMPI_SHIM_IMPL: the real calls below */
 
 #include <dlfcn.h>

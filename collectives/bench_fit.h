@@ -1,6 +1,7 @@
-/* bench.h — pieces of `allreduce-bench` outside its main(): the model fit. */
-#ifndef RS_AR_BENCH_H
-#define RS_AR_BENCH_H
+/* bench_fit.h — the model fit of `allreduce-bench` (bench_fit.c): the alpha-beta-gamma
+ * parameters its predictions use, measured or taken from the platform. */
+#ifndef RS_AR_BENCH_FIT_H
+#define RS_AR_BENCH_FIT_H
 
 #include "allreduce.h"
 
