@@ -5,6 +5,7 @@
 #define RS_AR_INTERNAL_H
 
 #include "allreduce.h"
+#include "ar_hooks.h"
 
 struct ar_plan {
     const ar_algo *algo;
@@ -29,6 +30,9 @@ struct ar_plan {
  * phase; different phases use different tags to make traces readable. */
 enum { AR_TAG_FOLD = 101, AR_TAG_RS = 102, AR_TAG_AG = 103, AR_TAG_XCHG = 104,
        AR_TAG_REDUCE = 105, AR_TAG_BCAST = 106 };
+
+/* The hooks set with ar_set_hooks (ar_hooks.c): all NULL unless a simulator set them. */
+extern ar_hooks ar_hooks_now;
 
 /* Byte address of element i of buf. */
 static inline char *ar_at(const ar_plan *pl, const void *buf, size_t i)

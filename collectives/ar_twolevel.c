@@ -87,7 +87,7 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
     int ok = tl && colors && key;
     /* A local failure must not leave the others in a collective: agree first. */
     int all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, pl->comm);
+    ar_bookkeeping_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, pl->comm);
     if (!all_ok) {
         free(tl);
         free(colors);

@@ -21,9 +21,6 @@ typedef struct {
 void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range *m,
                   char *how, size_t howlen);
 
-/* Collective; called first by ar_fit_model: 1 if the parameters are known without
- * measuring (the SMPI build, scaling/smpi_fit.c: the simulated platform states them),
- * else 0 and ar_fit_model measures.  The real build's (bench_fit.c, weak) returns 0. */
-int ar_fit_from_platform(MPI_Comm comm, ar_model_range *m, char *how, size_t howlen);
+/* ar_fit_model asks ar_fit_from_platform (bench_platform.h) first. */
 
 #endif
