@@ -12,7 +12,7 @@
  *   rs_link_gbytes_per_s     node injection bandwidth B            -> lo beta = 1/B
  *   rs_link_hi_gbytes_per_s  B / oversubscription (a node's share
  *                            of its group's uplink, all sending)   -> hi beta
- *   rs_reduce_gbytes_per_s   the gamma model (smpi_shim.c)         -> gamma, lo and hi
+ *   rs_reduce_gbytes_per_s   the gamma model (smpi_hooks.c)        -> gamma, lo and hi
  * Copies cost nothing in the simulation (memcpy is not charged), so copy = 0; the
  * simulated network moves data while a rank's host computes, so overlap = 1.
  * On a platform without these properties this returns 0 and bench_fit.c measures, as on

@@ -25,12 +25,14 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
 cfg="--cfg=smpi/simulate-computation:no --cfg=network/model:CM02 --cfg=network/crosstraffic:0
-     --cfg=smpi/wtime:0 --cfg=smpi/coll-selector:ompi --cfg=smpi/allreduce:rdb
+     --cfg=smpi/wtime:0 --cfg=smpi/coll-selector:ompi
      --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
      --cfg=smpi/async-small-thresh:65536 --log=root.thres:critical"
-smpi() { # NP PREFIX ARGS...: allreduce-bench-smpi under smpirun, 120 s at most
+smpi() { # NP PREFIX ARGS...: allreduce-bench-smpi under smpirun, 120 s at most; `library`
+    # is SMPI's allreduce ALLREDUCE (default rdb)
     np=$1; pf=$2; shift 2
-    timeout 120 $SMPIRUN -np "$np" -platform "$pf.xml" -hostfile "$pf.hosts" $cfg "$bench" "$@"
+    timeout 120 $SMPIRUN -np "$np" -platform "$pf.xml" -hostfile "$pf.hosts" $cfg \
+        --cfg=smpi/allreduce:"${ALLREDUCE:-rdb}" "$bench" "$@"
 }
 col() { # CSV COLUMN: the column's values
     awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next } { print $c }' "$1"
@@ -63,7 +65,7 @@ fi
 
 echo "== SMPI built-ins through the charged reduction ops (exact results)"
 for b in rdb rab_rdb lr ompi; do
-    RS_SMPI_BUILTIN=$b smpi 64 "$tmp/tl64" --algo library --dtype float,int32 --sizes "$sizes" --iters 1 \
+    ALLREDUCE=$b smpi 64 "$tmp/tl64" --algo library --dtype float,int32 --sizes "$sizes" --iters 1 \
         --warmup 0 --csv "$tmp/b_$b.csv" > /dev/null 2> "$tmp/berr"
     rc=$?
     w=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
