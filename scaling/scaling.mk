@@ -13,6 +13,7 @@
 #                                   platform properties; collectives/bench_fit.c measures
 #                                   where a platform has none)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
+#   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
 #   make simulate                   the allreduce sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
@@ -27,6 +28,7 @@ SIMULATE_DEFINED := 1
 SMPI_BENCH := $(BIN)/allreduce-bench-smpi
 SMPI_FOLD  := $(BUILD)/lib/rs-smpi-fold.so
 PLATFORM_GEN := $(BIN)/platform-gen
+SIM_WRITE    := $(BIN)/simulate-write
 
 # Everything the real allreduce-bench links but its platform file, and the SMPI one.
 SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out collectives/bench_native.c,$(COLL_SRC)))
@@ -46,7 +48,7 @@ PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD)
 else
 PROGRAMS += allreduce-bench-smpi-skipped
 endif
-PROGRAMS += $(PLATFORM_GEN)
+PROGRAMS += $(PLATFORM_GEN) $(SIM_WRITE)
 EXTRA_CHECKS += check-smpi
 
 .PHONY: check-smpi allreduce-bench-smpi-skipped
@@ -82,9 +84,13 @@ $(PLATFORM_GEN): $(OBJ)/scaling/platforms/platform_gen.o $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)
 
+$(SIM_WRITE): $(OBJ)/scaling/simulate_write.o $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LDLIBS)
+
 # ---- the SMPI tests: p = 64 on two groups, every algorithm checked, two runs equal ----
 ifeq ($(HAVE_SMPICC),1)
-check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN)
+check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE)
 	@SMPIRUN="$(SMPIRUN)" sh test/smpi/run.sh $(SMPI_BENCH) $(PLATFORM_GEN)
 else
 check-smpi:
@@ -94,5 +100,5 @@ endif
 # ---- the sweep: every point, or QUICK=1 for a few minutes --------------------------
 SIM_OUT ?=
 simulate: deps
-	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN)
+	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE)
 	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) FULL=$(FULL) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)
