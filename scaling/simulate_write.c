@@ -7,7 +7,7 @@
  *                  --csv out.csv --json out.json
  *
  * META.txt: one "KEY VALUE..." per line (the value is the rest of the line), in the
- * order the JSON lists them.  Numbers keep the digits they had in ROWS.csv.
+ * order the JSON lists them.  The CSV prints numbers as ROWS.csv had them.
  * Exit: 0 ok, 2 bad input or a file that cannot be written (one line on stderr). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,32 +35,15 @@ static const char usage[] =
     "Writes scaling/simulate's result files from the CSV it assembled.\n"
     "Exit: 0 ok, 2 bad input or a file that cannot be written.";
 
-/* The fewest significant digits (1..17) that print v back as the same double. */
-static int shortest_digits(double v)
-{
-    char buf[40];
-    for (int n = 1; n < 17; n++) {
-        snprintf(buf, sizeof buf, "%.*g", n, v);
-        if (strtod(buf, NULL) == v)
-            return n;
-    }
-    return 17;
-}
-
-/* The table read back, with each number column's digits those its cells need, so the
- * CSV prints every number as ROWS.csv had it. */
-static rs_table *with_digits(const rs_table *in)
+/* The rows read back under the study's name (rs_table_read_csv names a table after
+ * its file); number columns keep the digits their cells had. */
+static rs_table *as_study(const rs_table *in, const char *study)
 {
     int nc = rs_table_ncols(in), nr = rs_table_nrows(in);
     rs_col cols[256];
-    for (int c = 0; c < nc && c < 256; c++) {
+    for (int c = 0; c < nc && c < 256; c++)
         cols[c] = *rs_table_col(in, c);
-        cols[c].digits = 1;
-        for (int r = 0; r < nr && cols[c].type == RS_DBL; r++)
-            if (rs_cell_isset(in, r, c) && shortest_digits(rs_cell_dbl(in, r, c)) > cols[c].digits)
-                cols[c].digits = shortest_digits(rs_cell_dbl(in, r, c));
-    }
-    rs_table *t = rs_table_new(opt.study, cols, nc);
+    rs_table *t = rs_table_new(study, cols, nc);
     for (int r = 0; r < nr; r++) {
         int row = rs_table_row(t);
         for (int c = 0; c < nc; c++) {
@@ -100,7 +83,7 @@ static int write_files(void)
     rs_table *in = rs_table_read_csv(opt.rows);
     if (!in)
         return -1;
-    rs_table *t = with_digits(in);
+    rs_table *t = as_study(in, opt.study);
     rs_table_free(in);
     int rc = opt.meta ? read_meta(t, opt.meta) : 0;
     if (rc == 0 && opt.csv)
