@@ -930,12 +930,10 @@ int main(int argc, char **argv)
     if (wants_forced_library(argc, argv))
         ar_library_prepare_env();
     MPI_Init(&argc, &argv);
-    if (ar_platform_start() != 0) {  /* the build's hooks: a simulator's settings */
-        fprintf(stderr, "%s: %s\n", rs_progname(), rs_lasterr());
-        MPI_Abort(MPI_COMM_WORLD, RS_EXIT_USAGE);
-    }
     MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &run.p);
+    if (ar_platform_start() != 0)  /* the build's hooks; every rank reads the same settings */
+        usage_exit(rs_lasterr());
 
     char **args = translate_short(argc, argv);
     int rc = 0;

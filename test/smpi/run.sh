@@ -9,7 +9,8 @@
 #      takes alpha + n/B + n*gamma within 0.5 %; unequal groups (48 = 32 + 16) are cut
 #      into equal ones (3 x 16) by --group-max;
 #   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
-#      leaves simulated times unchanged: scaling/simulate checked vs folded;
+#      leaves simulated times unchanged: scaling/simulate checked vs folded (and its
+#      JSON, from build/bin/simulate-write, holds the CSV's rows);
 #   5. platform-gen and scaling/simulate reject impossible input: exit 2, one line.
 # Exits 1 if anything failed.  SMPIRUN overrides the launcher (default smpirun).
 set -u
@@ -92,7 +93,8 @@ grep -q '"algo_hier": "[^"]*3 groups of 16 ranks' "$tmp/p48.json" 2>/dev/null &&
 echo "== folded buffers leave simulated times unchanged (scaling/simulate, checked vs folded)"
 for m in 1G 1M; do
     SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" --nodes 16 --sizes 4M --algo hier,ring,smpi:rdb,smpi:lr \
-        --mem-budget $m --jobs 2 --csv "$tmp/fold_$m.csv" > /dev/null 2> "$tmp/fold_$m.err" ||
+        --mem-budget $m --jobs 2 --csv "$tmp/fold_$m.csv" --json "$tmp/fold_$m.json" \
+        > /dev/null 2> "$tmp/fold_$m.err" ||
         { bad "simulate --mem-budget $m: exit $?"; tail -n 3 "$tmp/fold_$m.err"; }
 done
 if [ -s "$tmp/fold_1G.csv" ] && [ -s "$tmp/fold_1M.csv" ]; then
@@ -102,6 +104,12 @@ if [ -s "$tmp/fold_1G.csv" ] && [ -s "$tmp/fold_1M.csv" ]; then
     echo "$a" | grep -q ' 1;' && echo "$b" | grep -q ' 0;' && [ "$ta" = "$tb" ] &&
         ok "p=16, 4 MiB: checked and folded runs give the same p50_us ($(echo "$ta" | tr '\n' ' '))" ||
         bad "checked vs folded differ: [$a] vs [$b]"
+fi
+if [ -s "$tmp/fold_1G.json" ]; then  # simulate-write: the same rows as JSON, with metadata
+    nj=$(grep -c '^    {' "$tmp/fold_1G.json"); nc=$(($(wc -l < "$tmp/fold_1G.csv") - 1))
+    grep -q '^  "study": "simulate",$' "$tmp/fold_1G.json" && grep -q '^    "folding": "' "$tmp/fold_1G.json" &&
+        [ "$nj" -eq "$nc" ] && ok "simulate's JSON: study, metadata and $nj rows, as its CSV" ||
+        bad "simulate's JSON: $nj rows (CSV: $nc), or no study / folding metadata"
 fi
 
 echo "== bad input: exit 2, one line on stderr"
