@@ -47,7 +47,8 @@ static int hier_setup(ar_plan *pl)
         MPI_Comm node;
         if (ar_split_node(pl->comm, pl->rank, &node) != 0)
             return -1;
-        ar_bookkeeping_allreduce(&pl->rank, &color, 1, MPI_INT, MPI_MIN, node);  /* the node's lowest rank */
+        /* the node's lowest rank */
+        ar_bookkeeping_allreduce(&pl->rank, &color, 1, MPI_INT, MPI_MIN, node);
         MPI_Comm_free(&node);
         what = "hier (shared-memory nodes)";
     }

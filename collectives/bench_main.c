@@ -14,8 +14,9 @@
  *      10 above), capped like IMB by time (--max-time per row) and volume (2 GiB moved
  *      per row), never below 5; --iters / --warmup given are used exactly;
  *   3. timing: `isolated` puts an untimed barrier (ar_barrier: MPI_Barrier unless a
- *      simulator hooks its own) before every iteration and times each call alone; `backtoback` times consecutive calls with nothing between
- *      (what a training loop does); both are labelled in the `mode` column.  The
+ *      simulator hooks its own) before every iteration and times each call alone;
+ *      `backtoback` times consecutive calls with nothing between (what a training
+ *      loop does); both are labelled in the `mode` column.  The
  *      algorithms' iterations alternate in ROUNDS rounds (measure_size), so that on a
  *      shared machine a slow spell hits every algorithm alike.
  * Per row: time_us_min/avg/max = min/mean/max over ranks of each rank's mean time per
