@@ -19,7 +19,8 @@
  * The algorithm files use only MPI point-to-point calls and plain C (no OpenMP, no
  * Linux calls), so SimGrid SMPI (smpicc) compiles them unchanged.  All reduction
  * arithmetic goes through ar_reduce_local(), which calls the hook set with
- * ar_set_reduce_charge() so that a simulator can charge gamma per byte reduced.
+ * ar_set_reduce_charge() so that a simulator can charge gamma per byte reduced; its
+ * other hooks (buffers, groups, barrier, bookkeeping) are in ar_hooks.h.
  *
  * Library code returns 0 or -1 with one line in rs_lasterr() (common/check.h). */
 #ifndef RS_ALLREDUCE_H
