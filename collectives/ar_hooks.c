@@ -34,7 +34,7 @@ void *ar_big_calloc(size_t n, size_t size)
 
 int ar_big_memalign(void **out, size_t bytes)
 {
-    /* the hook's memory is page-aligned (mmap), which covers 64 bytes */
+    /* the hook's memory is 64-byte aligned (its contract in ar_hooks.h) */
     void *p = ar_hooks_now.alloc ? ar_hooks_now.alloc(bytes) : NULL;
     if (!p)
         return posix_memalign(out, 64, bytes);

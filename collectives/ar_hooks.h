@@ -15,8 +15,9 @@
 #include "allreduce.h"
 
 typedef struct {
-    /* Big buffers (messages, scratch, the fit's): alloc may decline with NULL (then
-     * libc allocates); release returns 1 if p was alloc's, else 0 (then libc frees). */
+    /* Big buffers (messages, scratch, the fit's): alloc returns memory aligned to 64
+     * bytes at least, or declines with NULL (then libc allocates); release returns 1
+     * if p was alloc's, else 0 (then libc frees). */
     void *(*alloc)(size_t bytes);
     int (*release)(void *p);
     /* Replaces the arithmetic of ar_reduce_local (the charge is still made). */

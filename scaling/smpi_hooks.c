@@ -96,7 +96,7 @@ static void user_max(void *in, void *inout, int *len, MPI_Datatype *dt) { user_r
 
 static MPI_Op library_op(ar_op op) { return op == AR_SUM ? op_sum_charged : op_max_charged; }
 
-/* ---- folded memory ------------------------------------------------------------------ */
+/* ---- folded memory: the pool's regions are SMPI shared-malloc blocks, page-aligned ---- */
 static void *fold_get(size_t size) { return size >= fold_bytes ? fold_alloc(size) : NULL; }
 
 /* ---- the benchmark's books and the ideal barrier ------------------------------------
