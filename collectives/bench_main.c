@@ -16,9 +16,9 @@
  *   3. timing: `isolated` puts an untimed barrier (ar_barrier: MPI_Barrier unless a
  *      simulator hooks its own) before every iteration and times each call alone;
  *      `backtoback` times consecutive calls with nothing between (what a training
- *      loop does); both are labelled in the `mode` column.  The
- *      algorithms' iterations alternate in ROUNDS rounds (measure_size), so that on a
- *      shared machine a slow spell hits every algorithm alike.
+ *      loop does); both are labelled in the `mode` column.  The algorithms'
+ *      iterations alternate in ROUNDS rounds (measure_size), so that on a shared
+ *      machine a slow spell hits every algorithm alike.
  * Per row: time_us_min/avg/max = min/mean/max over ranks of each rank's mean time per
  * call (OSU's min/avg/max); p50_us / p99_us = percentiles over iterations of the
  * slowest rank's time for that iteration (the collective's completion time).
@@ -487,6 +487,34 @@ static long long check_output(ar_plan *pl, ar_dtype t, const char *recv, size_t 
     return (long long)bad;
 }
 
+/* One algorithm's warm-up calls, each timed; their median replaces *est (the checked
+ * call's time, which capped their number). */
+static int warm_up(ar_plan *pl, const void *src, buffers *b, size_t count, long bytes,
+                   double *est)
+{
+    long warmup = opt.warmup;
+    if (warmup < 0) {
+        warmup = bytes <= SMALL_BYTES ? 200 : 10;
+        double cap = *est > 0 ? 0.25 * opt.max_time / *est : 1e9;
+        if (warmup > cap)
+            warmup = cap > 1 ? (long)cap : 1;
+    }
+    if (warmup > b->max_iters)
+        warmup = b->max_iters;
+    for (long i = 0; i < warmup; i++) {
+        double s = MPI_Wtime();
+        if (ar_allreduce(pl, src, b->recv, count) != 0)
+            return -1;
+        b->t_slow[i] = MPI_Wtime() - s;
+    }
+    if (warmup > 0) {
+        rs_stats st;
+        rs_stats_compute(b->t_slow, (int)warmup, &st);
+        *est = st.median;
+    }
+    return 0;
+}
+
 static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index, int mode,
                         buffers *b, row *rows)
 {
@@ -521,28 +549,9 @@ static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index,
     /* 2. warm-up: OSU's count capped by the checked call's time, each call timed; the
      * slowest rank's median warm-up call sizes the iterations (one call alone is a poor
      * estimate where ranks share cores) */
-    for (int a = 0; a < n; a++) {
-        long warmup = opt.warmup;
-        if (warmup < 0) {
-            warmup = bytes <= SMALL_BYTES ? 200 : 10;
-            double cap = est[a] > 0 ? 0.25 * opt.max_time / est[a] : 1e9;
-            if (warmup > cap)
-                warmup = cap > 1 ? (long)cap : 1;
-        }
-        if (warmup > b->max_iters)
-            warmup = b->max_iters;
-        for (long i = 0; i < warmup; i++) {
-            double s = MPI_Wtime();
-            if (ar_allreduce(plans[a], src, b->recv, count) != 0)
-                return -1;
-            b->t_slow[i] = MPI_Wtime() - s;
-        }
-        if (warmup > 0) {
-            rs_stats st;
-            rs_stats_compute(b->t_slow, (int)warmup, &st);
-            est[a] = st.median;
-        }
-    }
+    for (int a = 0; a < n; a++)
+        if (warm_up(plans[a], src, b, count, bytes, &est[a]) != 0)
+            return -1;
     ar_bookkeeping_allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     for (int a = 0; a < n; a++) {
         iters[a] = opt.iters;
