@@ -111,7 +111,9 @@ MPI_Op ar_op_mpi(ar_op op) { return op == AR_SUM ? MPI_SUM : MPI_MAX; }
 /* ---- the one local reduction -------------------------------------------------------
  * The loops live in ar_reduce_loops.h, built for baseline x86-64 here and for AVX2 in
  * ar_reduce_avx2.c; the first call picks by CPUID (common/cpu.h).  Every variant gives
- * the same bits (test/mpi/test_allreduce.c compares each with the portable one).  The gamma hook is charged here, once per call. */
+ * the same bits (test/mpi/test_allreduce.c compares each with the portable one).
+ * The gamma hook is charged here, once per call, also where the reduce hook
+ * (ar_hooks.h) replaced the arithmetic. */
 static ar_charge_fn charge_fn;
 static void *charge_arg;
 
@@ -143,7 +145,10 @@ static const ar_reduce_impl *reduce_pick(void)
 
 void ar_reduce_local(void *inout, const void *in, size_t count, ar_dtype t, ar_op op)
 {
-    reduce_pick()->run(inout, in, count, t, op);
+    if (ar_hooks_now.reduce)
+        ar_hooks_now.reduce(inout, in, count, t, op);
+    else
+        reduce_pick()->run(inout, in, count, t, op);
     if (charge_fn)
         charge_fn(count * dtypes[t].size, charge_arg);
 }
@@ -168,7 +173,7 @@ static int agree(MPI_Comm comm, int rc)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     int mine = rc != 0 ? rank : p, first;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    ar_bookkeeping_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
     if (first == p)
         return 0;
     char msg[512];
@@ -220,7 +225,7 @@ size_t ar_plan_scratch_bytes(const ar_plan *pl, size_t max_count)
 static void release_scratch(ar_plan *pl)
 {
     if (pl->scratch_owned)
-        free(pl->scratch);
+        ar_big_free(pl->scratch);
     pl->scratch = NULL;
     pl->scratch_size = 0;
     pl->scratch_owned = 0;
@@ -235,7 +240,7 @@ int ar_plan_reserve(ar_plan *pl, size_t max_count)
     release_scratch(pl);
     if (need > 0) {
         void *m = NULL;
-        CHECK(posix_memalign(&m, 64, (need + 63) / 64 * 64) == 0,
+        CHECK(ar_big_memalign(&m, (need + 63) / 64 * 64) == 0,
               "out of memory: %s needs %.1f MiB of scratch for %zu elements", pl->name,
               need / 1048576.0, max_count);
         pl->scratch = m;

@@ -19,7 +19,8 @@
  * The algorithm files use only MPI point-to-point calls and plain C (no OpenMP, no
  * Linux calls), so SimGrid SMPI (smpicc) compiles them unchanged.  All reduction
  * arithmetic goes through ar_reduce_local(), which calls the hook set with
- * ar_set_reduce_charge() so that a simulator can charge gamma per byte reduced.
+ * ar_set_reduce_charge() so that a simulator can charge gamma per byte reduced; its
+ * other hooks (buffers, groups, barrier, bookkeeping) are in ar_hooks.h.
  *
  * Library code returns 0 or -1 with one line in rs_lasterr() (common/check.h). */
 #ifndef RS_ALLREDUCE_H
@@ -106,7 +107,7 @@ typedef struct {
     int group_max;        /* hier: groups of unequal size, or larger than this, are cut
                              into equal groups of the largest divisor of the gcd of their
                              sizes that is at most group_max (0, the default: never; the
-                             library then folds the extra members, allreduce_twolevel.c) */
+                             library then folds the extra members, ar_twolevel.c) */
     int library_alg;      /* library: Open MPI coll/tuned algorithm K forced (0 = MPI's
                              own choice); set by ar_algo_parse from "library:K" */
     int elem_bytes;       /* the plan's element size, set by ar_plan_create (the library's

@@ -1,14 +1,15 @@
 /* allreduce_hier.c — topology-mapped hierarchical allreduce (HCCL; Jia et al. 2018;
  * the Sunway study's redesign): reduce-scatter inside each group, allreduce among the
  * ranks that hold the same block in every group, allgather inside each group — see
- * allreduce_twolevel.c for the engine, the rank reordering and unequal groups.
+ * ar_twolevel.c for the engine, the rank reordering and unequal groups.
  *
  * Groups, in order of precedence:
- *   prm.group_of(rank, p, arg)  a custom topology (tests; SimGrid host names later),
+ *   prm.group_of(rank, p, arg)  a custom topology (tests),
  *                                group ids in 0..p-1, unequal sizes allowed;
  *   prm.group_size = G          consecutive ranks in groups of G (G must divide p);
- *   default                     the shared-memory node (MPI_Comm_split_type), so one
- *                                machine is one group and hier is a ring there.
+ *   default                     the shared-memory node (ar_split_node: MPI's, or a
+ *                                simulator's platform group), so one machine is one
+ *                                group and hier is a ring there.
  * The inner allreduce among groups is prm.inner (default rabenseifner). */
 #include <string.h>
 
@@ -44,8 +45,10 @@ static int hier_setup(ar_plan *pl)
         what = "hier (--group-size)";
     } else {
         MPI_Comm node;
-        MPI_Comm_split_type(pl->comm, MPI_COMM_TYPE_SHARED, pl->rank, MPI_INFO_NULL, &node);
-        MPI_Allreduce(&pl->rank, &color, 1, MPI_INT, MPI_MIN, node);  /* the node's lowest rank */
+        if (ar_split_node(pl->comm, pl->rank, &node) != 0)
+            return -1;
+        /* the node's lowest rank */
+        ar_bookkeeping_allreduce(&pl->rank, &color, 1, MPI_INT, MPI_MIN, node);
         MPI_Comm_free(&node);
         what = "hier (shared-memory nodes)";
     }

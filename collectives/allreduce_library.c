@@ -211,7 +211,8 @@ static int library_setup(ar_plan *pl)
 
 static int library_run(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t count)
 {
-    AR_MPI(MPI_Allreduce(sendbuf, recvbuf, (int)count, pl->mpi_dtype, pl->mpi_op, pl->comm));
+    MPI_Op op = ar_library_op(pl->op);  /* MPI_SUM / MPI_MAX, or a simulator's charged ops */
+    AR_MPI(MPI_Allreduce(sendbuf, recvbuf, (int)count, pl->mpi_dtype, op, pl->comm));
     return 0;
 }
 

@@ -2,7 +2,7 @@
  * R x C grid, row-major; reduce-scatter along each row (ring), allreduce of each block
  * along its column (ring), allgather along each row (ring).  Per rank the column phase
  * moves n/C bytes instead of n, and the latency is 2(C-1) + 2(R-1) steps instead of
- * 2(p-1).  Same engine as hier (allreduce_twolevel.c) with rows as groups.
+ * 2(p-1).  Same engine as hier (ar_twolevel.c) with rows as groups.
  * Rows of C = prm.group_size ranks (must divide p), or by default the near-square grid:
  * C = the smallest divisor of p with C >= sqrt(p) (4 -> 2x2, 8 -> 2x4, 13 -> 1x13). */
 #include "ar_internal.h"

@@ -5,6 +5,7 @@
 #define RS_AR_INTERNAL_H
 
 #include "allreduce.h"
+#include "ar_hooks.h"
 
 struct ar_plan {
     const ar_algo *algo;
@@ -29,6 +30,9 @@ struct ar_plan {
  * phase; different phases use different tags to make traces readable. */
 enum { AR_TAG_FOLD = 101, AR_TAG_RS = 102, AR_TAG_AG = 103, AR_TAG_XCHG = 104,
        AR_TAG_REDUCE = 105, AR_TAG_BCAST = 106 };
+
+/* The hooks set with ar_set_hooks (ar_hooks.c): all NULL unless a simulator set them. */
+extern ar_hooks ar_hooks_now;
 
 /* Byte address of element i of buf. */
 static inline char *ar_at(const ar_plan *pl, const void *buf, size_t i)
@@ -107,7 +111,7 @@ extern const ar_algo allreduce_ring, allreduce_segring, allreduce_recdbl,
     allreduce_rabenseifner, allreduce_binomial, allreduce_hier, allreduce_torus2d,
     allreduce_library;
 
-/* The two-level engine behind hier and torus2d (allreduce_twolevel.c).  setup is
+/* The two-level engine behind hier and torus2d (ar_twolevel.c).  setup is
  * collective: `color` is this rank's group id (>= 0, any numbering), `inner` the
  * allreduce among groups, `what` names the caller in messages and ar_plan_describe. */
 int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *what);

@@ -1,5 +1,5 @@
 /* bench_fit.c — the alpha-beta-gamma parameters `allreduce-bench` predicts with, as a
- * range (bench.h).  Point-to-point cost on a real machine is not one line: it jumps
+ * range (bench_fit.h).  Point-to-point cost on a real machine is not one line: it jumps
  * where the MPI switches protocols (eager, rendezvous, single-copy) and, with ranks
  * sharing cores, where a message needs the receiver scheduled.  So instead of one
  * least-squares line, two envelopes of measured times t(m), m = 8 B .. 64 MiB (every
@@ -38,7 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "ar_hooks.h"
+#include "bench_fit.h"
+#include "bench_platform.h"
 #include "stats.h"
 
 /* Batches per measurement: noise on a shared machine comes in spells, and 11 batches
@@ -115,7 +117,7 @@ static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, i
                          (me + p - 1) % p, 8, comm, MPI_STATUS_IGNORE);
             tr[r] = MPI_Wtime() - t0;
         }
-        MPI_Allreduce(MPI_IN_PLACE, tr, reps, MPI_DOUBLE, MPI_MAX, comm);
+        ar_bookkeeping_allreduce(MPI_IN_PLACE, tr, reps, MPI_DOUBLE, MPI_MAX, comm);
         rs_stats_compute(tr, reps, &st);
         t[b] = st.median;
         best = st.min < best ? st.min : best;
@@ -130,7 +132,7 @@ static double ringstep_s(MPI_Comm comm, int me, int p, char *sbuf, char *rbuf, i
 static double local_s(ar_dtype t, ar_op op, size_t bytes, int reps, int copy, int best)
 {
     size_t es = ar_dtype_size(t), n = bytes / es;
-    char *a = calloc(n, es), *b = calloc(n, es);
+    char *a = ar_big_calloc(n, es), *b = ar_big_calloc(n, es);
     double ts[64] = {0};
     reps = reps > 64 ? 64 : reps;
     if (a && b) {   /* pages touched first: their faults are the scratch term's, not these */
@@ -145,8 +147,8 @@ static double local_s(ar_dtype t, ar_op op, size_t bytes, int reps, int copy, in
             ts[r] = MPI_Wtime() - t0;
         }
     }
-    free(a);
-    free(b);
+    ar_big_free(a);
+    ar_big_free(b);
     rs_stats st;
     rs_stats_compute(ts, reps, &st);
     return (best ? st.min : st.max) / (double)(n * es);
@@ -175,13 +177,6 @@ static double fresh_scratch_s(size_t bytes)
     return st.median / (double)bytes;
 }
 
-__attribute__((weak)) int ar_fit_from_platform(MPI_Comm comm, ar_model_range *m, char *how,
-                                                size_t howlen)
-{
-    (void)comm, (void)m, (void)how, (void)howlen;
-    return 0;
-}
-
 void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range *m,
                   char *how, size_t howlen)
 {
@@ -191,7 +186,7 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
     const int big = quick ? 4 << 20 : 64 << 20;  /* two such buffers per rank: past the LLC */
-    char *sbuf = malloc((size_t)big), *rbuf = malloc((size_t)big);
+    char *sbuf = ar_big_malloc((size_t)big), *rbuf = ar_big_malloc((size_t)big);
     memset(sbuf, 1, (size_t)big);
     memset(rbuf, 2, (size_t)big);
     double lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};  /* alpha, beta, gamma, copy */
@@ -255,8 +250,8 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
     MPI_Barrier(comm);
     double scratch = fresh_scratch_s((size_t)big);
     MPI_Bcast(lo, 4, MPI_DOUBLE, 0, comm);
-    MPI_Allreduce(MPI_IN_PLACE, hi, 4, MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &scratch, 1, MPI_DOUBLE, MPI_MAX, comm);
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, hi, 4, MPI_DOUBLE, MPI_MAX, comm);
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, &scratch, 1, MPI_DOUBLE, MPI_MAX, comm);
     for (int i = 0; i < 4; i++)
         hi[i] = hi[i] > lo[i] ? hi[i] : lo[i];
     /* the best case hides reductions behind transfers and finds its scratch reused (no
@@ -274,6 +269,6 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
     else
         snprintf(how, howlen, "p = 1: no messages; %s %s reduce and copy of 64 KiB-1 MiB (lo), 64 MiB (hi)",
                  ar_dtype_name(t), ar_op_name(op));
-    free(sbuf);
-    free(rbuf);
+    ar_big_free(sbuf);
+    ar_big_free(rbuf);
 }

@@ -13,11 +13,12 @@
  *   2. warm-up, then iterations: OSU's defaults (1000 + 200 warm-up up to 8 KiB, 100 +
  *      10 above), capped like IMB by time (--max-time per row) and volume (2 GiB moved
  *      per row), never below 5; --iters / --warmup given are used exactly;
- *   3. timing: `isolated` puts an untimed MPI_Barrier before every iteration and times
- *      each call alone; `backtoback` times consecutive calls with nothing between
- *      (what a training loop does); both are labelled in the `mode` column.  The
- *      algorithms' iterations alternate in ROUNDS rounds (measure_size), so that on a
- *      shared machine a slow spell hits every algorithm alike.
+ *   3. timing: `isolated` puts an untimed barrier (ar_barrier: MPI_Barrier unless a
+ *      simulator hooks its own) before every iteration and times each call alone;
+ *      `backtoback` times consecutive calls with nothing between (what a training
+ *      loop does); both are labelled in the `mode` column.  The algorithms'
+ *      iterations alternate in ROUNDS rounds (measure_size), so that on a shared
+ *      machine a slow spell hits every algorithm alike.
  * Per row: time_us_min/avg/max = min/mean/max over ranks of each rank's mean time per
  * call (OSU's min/avg/max); p50_us / p99_us = percentiles over iterations of the
  * slowest rank's time for that iteration (the collective's completion time).
@@ -44,8 +45,10 @@
 #include <unistd.h>
 
 #include "allreduce.h"
+#include "ar_hooks.h"
 #include "ar_pattern.h"
-#include "bench.h"
+#include "bench_fit.h"
+#include "bench_platform.h"
 #include "check.h"
 #include "fsio.h"
 #include "meta.h"
@@ -345,21 +348,27 @@ static void agree_on_input(int rc)
     MPI_Bcast(run.sizes, MAX_SIZES, MPI_LONG, 0, MPI_COMM_WORLD);
 }
 
-/* Memory per rank: send + receive buffers and up to one vector of scratch. */
-static void check_memory(void)
+static long largest_size(void)
 {
     long maxb = 0;
     for (int i = 0; i < run.nsizes; i++)
         maxb = run.sizes[i] > maxb ? run.sizes[i] : maxb;
+    return maxb;
+}
+
+/* Memory per rank: send + receive buffers and up to one vector of scratch. */
+static void check_memory(void)
+{
+    long maxb = largest_size();
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, run.rank, MPI_INFO_NULL, &node);
     MPI_Comm_size(node, &run.ranks_per_node);
     MPI_Comm_free(&node);
     int rpn = run.ranks_per_node;
-    MPI_Allreduce(MPI_IN_PLACE, &rpn, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, &rpn, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     run.ranks_per_node = rpn;
     double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    MPI_Allreduce(MPI_IN_PLACE, &mem, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, &mem, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     double need = 3.0 * (double)maxb * rpn;
     if (need > 0.8 * mem) {
         char msg[256];
@@ -446,14 +455,14 @@ static int timed_chunk(ar_plan *pl, const void *src, void *recv, size_t count, i
 {
     if (mode == 0) {
         for (long i = 0; i < k; i++) {
-            MPI_Barrier(MPI_COMM_WORLD);
+            ar_barrier(MPI_COMM_WORLD);
             double s = MPI_Wtime();
             if (ar_allreduce(pl, src, recv, count) != 0)
                 return -1;
             t[i] = MPI_Wtime() - s;
         }
     } else {
-        MPI_Barrier(MPI_COMM_WORLD);
+        ar_barrier(MPI_COMM_WORLD);
         double prev = MPI_Wtime();
         for (long i = 0; i < k; i++) {
             if (ar_allreduce(pl, src, recv, count) != 0)
@@ -478,6 +487,34 @@ static long long check_output(ar_plan *pl, ar_dtype t, const char *recv, size_t 
     return (long long)bad;
 }
 
+/* One algorithm's warm-up calls, each timed; their median replaces *est (the checked
+ * call's time, which capped their number). */
+static int warm_up(ar_plan *pl, const void *src, buffers *b, size_t count, long bytes,
+                   double *est)
+{
+    long warmup = opt.warmup;
+    if (warmup < 0) {
+        warmup = bytes <= SMALL_BYTES ? 200 : 10;
+        double cap = *est > 0 ? 0.25 * opt.max_time / *est : 1e9;
+        if (warmup > cap)
+            warmup = cap > 1 ? (long)cap : 1;
+    }
+    if (warmup > b->max_iters)
+        warmup = b->max_iters;
+    for (long i = 0; i < warmup; i++) {
+        double s = MPI_Wtime();
+        if (ar_allreduce(pl, src, b->recv, count) != 0)
+            return -1;
+        b->t_slow[i] = MPI_Wtime() - s;
+    }
+    if (warmup > 0) {
+        rs_stats st;
+        rs_stats_compute(b->t_slow, (int)warmup, &st);
+        *est = st.median;
+    }
+    return 0;
+}
+
 static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index, int mode,
                         buffers *b, row *rows)
 {
@@ -499,7 +536,7 @@ static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index,
             else
                 memset(b->recv, 0xA5, count * es);
         }
-        MPI_Barrier(MPI_COMM_WORLD);
+        ar_barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         if (ar_allreduce(plans[a], src, b->recv, count) != 0)
             return -1;
@@ -507,34 +544,15 @@ static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index,
         if (!opt.no_check)
             wrong[a] += check_output(plans[a], t, b->recv, count, seed, bytes, "");
     }
-    MPI_Allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 
     /* 2. warm-up: OSU's count capped by the checked call's time, each call timed; the
      * slowest rank's median warm-up call sizes the iterations (one call alone is a poor
      * estimate where ranks share cores) */
-    for (int a = 0; a < n; a++) {
-        long warmup = opt.warmup;
-        if (warmup < 0) {
-            warmup = bytes <= SMALL_BYTES ? 200 : 10;
-            double cap = est[a] > 0 ? 0.25 * opt.max_time / est[a] : 1e9;
-            if (warmup > cap)
-                warmup = cap > 1 ? (long)cap : 1;
-        }
-        if (warmup > b->max_iters)
-            warmup = b->max_iters;
-        for (long i = 0; i < warmup; i++) {
-            double s = MPI_Wtime();
-            if (ar_allreduce(plans[a], src, b->recv, count) != 0)
-                return -1;
-            b->t_slow[i] = MPI_Wtime() - s;
-        }
-        if (warmup > 0) {
-            rs_stats st;
-            rs_stats_compute(b->t_slow, (int)warmup, &st);
-            est[a] = st.median;
-        }
-    }
-    MPI_Allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (int a = 0; a < n; a++)
+        if (warm_up(plans[a], src, b, count, bytes, &est[a]) != 0)
+            return -1;
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     for (int a = 0; a < n; a++) {
         iters[a] = opt.iters;
         if (iters[a] < 0) {
@@ -565,7 +583,7 @@ static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index,
         }
 
     /* 4. statistics over ranks and iterations */
-    MPI_Allreduce(MPI_IN_PLACE, wrong, n, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, wrong, n, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     for (int a = 0; a < n; a++) {
         const double *ti = b->t_iter + (size_t)a * (size_t)b->max_iters;
         double sum = 0;
@@ -716,163 +734,185 @@ static int wants_forced_library(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
-    rs_set_progname("allreduce-bench");
-    if (wants_forced_library(argc, argv))
-        ar_library_prepare_env();
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &run.p);
+/* ---- main's steps ---- */
 
-    char **args = translate_short(argc, argv);
+/* --help and --list are answered here (1: main finalizes and exits 0); otherwise the
+ * parser's status goes to *rc. */
+static int parse_options(int argc, char **args, int *rc)
+{
     for (int i = 1; i < argc; i++)
         if (strcmp(args[i], "--help") == 0 || strcmp(args[i], "-h") == 0) {
             if (run.rank == 0)
                 rs_opts_usage(stdout, options, RS_ARRAY_LEN(options), usage);
-            MPI_Finalize();
-            return RS_EXIT_OK;
+            return 1;
         }
-    int rc = rs_opts_parse(argc, args, options, RS_ARRAY_LEN(options), usage, NULL, NULL);
-    if (rc == 0 && opt.list) {
+    *rc = rs_opts_parse(argc, args, options, RS_ARRAY_LEN(options), usage, NULL, NULL);
+    if (*rc == 0 && opt.list) {
         if (run.rank == 0)
             list_algorithms();
-        MPI_Finalize();
-        return RS_EXIT_OK;
+        return 1;
     }
-    if (opt.c.quick && opt.max_time == 1.0)
-        opt.max_time = 0.1;
-    if (rc == 0)
-        rc = validate();
-    agree_on_input(rc);
-    check_memory();
+    return 0;
+}
 
-    /* the model */
+/* The model: fitted (or the platform's), then what the command line gives replaces
+ * both ends of the range. */
+static void fit_model(void)
+{
     ar_fit_model(MPI_COMM_WORLD, run.dtypes[0], run.op, opt.c.quick, &run.model, run.model_how,
                  sizeof run.model_how);
-    if (opt.alpha_us > 0 || opt.link_gbs > 0 || opt.reduce_gbs > 0) {
-        /* given values replace both ends of the range */
-        ar_model *ends[2] = {&run.model.lo, &run.model.hi};
-        for (int e = 0; e < 2; e++) {
-            if (opt.alpha_us > 0)
-                ends[e]->alpha_s = opt.alpha_us * 1e-6;
-            if (opt.link_gbs > 0)
-                ends[e]->beta_s_per_byte = 1e-9 / opt.link_gbs;
-            if (opt.reduce_gbs > 0)
-                ends[e]->gamma_s_per_byte = 1e-9 / opt.reduce_gbs;
-        }
-        size_t n = strlen(run.model_how);
-        snprintf(run.model_how + n, sizeof run.model_how - n, "; overridden by%s%s%s",
-                 opt.alpha_us > 0 ? " --alpha-us" : "", opt.link_gbs > 0 ? " --link-gbytes-per-s" : "",
-                 opt.reduce_gbs > 0 ? " --reduce-gbytes-per-s" : "");
+    if (!(opt.alpha_us > 0 || opt.link_gbs > 0 || opt.reduce_gbs > 0))
+        return;
+    ar_model *ends[2] = {&run.model.lo, &run.model.hi};
+    for (int e = 0; e < 2; e++) {
+        if (opt.alpha_us > 0)
+            ends[e]->alpha_s = opt.alpha_us * 1e-6;
+        if (opt.link_gbs > 0)
+            ends[e]->beta_s_per_byte = 1e-9 / opt.link_gbs;
+        if (opt.reduce_gbs > 0)
+            ends[e]->gamma_s_per_byte = 1e-9 / opt.reduce_gbs;
     }
-    if (run.rank == 0 && !opt.osu)
-        print_header();
+    size_t n = strlen(run.model_how);
+    snprintf(run.model_how + n, sizeof run.model_how - n, "; overridden by%s%s%s",
+             opt.alpha_us > 0 ? " --alpha-us" : "", opt.link_gbs > 0 ? " --link-gbytes-per-s" : "",
+             opt.reduce_gbs > 0 ? " --reduce-gbytes-per-s" : "");
+}
 
-    /* buffers: the largest size, shared by every algorithm */
-    long maxb = 0, max_iters = opt.iters > 1000 ? opt.iters : 1000;
-    for (int i = 0; i < run.nsizes; i++)
-        maxb = run.sizes[i] > maxb ? run.sizes[i] : maxb;
-    buffers b = {.max_iters = max_iters};
-    b.send = malloc((size_t)maxb + 64);
-    b.recv = malloc((size_t)maxb + 64);
-    b.t_iter = malloc(sizeof(double) * (size_t)max_iters * (size_t)run.nsel);
-    b.t_slow = malloc(sizeof(double) * (size_t)max_iters);
+/* The largest size's buffers, shared by every algorithm, and the rows of one element
+ * type ([mode][size][algorithm]); exits 2 on every rank if any rank lacks the memory. */
+static row *alloc_buffers(buffers *b)
+{
+    long maxb = largest_size(), max_iters = opt.iters > 1000 ? opt.iters : 1000;
+    *b = (buffers){.max_iters = max_iters};
+    b->send = ar_big_malloc((size_t)maxb + 64);
+    b->recv = ar_big_malloc((size_t)maxb + 64);
+    b->t_iter = malloc(sizeof(double) * (size_t)max_iters * (size_t)run.nsel);
+    b->t_slow = malloc(sizeof(double) * (size_t)max_iters);
     row *rows = calloc((size_t)run.nmodes * (size_t)run.nsizes * (size_t)run.nsel, sizeof(row));
-    int ok = b.send && b.recv && b.t_iter && b.t_slow && rows;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int ok = b->send && b->recv && b->t_iter && b->t_slow && rows;
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!ok)
         usage_exit("out of memory for the message buffers (lower -m MAX)");
     /* touched once here; zeros (never denormals) when --no-check leaves them unset */
-    memset(b.send, 0, (size_t)maxb + 64);
-    memset(b.recv, 0, (size_t)maxb + 64);
-#define ROW(m, s, a) rows[((size_t)(m) * (size_t)run.nsizes + (size_t)(s)) * (size_t)run.nsel + (size_t)(a)]
+    memset(b->send, 0, (size_t)maxb + 64);
+    memset(b->recv, 0, (size_t)maxb + 64);
+    return rows;
+}
 
-    rs_table *all = rs_table_new("allreduce", columns, RS_ARRAY_LEN(columns));
-    long long wrong_total = 0;
-    int total = run.ndtypes * run.nmodes * run.nsizes, done = 0;
-    if (run.rank == 0)
-        rs_progress_begin(total);
-    for (int d = 0; d < run.ndtypes; d++) {
-        ar_dtype t = run.dtypes[d];
-        size_t es = ar_dtype_size(t), maxcount = (size_t)maxb / es;
-        /* every algorithm's plan, and one scratch buffer they share */
-        ar_plan *plans[MAX_ALGOS];
-        size_t need = 0;
-        for (int a = 0; a < run.nsel; a++) {
-            if (ar_plan_create(run.sel[a].algo, &run.sel[a].prm, MPI_COMM_WORLD, t, run.op, &plans[a]) != 0)
-                usage_exit(rs_lasterr());  /* every rank has the same verdict */
-            size_t s = ar_plan_scratch_bytes(plans[a], maxcount);
-            need = s > need ? s : need;
-            snprintf(run.sel[a].plan_name, sizeof run.sel[a].plan_name, "%s", ar_plan_name(plans[a]));
-            snprintf(run.sel[a].describe, sizeof run.sel[a].describe, "%s", ar_plan_describe(plans[a]));
-        }
-        void *scratch = NULL;
-        rc = need ? posix_memalign(&scratch, 64, (need + 63) / 64 * 64) : 0;
-        for (int a = 0; a < run.nsel && rc == 0; a++)
-            rc = ar_plan_reserve_in(plans[a], maxcount, scratch, need);
-        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (rc != 0)
-            usage_exit("out of memory for the algorithms' scratch (lower -m MAX)");
+static void free_buffers(buffers *b, row *rows)
+{
+    ar_big_free(b->send);
+    ar_big_free(b->recv);
+    free(b->t_iter);
+    free(b->t_slow);
+    free(rows);
+}
 
-        for (int mi = 0; mi < run.nmodes; mi++) {
-            int mode = run.modes[mi];
-            for (int s = 0; s < run.nsizes; s++) {
-                long bytes = run.sizes[s] / (long)es * (long)es;
-                if (run.rank == 0) {
-                    char label[96];
-                    snprintf(label, sizeof label, "%s %s %ld bytes", ar_dtype_name(t), mode_name(mode), bytes);
-                    rs_progress(done, label);
-                }
-                done++;
-                if (bytes == 0 && run.sizes[s] != 0)
-                    continue;  /* smaller than one element */
-                if (measure_size(plans, t, bytes, s, mode, &b, &ROW(mi, s, 0)) != 0) {
-                    fprintf(stderr, "%s: rank %d: %s\n", rs_progname(), run.rank, rs_lasterr());
-                    MPI_Abort(MPI_COMM_WORLD, RS_EXIT_WRONG);
-                }
-                for (int a = 0; a < run.nsel; a++)
-                    wrong_total += ROW(mi, s, a).wrong;
-                if (run.rank == 0 && !opt.osu) {
-                    rs_table *block = rs_table_new("allreduce", columns, RS_ARRAY_LEN(columns));
-                    for (int a = 0; a < run.nsel; a++)
-                        add_row(block, &ROW(mi, s, a));
-                    rs_progress_done();
-                    printf("\n# %ld bytes, %s, %s\n", bytes, ar_dtype_name(t), mode_name(mode));
-                    rs_table_print(block, stdout, table_cols);
-                    fflush(stdout);
-                    rs_table_free(block);
-                }
-            }
-            /* the file's rows go algorithm by algorithm (one curve per algorithm) */
-            if (run.rank == 0)
-                for (int a = 0; a < run.nsel; a++) {
-                    if (opt.osu) {
-                        rs_progress_done();
-                        osu_block_header(run.sel[a].plan_name, mode, t);
-                    }
-                    for (int s = 0; s < run.nsizes; s++) {
-                        const row *r = &ROW(mi, s, a);
-                        if (!r->algo)
-                            continue;
-                        add_row(all, r);
-                        if (opt.osu)
-                            printf("%-10ld%18.2f%18.2f%18.2f%12ld\n", r->bytes, r->avg_us, r->min_us,
-                                   r->max_us, r->iters);
-                    }
-                    fflush(stdout);
-                }
-            memset(&ROW(mi, 0, 0), 0, sizeof(row) * (size_t)run.nsizes * (size_t)run.nsel);
-        }
-        for (int a = 0; a < run.nsel; a++)
-            ar_plan_free(plans[a]);
-        free(scratch);
+static row *row_at(row *rows, int mi, int s, int a)
+{
+    return &rows[((size_t)mi * (size_t)run.nsizes + (size_t)s) * (size_t)run.nsel + (size_t)a];
+}
+
+/* Every algorithm's plan for type t and one scratch buffer they share (returned; the
+ * caller frees it after the plans); exits 2 on every rank where that fails. */
+static void *make_plans(ar_dtype t, size_t maxcount, ar_plan **plans)
+{
+    size_t need = 0;
+    for (int a = 0; a < run.nsel; a++) {
+        if (ar_plan_create(run.sel[a].algo, &run.sel[a].prm, MPI_COMM_WORLD, t, run.op, &plans[a]) != 0)
+            usage_exit(rs_lasterr());  /* every rank has the same verdict */
+        size_t s = ar_plan_scratch_bytes(plans[a], maxcount);
+        need = s > need ? s : need;
+        snprintf(run.sel[a].plan_name, sizeof run.sel[a].plan_name, "%s", ar_plan_name(plans[a]));
+        snprintf(run.sel[a].describe, sizeof run.sel[a].describe, "%s", ar_plan_describe(plans[a]));
     }
-    if (run.rank == 0)
-        rs_progress_done();
-#undef ROW
+    void *scratch = NULL;
+    int rc = need && ar_big_memalign(&scratch, (need + 63) / 64 * 64) != 0 ? -1 : 0;
+    for (int a = 0; a < run.nsel && rc == 0; a++)
+        rc = ar_plan_reserve_in(plans[a], maxcount, scratch, need);
+    ar_bookkeeping_allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc != 0)
+        usage_exit("out of memory for the algorithms' scratch (lower -m MAX)");
+    return scratch;
+}
 
-    /* files: rank 0 only; all ranks learn whether that worked */
+/* Rank 0: one size's rows as a table block for people. */
+static void print_block(row *rows, int mi, int s, long bytes, ar_dtype t, int mode)
+{
+    rs_table *block = rs_table_new("allreduce", columns, RS_ARRAY_LEN(columns));
+    for (int a = 0; a < run.nsel; a++)
+        add_row(block, row_at(rows, mi, s, a));
+    rs_progress_done();
+    printf("\n# %ld bytes, %s, %s\n", bytes, ar_dtype_name(t), mode_name(mode));
+    rs_table_print(block, stdout, table_cols);
+    fflush(stdout);
+    rs_table_free(block);
+}
+
+/* Rank 0: one mode's rows into the file's table, algorithm by algorithm (one curve per
+ * algorithm); with --osu, also OSU's blocks. */
+static void add_file_rows(rs_table *all, row *rows, int mi, int mode, ar_dtype t)
+{
+    for (int a = 0; a < run.nsel; a++) {
+        if (opt.osu) {
+            rs_progress_done();
+            osu_block_header(run.sel[a].plan_name, mode, t);
+        }
+        for (int s = 0; s < run.nsizes; s++) {
+            const row *r = row_at(rows, mi, s, a);
+            if (!r->algo)
+                continue;
+            add_row(all, r);
+            if (opt.osu)
+                printf("%-10ld%18.2f%18.2f%18.2f%12ld\n", r->bytes, r->avg_us, r->min_us,
+                       r->max_us, r->iters);
+        }
+        fflush(stdout);
+    }
+}
+
+/* One element type, every mode and size: measured, printed, kept in `all`.  Returns the
+ * wrong elements; *done counts the progress line's steps. */
+static long long run_type(ar_dtype t, buffers *b, row *rows, rs_table *all, int *done)
+{
+    size_t es = ar_dtype_size(t), maxcount = (size_t)largest_size() / es;
+    ar_plan *plans[MAX_ALGOS];
+    void *scratch = make_plans(t, maxcount, plans);
+    long long wrong = 0;
+    for (int mi = 0; mi < run.nmodes; mi++) {
+        int mode = run.modes[mi];
+        for (int s = 0; s < run.nsizes; s++) {
+            long bytes = run.sizes[s] / (long)es * (long)es;
+            if (run.rank == 0) {
+                char label[96];
+                snprintf(label, sizeof label, "%s %s %ld bytes", ar_dtype_name(t), mode_name(mode), bytes);
+                rs_progress(*done, label);
+            }
+            (*done)++;
+            if (bytes == 0 && run.sizes[s] != 0)
+                continue;  /* smaller than one element */
+            if (measure_size(plans, t, bytes, s, mode, b, row_at(rows, mi, s, 0)) != 0) {
+                fprintf(stderr, "%s: rank %d: %s\n", rs_progname(), run.rank, rs_lasterr());
+                MPI_Abort(MPI_COMM_WORLD, RS_EXIT_WRONG);
+            }
+            for (int a = 0; a < run.nsel; a++)
+                wrong += row_at(rows, mi, s, a)->wrong;
+            if (run.rank == 0 && !opt.osu)
+                print_block(rows, mi, s, bytes, t, mode);
+        }
+        if (run.rank == 0)
+            add_file_rows(all, rows, mi, mode, t);
+        memset(row_at(rows, mi, 0, 0), 0, sizeof(row) * (size_t)run.nsizes * (size_t)run.nsel);
+    }
+    for (int a = 0; a < run.nsel; a++)
+        ar_plan_free(plans[a]);
+    ar_big_free(scratch);
+    return wrong;
+}
+
+/* Rank 0 writes the files; every rank learns whether that worked (-1: it did not). */
+static int write_files(rs_table *all, int argc, char **argv, long long wrong_total)
+{
     int frc = 0;
     if (run.rank == 0) {
         /* Only rank 0 writes, and only now: a signal while writing removes the temporary
@@ -891,12 +931,51 @@ int main(int argc, char **argv)
                     rs_progname(), wrong_total);
     }
     MPI_Bcast(&frc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return frc;
+}
+
+int main(int argc, char **argv)
+{
+    rs_set_progname("allreduce-bench");
+    if (wants_forced_library(argc, argv))
+        ar_library_prepare_env();
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &run.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &run.p);
+    if (ar_platform_start() != 0)  /* the build's hooks; every rank reads the same settings */
+        usage_exit(rs_lasterr());
+
+    char **args = translate_short(argc, argv);
+    int rc = 0;
+    if (parse_options(argc, args, &rc)) {
+        MPI_Finalize();
+        return RS_EXIT_OK;
+    }
+    if (opt.c.quick && opt.max_time == 1.0)
+        opt.max_time = 0.1;
+    if (rc == 0)
+        rc = validate();
+    agree_on_input(rc);
+    check_memory();
+    fit_model();
+    if (run.rank == 0 && !opt.osu)
+        print_header();
+
+    buffers b;
+    row *rows = alloc_buffers(&b);
+    rs_table *all = rs_table_new("allreduce", columns, RS_ARRAY_LEN(columns));
+    long long wrong_total = 0;
+    int done = 0;
+    if (run.rank == 0)
+        rs_progress_begin(run.ndtypes * run.nmodes * run.nsizes);
+    for (int d = 0; d < run.ndtypes; d++)
+        wrong_total += run_type(run.dtypes[d], &b, rows, all, &done);
+    if (run.rank == 0)
+        rs_progress_done();
+
+    int frc = write_files(all, argc, argv, wrong_total);
     rs_table_free(all);
-    free(b.send);
-    free(b.recv);
-    free(b.t_iter);
-    free(b.t_slow);
-    free(rows);
+    free_buffers(&b, rows);
     free(args);
     MPI_Finalize();
     return wrong_total ? RS_EXIT_WRONG : frc ? RS_EXIT_USAGE : RS_EXIT_OK;

@@ -359,6 +359,19 @@ static char *csv_read_field(const char **p, int *end_of_line)
     return out;
 }
 
+/* Significant digits of a number as text ("1.25e+09": 3, "1728888000": 10), at most 17. */
+static int csv_digits(const char *s)
+{
+    int n = 0, lead = 1;
+    for (; *s && *s != 'e' && *s != 'E'; s++) {
+        if (*s < '0' || *s > '9' || (lead && *s == '0'))
+            continue;
+        lead = 0;
+        n++;
+    }
+    return n < 17 ? n : 17;
+}
+
 rs_table *rs_table_read_csv(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -409,16 +422,18 @@ rs_table *rs_table_read_csv(const char *path)
         nrows++;
     }
     for (int c = 0; c < ncols; c++) {
-        int numeric = 1;
+        int numeric = 1, digits = 6;
         for (int r = 0; r < nrows && numeric; r++) {
             const char *s = fields[r * ncols + c];
             char *end;
             if (*s) {
                 strtod(s, &end);
                 numeric = *end == 0;
+                digits = csv_digits(s) > digits ? csv_digits(s) : digits;
             }
         }
         cols[c].type = numeric ? RS_DBL : RS_STR;
+        cols[c].digits = digits;   /* written back, the numbers read as they were */
     }
     rs_table *t = rs_table_new(path, cols, ncols);
     for (int r = 0; r < nrows; r++) {

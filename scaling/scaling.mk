@@ -5,12 +5,15 @@
 #   build/bin/allreduce-bench-smpi  the unchanged allreduce-bench and collectives/ built
 #                                   with smpicc (SMPI privatizes globals, so common/ is
 #                                   compiled again with it, into $(OBJ)/smpi/), without
-#                                   OpenMP, plus scaling/smpi_shim.c (gamma model, buffer
-#                                   folding, hier's groups from host names) force-included
-#                                   and scaling/smpi_fit.c (model parameters from the
+#                                   OpenMP; in place of collectives/bench_native.c, the
+#                                   SMPI side of collectives/bench_platform.h:
+#                                   scaling/smpi_hooks.c (gamma model, buffer folding,
+#                                   hier's groups from host names, the ideal barrier) and
+#                                   scaling/smpi_fit.c (model parameters from the
 #                                   platform properties; collectives/bench_fit.c measures
 #                                   where a platform has none)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
+#   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
 #   make simulate                   the allreduce sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
@@ -25,11 +28,11 @@ SIMULATE_DEFINED := 1
 SMPI_BENCH := $(BIN)/allreduce-bench-smpi
 SMPI_FOLD  := $(BUILD)/lib/rs-smpi-fold.so
 PLATFORM_GEN := $(BIN)/platform-gen
+SIM_WRITE    := $(BIN)/simulate-write
 
-# Everything the real allreduce-bench links; smpi_fit.c overrides bench_fit.c's weak
-# ar_fit_from_platform.
-SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(COLL_SRC))
-SMPI_OWN_OBJ    := $(OBJ)/smpi/scaling/smpi_shim.o $(OBJ)/smpi/scaling/smpi_fit.o \
+# Everything the real allreduce-bench links but its platform file, and the SMPI one.
+SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out collectives/bench_native.c,$(COLL_SRC)))
+SMPI_OWN_OBJ    := $(OBJ)/smpi/scaling/smpi_hooks.o $(OBJ)/smpi/scaling/smpi_fit.o \
                    $(OBJ)/smpi/scaling/smpi_noomp.o
 SMPI_COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/smpi/%.o)
 SMPI_COMMON_LIB := $(OBJ)/smpi/libcommon.a
@@ -37,7 +40,7 @@ SMPI_COMMON_LIB := $(OBJ)/smpi/libcommon.a
 # No OpenMP under SMPI (all ranks are threads of one process); common/bench.c's pragmas
 # are then inert and, being in an archive, it is linked only if used (it is not).
 SMPI_CFLAGS = $(filter-out -fopenmp,$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollectives -Iscaling \
-              -include scaling/smpi_shim.h $(SMPI_DEFS)
+              $(SMPI_DEFS)
 SMPI_LDLIBS := -ldl -lm
 
 ifeq ($(HAVE_SMPICC),1)
@@ -45,7 +48,7 @@ PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD)
 else
 PROGRAMS += allreduce-bench-smpi-skipped
 endif
-PROGRAMS += $(PLATFORM_GEN)
+PROGRAMS += $(PLATFORM_GEN) $(SIM_WRITE)
 EXTRA_CHECKS += check-smpi
 
 .PHONY: check-smpi allreduce-bench-smpi-skipped
@@ -53,24 +56,14 @@ EXTRA_CHECKS += check-smpi
 allreduce-bench-smpi-skipped:
 	@echo "allreduce-bench-smpi: skipped ($(SMPICC) or $(SMPIRUN) not found; make deps installs libsimgrid-dev)"
 
-# Per-file redirections of the shim (scaling/smpi_shim.h), and the flags collectives.mk
-# gives the same files.
-$(OBJ)/smpi/scaling/smpi_shim.o:             SMPI_DEFS += -DRS_SMPI_SHIM_IMPL
-$(OBJ)/smpi/collectives/allreduce_hier.o:    SMPI_DEFS += -DRS_SMPI_HIER_GROUPS
-$(OBJ)/smpi/collectives/allreduce_library.o: SMPI_DEFS += -DRS_SMPI_LIBRARY_OP
-$(OBJ)/smpi/common/timer.o:                  SMPI_DEFS += -DRS_SMPI_REAL_CLOCK
-$(OBJ)/smpi/collectives/bench_main.o:        SMPI_DEFS += -DRS_SMPI_SYNC_BARRIER
-# every algorithm file's ar_reduce_local goes through the shim (not allreduce.c, which
-# defines it, nor the driver, which does not reduce)
-$(filter-out $(OBJ)/smpi/collectives/allreduce.o $(OBJ)/smpi/collectives/bench_main.o,$(SMPI_COLL_OBJ)): \
-	SMPI_DEFS += -DRS_SMPI_REDUCE
+# The flags collectives.mk gives the same files.
 $(OBJ)/smpi/collectives/allreduce.o $(OBJ)/smpi/collectives/ar_reduce_avx2.o: \
 	SMPI_DEFS += -ftree-vectorize -fvect-cost-model=dynamic
 $(OBJ)/smpi/common/buildinfo.o: FORCE
 $(OBJ)/smpi/common/buildinfo.o: SMPI_DEFS += -DRS_COMMIT='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' \
 	-DRS_CFLAGS='"$(OPT) $(CFLAGS) $(FEATURE_DEFS) (smpicc)"'
 
-$(OBJ)/smpi/%.o: %.c scaling/smpi_shim.h
+$(OBJ)/smpi/%.o: %.c
 	@mkdir -p $(@D)
 	$(SMPICC) $(SMPI_CFLAGS) -c $< -o $@
 
@@ -91,9 +84,13 @@ $(PLATFORM_GEN): $(OBJ)/scaling/platforms/platform_gen.o $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)
 
+$(SIM_WRITE): $(OBJ)/scaling/simulate_write.o $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LDLIBS)
+
 # ---- the SMPI tests: p = 64 on two groups, every algorithm checked, two runs equal ----
 ifeq ($(HAVE_SMPICC),1)
-check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN)
+check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE)
 	@SMPIRUN="$(SMPIRUN)" sh test/smpi/run.sh $(SMPI_BENCH) $(PLATFORM_GEN)
 else
 check-smpi:
@@ -103,5 +100,5 @@ endif
 # ---- the sweep: every point, or QUICK=1 for a few minutes --------------------------
 SIM_OUT ?=
 simulate: deps
-	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN)
+	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE)
 	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) FULL=$(FULL) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)

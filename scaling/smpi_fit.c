@@ -1,4 +1,4 @@
-/* smpi_fit.c — ar_fit_from_platform() (collectives/bench.h) for `allreduce-bench-smpi`:
+/* smpi_fit.c — ar_fit_from_platform() (collectives/bench_fit.h) for `allreduce-bench-smpi`:
  * the model's parameters come from the simulated platform instead of being measured.
  *
  * The real-MPI build measures them (collectives/bench_fit.c: ping-pongs and ring steps
@@ -12,7 +12,7 @@
  *   rs_link_gbytes_per_s     node injection bandwidth B            -> lo beta = 1/B
  *   rs_link_hi_gbytes_per_s  B / oversubscription (a node's share
  *                            of its group's uplink, all sending)   -> hi beta
- *   rs_reduce_gbytes_per_s   the gamma model (smpi_shim.c)         -> gamma, lo and hi
+ *   rs_reduce_gbytes_per_s   the gamma model (smpi_hooks.c)        -> gamma, lo and hi
  * Copies cost nothing in the simulation (memcpy is not charged), so copy = 0; the
  * simulated network moves data while a rank's host computes, so overlap = 1.
  * On a platform without these properties this returns 0 and bench_fit.c measures, as on
@@ -23,7 +23,7 @@
 
 #include <simgrid/host.h>
 
-#include "../collectives/bench.h" /* not common/bench.h, which -Icommon finds first */
+#include "bench_fit.h"
 
 static double prop(const char *name)
 {

@@ -2,29 +2,23 @@
  * (LD_PRELOAD) into smpirun by scaling/simulate for the runs whose buffers do not fit.
  *
  * SMPI runs every rank in one process, so 800 ranks x (send + receive + scratch) x
- * 64 MiB is 150 GB.  SMPI's own answer, shared malloc, maps one small file under every
- * allocation: physical memory stays small, but each rank's buffers are still its own
- * virtual pages, and touching them (allreduce-bench clears its buffers; every call
- * copies send to receive) costs a page fault per 4 KiB per rank: at 1024 ranks x
- * 192 MiB that was 50 million faults and 350 MB of page tables, and a 20-minute run
- * that had not finished one algorithm.  Here every folded allocation is a *slot* of a
- * process-wide pool instead: a rank's k-th live folded buffer is region k, the same
- * region for every rank.  A rank's own buffers stay distinct (its send, receive and
- * scratch are different slots), the virtual footprint no longer grows with p, and the
- * regions come from SMPI's shared malloc, so SMPI knows them and skips copying message
- * payloads between them.  Contents are garbage (results are not checked in these runs);
- * simulated times never depend on data.
+ * 64 MiB would be 150 GB.  SMPI's own shared malloc keeps physical memory small but
+ * still gives every rank its own virtual pages, each faulted in when touched.  Here a
+ * folded allocation is a *slot* of a process-wide pool instead: a rank's k-th live
+ * folded buffer is region k, the same for every rank, so the footprint does not grow
+ * with p while a rank's own buffers stay distinct.  The regions come from SMPI's shared
+ * malloc, so SMPI skips copying payloads between them.  Contents are garbage (results
+ * are not checked in these runs); simulated times never depend on data.
  *
- * Users: scaling/smpi_shim.c (the benchmark's malloc/calloc/posix_memalign/free of at
- * least RS_SMPI_FOLD_BYTES bytes, through rs_fold_alloc/rs_fold_free) and SMPI's
- * built-in collectives, whose temporaries (`new unsigned char[size]`, up to the whole
- * vector per rank) this library catches by replacing operator new[] / delete[] for the
- * whole process.  SimGrid itself allocates no arrays that large with new[] (its
- * containers use operator new); smaller ones, and everything when RS_SMPI_FOLD_BYTES is
- * unset or SMPI is absent (smpirun's helper processes), come from malloc as usual.
- * Ranks are SimGrid actors (sg_actor_self_get_pid); they run one at a time in one OS
- * thread, so the tables need no locks.  Built with the host compiler; finds SimGrid's
- * functions at run time (dlsym). */
+ * Users: the benchmark's big buffers (scaling/smpi_hooks.c hands collectives/ar_hooks.h
+ * rs_fold_alloc / rs_fold_free, found by name with dlsym) and SMPI's built-in
+ * collectives, whose temporaries (`new unsigned char[size]`) this library catches by
+ * replacing operator new[] / delete[] for the whole process (SimGrid's own containers
+ * use operator new, so they are not caught); smaller ones, and
+ * everything when RS_SMPI_FOLD_BYTES is unset or SMPI is absent (smpirun's helper
+ * processes), come from malloc as usual.  Ranks are SimGrid actors; they run one at a
+ * time in one OS thread, so the tables need no locks.  Built with the host compiler;
+ * finds SimGrid's functions at run time (dlsym). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>

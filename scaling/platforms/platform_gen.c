@@ -268,7 +268,7 @@ static int write_xml(FILE *f, void *ctx)
     for (int i = 0; i < P_N; i++)
         fprintf(f, " %s=%g", par[i].key, par[i].v);
     fprintf(f, " (sources: the .params file) -->\n<platform version=\"4.1\">\n");
-    /* every host carries the model's parameters (scaling/smpi_fit.c, smpi_shim.c) */
+    /* every host carries the model's parameters (scaling/smpi_fit.c, smpi_hooks.c) */
     char props[1024];
     snprintf(props, sizeof props,
              "    <prop id=\"rs_alpha_us\" value=\"%.6g\"/>\n"

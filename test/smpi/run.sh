@@ -9,7 +9,8 @@
 #      takes alpha + n/B + n*gamma within 0.5 %; unequal groups (48 = 32 + 16) are cut
 #      into equal ones (3 x 16) by --group-max;
 #   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
-#      leaves simulated times unchanged: scaling/simulate checked vs folded;
+#      leaves simulated times unchanged: scaling/simulate checked vs folded (and its
+#      JSON, from build/bin/simulate-write, holds the CSV's rows);
 #   5. platform-gen and scaling/simulate reject impossible input: exit 2, one line.
 # Exits 1 if anything failed.  SMPIRUN overrides the launcher (default smpirun).
 set -u
@@ -25,12 +26,14 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
 cfg="--cfg=smpi/simulate-computation:no --cfg=network/model:CM02 --cfg=network/crosstraffic:0
-     --cfg=smpi/wtime:0 --cfg=smpi/coll-selector:ompi --cfg=smpi/allreduce:rdb
+     --cfg=smpi/wtime:0 --cfg=smpi/coll-selector:ompi
      --cfg=smpi/bcast:binomial_tree --cfg=smpi/reduce:binomial
      --cfg=smpi/async-small-thresh:65536 --log=root.thres:critical"
-smpi() { # NP PREFIX ARGS...: allreduce-bench-smpi under smpirun, 120 s at most
+smpi() { # NP PREFIX ARGS...: allreduce-bench-smpi under smpirun, 120 s at most; `library`
+    # is SMPI's allreduce ALLREDUCE (default rdb)
     np=$1; pf=$2; shift 2
-    timeout 120 $SMPIRUN -np "$np" -platform "$pf.xml" -hostfile "$pf.hosts" $cfg "$bench" "$@"
+    timeout 120 $SMPIRUN -np "$np" -platform "$pf.xml" -hostfile "$pf.hosts" $cfg \
+        --cfg=smpi/allreduce:"${ALLREDUCE:-rdb}" "$bench" "$@"
 }
 col() { # CSV COLUMN: the column's values
     awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next } { print $c }' "$1"
@@ -63,7 +66,7 @@ fi
 
 echo "== SMPI built-ins through the charged reduction ops (exact results)"
 for b in rdb rab_rdb lr ompi; do
-    RS_SMPI_BUILTIN=$b smpi 64 "$tmp/tl64" --algo library --dtype float,int32 --sizes "$sizes" --iters 1 \
+    ALLREDUCE=$b smpi 64 "$tmp/tl64" --algo library --dtype float,int32 --sizes "$sizes" --iters 1 \
         --warmup 0 --csv "$tmp/b_$b.csv" > /dev/null 2> "$tmp/berr"
     rc=$?
     w=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
@@ -90,7 +93,8 @@ grep -q '"algo_hier": "[^"]*3 groups of 16 ranks' "$tmp/p48.json" 2>/dev/null &&
 echo "== folded buffers leave simulated times unchanged (scaling/simulate, checked vs folded)"
 for m in 1G 1M; do
     SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" --nodes 16 --sizes 4M --algo hier,ring,smpi:rdb,smpi:lr \
-        --mem-budget $m --jobs 2 --csv "$tmp/fold_$m.csv" > /dev/null 2> "$tmp/fold_$m.err" ||
+        --mem-budget $m --jobs 2 --csv "$tmp/fold_$m.csv" --json "$tmp/fold_$m.json" \
+        > /dev/null 2> "$tmp/fold_$m.err" ||
         { bad "simulate --mem-budget $m: exit $?"; tail -n 3 "$tmp/fold_$m.err"; }
 done
 if [ -s "$tmp/fold_1G.csv" ] && [ -s "$tmp/fold_1M.csv" ]; then
@@ -100,6 +104,12 @@ if [ -s "$tmp/fold_1G.csv" ] && [ -s "$tmp/fold_1M.csv" ]; then
     echo "$a" | grep -q ' 1;' && echo "$b" | grep -q ' 0;' && [ "$ta" = "$tb" ] &&
         ok "p=16, 4 MiB: checked and folded runs give the same p50_us ($(echo "$ta" | tr '\n' ' '))" ||
         bad "checked vs folded differ: [$a] vs [$b]"
+fi
+if [ -s "$tmp/fold_1G.json" ]; then  # simulate-write: the same rows as JSON, with metadata
+    nj=$(grep -c '^    {' "$tmp/fold_1G.json"); nc=$(($(wc -l < "$tmp/fold_1G.csv") - 1))
+    grep -q '^  "study": "simulate",$' "$tmp/fold_1G.json" && grep -q '^    "folding": "' "$tmp/fold_1G.json" &&
+        [ "$nj" -eq "$nc" ] && ok "simulate's JSON: study, metadata and $nj rows, as its CSV" ||
+        bad "simulate's JSON: $nj rows (CSV: $nc), or no study / folding metadata"
 fi
 
 echo "== bad input: exit 2, one line on stderr"

@@ -1,6 +1,7 @@
-/* bench.h — pieces of `allreduce-bench` outside its main(): the model fit. */
-#ifndef RS_AR_BENCH_H
-#define RS_AR_BENCH_H
+/* bench_fit.h — the model fit of `allreduce-bench` (bench_fit.c): the alpha-beta-gamma
+ * parameters its predictions use, measured or taken from the platform. */
+#ifndef RS_AR_BENCH_FIT_H
+#define RS_AR_BENCH_FIT_H
 
 #include "allreduce.h"
 
@@ -20,9 +21,6 @@ typedef struct {
 void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range *m,
                   char *how, size_t howlen);
 
-/* Collective; called first by ar_fit_model: 1 if the parameters are known without
- * measuring (the SMPI build, scaling/smpi_fit.c: the simulated platform states them),
- * else 0 and ar_fit_model measures.  The real build's (bench_fit.c, weak) returns 0. */
-int ar_fit_from_platform(MPI_Comm comm, ar_model_range *m, char *how, size_t howlen);
+/* ar_fit_model asks ar_fit_from_platform (bench_platform.h) first. */
 
 #endif

@@ -1,4 +1,5 @@
-/* allreduce_twolevel.c — the engine behind hier and torus2d: ranks in groups (a node, a
+/* ar_twolevel.c — the two-level engine behind hier and torus2d (not an algorithm of the
+ * registry; allreduce_hier.c and allreduce_torus2d.c are): ranks in groups (a node, a
  * torus row), then
  *   1. reduce-scatter inside each group (ring): local member i owns block i of count/g,
  *   2. allreduce of block i among the members i of every group (the inner algorithm,
@@ -86,7 +87,7 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
     int ok = tl && colors && key;
     /* A local failure must not leave the others in a collective: agree first. */
     int all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, pl->comm);
+    ar_bookkeeping_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, pl->comm);
     if (!all_ok) {
         free(tl);
         free(colors);

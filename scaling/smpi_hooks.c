@@ -1,0 +1,272 @@
+/* smpi_hooks.c — ar_platform_start() (collectives/bench_platform.h) for
+ * `allreduce-bench-smpi`: after MPI_Init it sets the hooks of collectives/ar_hooks.h
+ * that SimGrid SMPI needs.  Settings, read once per simulated rank:
+ *
+ *   gamma   RS_SMPI_REDUCE_GBYTES_PER_S, else the host property rs_reduce_gbytes_per_s
+ *           (scaling/platforms/ writes it), else none.  Every ar_reduce_local() of n
+ *           bytes executes n / (rate * 1e9) seconds on the rank's host, in the project's
+ *           algorithms and, through two user-defined MPI_Ops that `library` passes, in
+ *           SMPI's built-in ones (SMPI 3.32 charges nothing for their arithmetic).  With
+ *           smpi/simulate-computation:no nothing else is charged: times are deterministic.
+ *   fold    RS_SMPI_FOLD_BYTES: big buffers of at least that many bytes are slots of the
+ *           pool in build/lib/rs-smpi-fold.so (preloaded; scaling/smpi_fold.c), the same
+ *           memory for every rank, so 800 ranks x 64 MiB fit.  Contents are garbage, so
+ *           results are not checked and reductions are charged but not computed.
+ *   groups  hier's node (split_node) is the rank's platform group: the file named by
+ *           RS_SMPI_GROUPS (lines "HOSTNAME GROUP", '#' comments), else G in a host name
+ *           PREFIX-gG-nN (TaihuLight's tl-g2-n17: supernode 2), else the host alone.
+ *           Unequal groups are the library's business (--group-max, ar_twolevel.c).
+ *   barrier every rank released at the same simulated instant: a real barrier releases
+ *           ranks latencies apart, and each rank's timed call would include that skew.
+ *   books   the benchmark's own allreduces are recursive doubling (below), so
+ *           smpi/allreduce:NAME picks the algorithm of `library` alone: under a ring
+ *           algorithm each integer the benchmark agrees on would cost 2(p-1) steps.
+ *   RS_SMPI_NATIVE_OPS=1 (diagnosis): `library` with SMPI's own, uncharged ops. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dlfcn.h>
+#include <simgrid/actor.h>
+#include <simgrid/host.h>
+#include <smpi/smpi.h>
+
+#include "ar_hooks.h"
+#include "bench_platform.h"
+#include "check.h"
+
+/* per simulated rank: SMPI privatizes these globals */
+static double gamma_s_per_byte;  /* 0: reductions are free */
+static double host_flops;        /* this rank's host speed (flop/s) */
+static void *(*fold_alloc)(size_t); /* the preloaded pool (smpi_fold.c), when folding */
+static int (*fold_free)(void *);
+static size_t fold_bytes;
+static MPI_Op op_sum_charged = MPI_OP_NULL, op_max_charged = MPI_OP_NULL;
+
+static double env_double(const char *name, double dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return dflt;
+    char *end;
+    double x = strtod(v, &end);
+    return *end ? dflt : x;
+}
+
+/* ---- the gamma model and the folded reduction ------------------------------------- */
+static void charge_reduce(size_t bytes, void *arg)
+{
+    (void)arg;
+    if (bytes > 0)
+        smpi_execute_flops((double)bytes * gamma_s_per_byte * host_flops);
+}
+
+/* Folded buffers are shared garbage: the arithmetic is skipped, the charge stays. */
+static void reduce_nothing(void *inout, const void *in, size_t count, ar_dtype t, ar_op op)
+{
+    (void)inout, (void)in, (void)count, (void)t, (void)op;
+}
+
+static int dtype_of(MPI_Datatype dt, ar_dtype *t)
+{
+    if (dt == MPI_FLOAT)
+        *t = AR_FLOAT;
+    else if (dt == MPI_DOUBLE)
+        *t = AR_DOUBLE;
+    else if (dt == MPI_INT32_T || dt == MPI_INT)
+        *t = AR_INT32;
+    else
+        return -1;
+    return 0;
+}
+
+/* SMPI's built-ins call these for every partial reduction (inout = in op inout): the
+ * same loops and charge as the project's.  An MPI_Op has no error return: abort. */
+static void user_reduce(void *in, void *inout, int *len, MPI_Datatype *dt, ar_op op)
+{
+    ar_dtype t = AR_FLOAT;
+    if (dtype_of(*dt, &t) != 0) {
+        fprintf(stderr, "allreduce-bench-smpi: charged reduction on an unknown datatype\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    ar_reduce_local(inout, in, (size_t)*len, t, op);
+}
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt) { user_reduce(in, inout, len, dt, AR_SUM); }
+static void user_max(void *in, void *inout, int *len, MPI_Datatype *dt) { user_reduce(in, inout, len, dt, AR_MAX); }
+
+static MPI_Op library_op(ar_op op) { return op == AR_SUM ? op_sum_charged : op_max_charged; }
+
+/* ---- folded memory: the pool's regions are SMPI shared-malloc blocks, page-aligned ---- */
+static void *fold_get(size_t size) { return size >= fold_bytes ? fold_alloc(size) : NULL; }
+
+/* ---- the benchmark's books and the ideal barrier ------------------------------------
+ * The books use SMPI's allreduce__rdb message for message (a copy to self, MPICH's fold
+ * for non-power-of-two p, pairwise exchanges), so simulated clocks run as they do under
+ * smpi/allreduce:rdb whatever algorithm smpi/allreduce names for `library`. */
+enum { BOOKS_TAG = 31500 };
+
+static void books_exchange(void *buf, void *tmp, int count, MPI_Datatype dt, MPI_Op op,
+                           MPI_Comm comm, int me, int dst)
+{
+    MPI_Sendrecv(buf, count, dt, dst, BOOKS_TAG, tmp, count, dt, dst, BOOKS_TAG, comm,
+                 MPI_STATUS_IGNORE);
+    if (dst < me) {
+        MPI_Reduce_local(tmp, buf, count, dt, op);
+    } else {  /* rdb's order for non-commutative ops, and its copy back */
+        MPI_Reduce_local(buf, tmp, count, dt, op);
+        MPI_Sendrecv(tmp, count, dt, me, BOOKS_TAG, buf, count, dt, me, BOOKS_TAG, comm,
+                     MPI_STATUS_IGNORE);
+    }
+}
+
+static int books_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                           MPI_Op op, MPI_Comm comm)
+{
+    int p, me, size;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    MPI_Type_size(dt, &size);
+    size_t bytes = (size_t)count * (size_t)size;
+    char *tmp = malloc(bytes + 1);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    if (sendbuf == MPI_IN_PLACE) {
+        memcpy(tmp, recvbuf, bytes);
+        sendbuf = tmp;
+    }
+    MPI_Sendrecv(sendbuf, count, dt, me, BOOKS_TAG, recvbuf, count, dt, me, BOOKS_TAG, comm,
+                 MPI_STATUS_IGNORE);
+    int pof2 = 1;
+    while (pof2 * 2 <= p)
+        pof2 *= 2;
+    int rem = p - pof2, newrank = me >= 2 * rem ? me - rem : me % 2 ? me / 2 : -1;
+    if (me < 2 * rem && me % 2 == 0) {
+        MPI_Send(recvbuf, count, dt, me + 1, BOOKS_TAG, comm);
+    } else if (me < 2 * rem) {
+        MPI_Recv(tmp, count, dt, me - 1, BOOKS_TAG, comm, MPI_STATUS_IGNORE);
+        MPI_Reduce_local(tmp, recvbuf, count, dt, op);
+    }
+    for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
+        int nd = newrank ^ mask;
+        books_exchange(recvbuf, tmp, count, dt, op, comm, me, nd < rem ? nd * 2 + 1 : nd + rem);
+    }
+    if (me < 2 * rem && me % 2)
+        MPI_Send(recvbuf, count, dt, me - 1, BOOKS_TAG, comm);
+    else if (me < 2 * rem)
+        MPI_Recv(recvbuf, count, dt, me + 1, BOOKS_TAG, comm, MPI_STATUS_IGNORE);
+    free(tmp);
+    return MPI_SUCCESS;
+}
+
+/* Every rank reads the simulated clock on arrival; the maximum, t, goes to all; each
+ * sleeps until t + SYNC_GUARD_S.  The guard only has to exceed that allreduce's own
+ * duration (ceil(log2 p) + 2 small messages); nothing is simulated meanwhile, so it
+ * costs no wall time.  A rank that wakes too late says so once. */
+#define SYNC_GUARD_S 1e-3
+
+static int ideal_barrier(MPI_Comm comm)
+{
+    static int warned;
+    double t = MPI_Wtime(), tmax = t;
+    int rc = books_allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    double wait = tmax + SYNC_GUARD_S - MPI_Wtime();
+    if (wait > 0)
+        sg_actor_sleep_for(wait);
+    else if (!warned++)
+        fprintf(stderr, "allreduce-bench-smpi: the synchronizing barrier's guard (%g s) was too short "
+                "by %g s: timed calls may start up to that far apart\n", SYNC_GUARD_S, -wait);
+    return MPI_SUCCESS;
+}
+
+/* ---- groups for hier ------------------------------------------------------------------ */
+/* A host's group in RS_SMPI_GROUPS' file: 0 with *group (-1 if not listed), or -1. */
+static int group_from_file(const char *file, const char *host, long *group)
+{
+    FILE *f = fopen(file, "r");
+    CHECK(f, "RS_SMPI_GROUPS: cannot open %s", file);
+    char line[512], h[256];
+    long g;
+    *group = -1;
+    while (*group < 0 && fgets(line, sizeof line, f))
+        if (line[0] != '#' && sscanf(line, "%255s %ld", h, &g) == 2 && strcmp(h, host) == 0)
+            *group = g;
+    fclose(f);
+    return 0;
+}
+
+/* G of the last "-gG-n" in a host name, or -1. */
+static long group_from_name(const char *host)
+{
+    long found = -1;
+    for (const char *s = strstr(host, "-g"); s; s = strstr(s + 1, "-g")) {
+        char *end;
+        long g = strtol(s + 2, &end, 10);
+        if (end > s + 2 && strncmp(end, "-n", 2) == 0)
+            found = g;
+    }
+    return found;
+}
+
+static int split_by_group(MPI_Comm comm, int key, MPI_Comm *node)
+{
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int len = 0, me, p;
+    MPI_Get_processor_name(host, &len);
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    const char *file = getenv("RS_SMPI_GROUPS");
+    long mine = group_from_name(host);
+    if (file && *file && group_from_file(file, host, &mine) != 0)
+        return -1;   /* every rank reads the same file: all fail alike */
+    if (mine < 0)
+        mine = (long)p + me; /* unknown: a group of its own, after every known group */
+    CHECK(MPI_Comm_split(comm, (int)mine, key, node) == MPI_SUCCESS, "MPI_Comm_split failed");
+    return 0;
+}
+
+/* ---- start-up ------------------------------------------------------------------------- */
+static int start_fold(ar_hooks *h)
+{
+    double fold = env_double("RS_SMPI_FOLD_BYTES", 0);
+    fold_bytes = fold > 0 ? (size_t)fold : 0;
+    if (!fold_bytes)
+        return 0;
+    fold_alloc = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "rs_fold_alloc");
+    fold_free = (int (*)(void *))dlsym(RTLD_DEFAULT, "rs_fold_free");
+    CHECK(fold_alloc && fold_free, "RS_SMPI_FOLD_BYTES needs build/lib/rs-smpi-fold.so "
+          "preloaded (LD_PRELOAD; scaling/simulate does it)");
+    h->alloc = fold_get;
+    h->release = fold_free;
+    h->reduce = reduce_nothing;
+    return 0;
+}
+
+int ar_platform_start(void)
+{
+    CHECK(!getenv("RS_SMPI_BUILTIN"), "RS_SMPI_BUILTIN is gone: choose library's algorithm "
+          "with smpirun --cfg=smpi/allreduce:NAME");
+    ar_hooks h = {.split_node = split_by_group, .barrier = ideal_barrier,
+                  .bookkeeping = books_allreduce};
+    sg_host_t host = sg_host_self();
+    host_flops = sg_host_get_speed(host);
+    double rate = env_double("RS_SMPI_REDUCE_GBYTES_PER_S", 0);
+    if (rate <= 0) {
+        const char *v = sg_host_get_property_value(host, "rs_reduce_gbytes_per_s");
+        rate = v ? strtod(v, NULL) : 0;
+    }
+    gamma_s_per_byte = rate > 0 ? 1e-9 / rate : 0;
+    if (gamma_s_per_byte > 0)
+        ar_set_reduce_charge(charge_reduce, NULL);
+    if (start_fold(&h) != 0)
+        return -1;
+    const char *native = getenv("RS_SMPI_NATIVE_OPS");
+    if (!(native && strcmp(native, "1") == 0)) {
+        MPI_Op_create(user_sum, 1, &op_sum_charged);
+        MPI_Op_create(user_max, 1, &op_max_charged);
+        h.library_op = library_op;
+    }
+    ar_set_hooks(&h);
+    return 0;
+}
