@@ -33,7 +33,7 @@ int ar_algo_parse(const char *name, const ar_algo **algo, ar_params *prm)
         const char *k = name + 8;
         char *end;
         long v = strtol(k, &end, 10);
-        CHECK(*k && !*end && v >= 1 && v <= 99,
+        RS_CHECK(*k && !*end && v >= 1 && v <= 99,
               "algorithm '%s': expected library:K with K an Open MPI coll/tuned allreduce "
               "algorithm number (1..6 in Open MPI 4.1)", name);
         *algo = &allreduce_library;
@@ -234,13 +234,13 @@ static void release_scratch(ar_plan *pl)
 
 int ar_plan_reserve(ar_plan *pl, size_t max_count)
 {
-    CHECK(max_count <= INT_MAX, "%zu elements: more than one MPI message can carry (%d)",
+    RS_CHECK(max_count <= INT_MAX, "%zu elements: more than one MPI message can carry (%d)",
           max_count, INT_MAX);
     size_t need = ar_plan_scratch_bytes(pl, max_count);
     release_scratch(pl);
     if (need > 0) {
         void *m = NULL;
-        CHECK(ar_big_memalign(&m, (need + 63) / 64 * 64) == 0,
+        RS_CHECK(ar_big_memalign(&m, (need + 63) / 64 * 64) == 0,
               "out of memory: %s needs %.1f MiB of scratch for %zu elements", pl->name,
               need / 1048576.0, max_count);
         pl->scratch = m;
@@ -253,10 +253,10 @@ int ar_plan_reserve(ar_plan *pl, size_t max_count)
 
 int ar_plan_reserve_in(ar_plan *pl, size_t max_count, void *scratch, size_t bytes)
 {
-    CHECK(max_count <= INT_MAX, "%zu elements: more than one MPI message can carry (%d)",
+    RS_CHECK(max_count <= INT_MAX, "%zu elements: more than one MPI message can carry (%d)",
           max_count, INT_MAX);
     size_t need = ar_plan_scratch_bytes(pl, max_count);
-    CHECK(bytes >= need, "%s needs %zu bytes of scratch for %zu elements, got %zu", pl->name,
+    RS_CHECK(bytes >= need, "%s needs %zu bytes of scratch for %zu elements, got %zu", pl->name,
           need, max_count, bytes);
     release_scratch(pl);
     pl->scratch = scratch;
@@ -267,7 +267,7 @@ int ar_plan_reserve_in(ar_plan *pl, size_t max_count, void *scratch, size_t byte
 
 int ar_allreduce(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t count)
 {
-    CHECK(count <= pl->max_count, "ar_allreduce: %zu elements but the plan reserved %zu "
+    RS_CHECK(count <= pl->max_count, "ar_allreduce: %zu elements but the plan reserved %zu "
                                   "(call ar_plan_reserve first)", count, pl->max_count);
     if (pl->algo->flags & AR_OWN_SENDBUF)
         return pl->algo->run(pl, sendbuf, recvbuf, count);

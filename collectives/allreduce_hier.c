@@ -29,7 +29,7 @@ static int hier_setup(ar_plan *pl)
 {
     const char *iname = pl->prm.inner ? pl->prm.inner : "rabenseifner";
     const ar_algo *inner = ar_algo_find(iname);
-    CHECK(inner && inner != &allreduce_hier && inner != &allreduce_torus2d,
+    RS_CHECK(inner && inner != &allreduce_hier && inner != &allreduce_torus2d,
           "hier: inner algorithm '%s' must be one of ring, segring, recdbl, rabenseifner, "
           "binomial, library", iname);
     int color;
@@ -38,7 +38,7 @@ static int hier_setup(ar_plan *pl)
         color = pl->prm.group_of(pl->rank, pl->p, pl->prm.group_arg);
         what = "hier (custom groups)";
     } else if (pl->prm.group_size > 0) {
-        CHECK(pl->p % pl->prm.group_size == 0,
+        RS_CHECK(pl->p % pl->prm.group_size == 0,
               "--group-size %d does not divide the %d ranks (hier needs equal groups; "
               "use a divisor of %d)", pl->prm.group_size, pl->p, pl->p);
         color = pl->rank / pl->prm.group_size;

@@ -149,14 +149,14 @@ static int cvar_rw(int idx, const int *in, int *out)
 {
     MPI_T_cvar_handle h;
     int cnt;
-    CHECK(MPI_T_cvar_handle_alloc(idx, NULL, &h, &cnt) == MPI_SUCCESS, "MPI_T: cannot bind a control variable");
+    RS_CHECK(MPI_T_cvar_handle_alloc(idx, NULL, &h, &cnt) == MPI_SUCCESS, "MPI_T: cannot bind a control variable");
     int rc = MPI_SUCCESS;
     if (out)
         rc = MPI_T_cvar_read(h, out);
     if (in && rc == MPI_SUCCESS)
         rc = MPI_T_cvar_write(h, in);
     MPI_T_cvar_handle_free(&h);
-    CHECK(rc == MPI_SUCCESS, "MPI_T: cannot read or write a coll/tuned control variable");
+    RS_CHECK(rc == MPI_SUCCESS, "MPI_T: cannot read or write a coll/tuned control variable");
     return 0;
 }
 #endif
@@ -188,10 +188,10 @@ static int library_setup(ar_plan *pl)
     int dyn = 0, old = 0;
     if (tuned_lookup() != 0 || cvar_rw(tuned.didx, NULL, &dyn) != 0)
         return -1;
-    CHECK(dyn, "library:%d: Open MPI read coll_tuned_use_dynamic_rules=0 at MPI_Init, so "
+    RS_CHECK(dyn, "library:%d: Open MPI read coll_tuned_use_dynamic_rules=0 at MPI_Init, so "
                "algorithms cannot be forced (unset OMPI_MCA_coll_tuned_use_dynamic_rules or set "
                "it to 1)", K);
-    CHECK(tuned.nalg >= 2 && K < tuned.nalg, "library:%d: Open MPI's coll/tuned has allreduce "
+    RS_CHECK(tuned.nalg >= 2 && K < tuned.nalg, "library:%d: Open MPI's coll/tuned has allreduce "
           "algorithms 1..%d (see allreduce-bench --list)", K, tuned.nalg - 1);
     if (cvar_rw(tuned.idx, &K, &old) != 0)
         return -1;

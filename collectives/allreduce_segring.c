@@ -56,10 +56,10 @@ static size_t segring_scratch_bytes(const ar_plan *pl, size_t count)
 
 static int segring_setup(ar_plan *pl)
 {
-    CHECK(pl->prm.segment_bytes > 0, "segring: segment size must be positive (got %ld)",
+    RS_CHECK(pl->prm.segment_bytes > 0, "segring: segment size must be positive (got %ld)",
           pl->prm.segment_bytes);
     segring *sr = calloc(1, sizeof *sr);
-    CHECK(sr, "out of memory");
+    RS_CHECK(sr, "out of memory");
     pl->priv = sr;
     snprintf(pl->describe, sizeof pl->describe, "segring segment_bytes=%ld", pl->prm.segment_bytes);
     return 0;
@@ -75,7 +75,7 @@ static int segring_reserve(ar_plan *pl, size_t count)
         free(sr->sreq[i]);
         sr->rreq[i] = malloc(sizeof(MPI_Request) * (size_t)(n > 0 ? n : 1));
         sr->sreq[i] = malloc(sizeof(MPI_Request) * (size_t)(n > 0 ? n : 1));
-        CHECK(sr->rreq[i] && sr->sreq[i], "out of memory for %d segment requests", n);
+        RS_CHECK(sr->rreq[i] && sr->sreq[i], "out of memory for %d segment requests", n);
     }
     sr->nseg_max = n;
     return 0;

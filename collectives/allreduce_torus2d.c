@@ -30,7 +30,7 @@ static double torus2d_model_s(const ar_model *m, const ar_params *prm, int p, do
 static int torus2d_setup(ar_plan *pl)
 {
     int c = pl->prm.group_size > 0 ? pl->prm.group_size : default_row(pl->p);
-    CHECK(pl->p % c == 0, "--group-size %d does not divide the %d ranks (torus2d needs rows "
+    RS_CHECK(pl->p % c == 0, "--group-size %d does not divide the %d ranks (torus2d needs rows "
                           "of equal length; use a divisor of %d)", c, pl->p, pl->p);
     if (ar_twolevel_setup(pl, pl->rank / c, &allreduce_ring, "torus2d") != 0)
         return -1;

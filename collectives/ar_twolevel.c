@@ -191,7 +191,7 @@ int ar_twolevel_reserve(ar_plan *pl, size_t count)
         free(tl->req);
         tl->req = malloc(sizeof(MPI_Request) * 4 * (size_t)nseg);
         tl->nseg = tl->req ? nseg : 0;
-        CHECK(tl->req, "out of memory for %d segment requests", 4 * nseg);
+        RS_CHECK(tl->req, "out of memory for %d segment requests", 4 * nseg);
     }
     return tl->inner ? ar_plan_reserve(tl->inner, blk) : 0;
 }

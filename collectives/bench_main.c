@@ -177,7 +177,7 @@ static char **translate_short(int argc, char **argv)
 
 static int add_size(long bytes)
 {
-    CHECK(run.nsizes < MAX_SIZES, "too many sizes (at most %d)", MAX_SIZES);
+    RS_CHECK(run.nsizes < MAX_SIZES, "too many sizes (at most %d)", MAX_SIZES);
     for (int i = 0; i < run.nsizes; i++)
         if (run.sizes[i] == bytes)
             return 0;
@@ -193,12 +193,12 @@ static int parse_range(const char *s, int quick)
     long lo = DEFAULT_MIN, hi;
     if (colon) {
         *colon = 0;
-        CHECK(rs_parse_size(buf, &lo) == 0, "-m: '%s' is not a size (expected [MIN:]MAX like 4:1M)", buf);
+        RS_CHECK(rs_parse_size(buf, &lo) == 0, "-m: '%s' is not a size (expected [MIN:]MAX like 4:1M)", buf);
     }
     const char *h = colon ? colon + 1 : buf;
-    CHECK(rs_parse_size(h, &hi) == 0, "-m: '%s' is not a size (expected [MIN:]MAX like 4:1M)", h);
-    CHECK(lo <= hi, "-m: MIN %ld is larger than MAX %ld (expected MIN:MAX like 4:1M)", lo, hi);
-    CHECK(hi <= (1L << 31), "-m: %ld bytes is more than this benchmark runs (at most 2G)", hi);
+    RS_CHECK(rs_parse_size(h, &hi) == 0, "-m: '%s' is not a size (expected [MIN:]MAX like 4:1M)", h);
+    RS_CHECK(lo <= hi, "-m: MIN %ld is larger than MAX %ld (expected MIN:MAX like 4:1M)", lo, hi);
+    RS_CHECK(hi <= (1L << 31), "-m: %ld bytes is more than this benchmark runs (at most 2G)", hi);
     if (lo == 0) {
         add_size(0);
         lo = 1;
@@ -213,7 +213,7 @@ static int parse_range(const char *s, int quick)
 static int read_sizes_file(const char *path)
 {
     FILE *f = fopen(path, "r");
-    CHECK(f, "--sizes: cannot open %s", path);
+    RS_CHECK(f, "--sizes: cannot open %s", path);
     char line[256];
     int ln = 0, rc = 0;
     while (rc == 0 && fgets(line, sizeof line, f)) {
@@ -258,7 +258,7 @@ static int add_selection(const char *name)
     for (int i = 0; i < run.nsel; i++)
         if (strcmp(run.sel[i].name, s.name) == 0)
             return 0;
-    CHECK(run.nsel < MAX_ALGOS, "--algo: too many algorithms (at most %d)", MAX_ALGOS);
+    RS_CHECK(run.nsel < MAX_ALGOS, "--algo: too many algorithms (at most %d)", MAX_ALGOS);
     run.sel[run.nsel++] = s;
     return 0;
 }
@@ -270,7 +270,7 @@ static int validate(void)
     /* algorithms */
     snprintf(buf, sizeof buf, "%s", opt.algos ? opt.algos : "all");
     int n = rs_split_list(buf, items, MAX_ALGOS);
-    CHECK(n > 0, "--algo: empty list (expected e.g. ring,library or all)");
+    RS_CHECK(n > 0, "--algo: empty list (expected e.g. ring,library or all)");
     for (int i = 0; i < n; i++) {
         if (strcmp(items[i], "all") == 0) {
             for (int k = 0; k < ar_registry_len; k++)
@@ -285,17 +285,17 @@ static int validate(void)
         if (k == 0)
             continue;
         const char *lib = ar_library_algorithms();  /* MPI_T: ~0.2 s, so only if needed */
-        CHECK(lib, "--algo %s: forcing an algorithm needs Open MPI's coll/tuned; this MPI offers "
+        RS_CHECK(lib, "--algo %s: forcing an algorithm needs Open MPI's coll/tuned; this MPI offers "
                    "only `library`", run.sel[i].name);
         int nalg = 1;
         for (const char *c = lib; *c; c++)
             nalg += *c == ',';
-        CHECK(k <= nalg, "--algo %s: Open MPI's coll/tuned has allreduce algorithms 1..%d (%s)",
+        RS_CHECK(k <= nalg, "--algo %s: Open MPI's coll/tuned has allreduce algorithms 1..%d (%s)",
               run.sel[i].name, nalg, lib);
     }
     if (opt.inner) {
         const ar_algo *in = ar_algo_find(opt.inner);
-        CHECK(in && strcmp(in->name, "hier") != 0 && strcmp(in->name, "torus2d") != 0,
+        RS_CHECK(in && strcmp(in->name, "hier") != 0 && strcmp(in->name, "torus2d") != 0,
               "--inner: '%s' is not an algorithm hier can use among groups (expected ring, segring, "
               "recdbl, rabenseifner, binomial or library)", opt.inner);
     }
@@ -308,7 +308,7 @@ static int validate(void)
     for (int i = 0; i < AR_NDTYPES; i++)  /* float, double, int32 order */
         if (rs_list_has(opt.dtypes, tnames[i]))
             run.dtypes[run.ndtypes++] = (ar_dtype)i;
-    CHECK(ar_op_from_name(opt.op, &run.op) == 0, "--op: unknown operation '%s' (expected sum or max)", opt.op);
+    RS_CHECK(ar_op_from_name(opt.op, &run.op) == 0, "--op: unknown operation '%s' (expected sum or max)", opt.op);
     if (strcmp(opt.mode, "isolated") == 0)
         run.modes[run.nmodes++] = 0;
     else if (strcmp(opt.mode, "backtoback") == 0)
@@ -316,13 +316,13 @@ static int validate(void)
     else if (strcmp(opt.mode, "both") == 0)
         run.modes[run.nmodes++] = 0, run.modes[run.nmodes++] = 1;
     else
-        CHECK(0, "--mode: unknown mode '%s' (expected isolated, backtoback or both)", opt.mode);
+        RS_CHECK(0, "--mode: unknown mode '%s' (expected isolated, backtoback or both)", opt.mode);
     /* topology */
     if (opt.group_size > 0)
-        CHECK(run.p % opt.group_size == 0, "--group-size %ld does not divide the %d ranks "
+        RS_CHECK(run.p % opt.group_size == 0, "--group-size %ld does not divide the %d ranks "
               "(hier and torus2d need equal groups; use a divisor of %d)", opt.group_size, run.p, run.p);
     /* sizes */
-    CHECK(!(opt.msize && opt.sizes_file), "-m and --sizes: give one of them");
+    RS_CHECK(!(opt.msize && opt.sizes_file), "-m and --sizes: give one of them");
     if (!opt.sizes_file && parse_range(opt.msize ? opt.msize : opt.c.quick ? "4:1M" : "4:256M", opt.c.quick) != 0)
         return -1;
     return 0;

@@ -130,8 +130,8 @@ int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,
 int rs_bench_rounds(const rs_bench_cfg *cfg, int nthreads, int nk, rs_kernel_fn fn,
                     void *const ctx[], rs_bench_result out[])
 {
-    CHECK(nthreads >= 1, "threads must be at least 1 (got %d)", nthreads);
-    CHECK(nk >= 1, "no kernel to time");
+    RS_CHECK(nthreads >= 1, "threads must be at least 1 (got %d)", nthreads);
+    RS_CHECK(nk >= 1, "no kernel to time");
     if (nthreads == 1)
         rs_pin_thread(0);
     long *reps = malloc(sizeof *reps * (size_t)nk);
@@ -140,7 +140,7 @@ int rs_bench_rounds(const rs_bench_cfg *cfg, int nthreads, int nk, rs_kernel_fn 
     if (!reps || !s) {
         free(reps);
         free(s);
-        CHECK(0, "out of memory for %d x %d samples", nk, cap);
+        RS_CHECK(0, "out of memory for %d x %d samples", nk, cap);
     }
     int rc = 0, n = 0;
     for (int k = 0; k < nk && rc == 0; k++)

@@ -1,10 +1,10 @@
-/* check.h — error reporting and CHECK macros shared by every rnnscale program.
+/* check.h — error reporting and RS_CHECK macros shared by every rnnscale program.
  *
  * Library code never exits: it records one human-readable line with rs_seterr()
  * and returns -1 (or NULL).  Only main() turns that into an exit status:
  *   RS_EXIT_OK 0, RS_EXIT_WRONG 1 (a correctness check failed),
  *   RS_EXIT_USAGE 2 (bad usage or input), RS_EXIT_INTR 130 (Ctrl-C).
- * The CHECK macros carry file and line so a failure names its place. */
+ * The RS_CHECK macros carry file and line so a failure names its place. */
 #ifndef RS_CHECK_H
 #define RS_CHECK_H
 
@@ -26,7 +26,7 @@ void rs_die(int code) __attribute__((noreturn));
 void rs_fatal(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
 /* In a function returning int status: on failure record the message and return -1. */
-#define CHECK(cond, ...)                                                        \
+#define RS_CHECK(cond, ...)                                                        \
     do {                                                                        \
         if (!(cond)) {                                                          \
             rs_seterr(__VA_ARGS__);                                             \
@@ -35,7 +35,7 @@ void rs_fatal(int code, const char *fmt, ...) __attribute__((noreturn, format(pr
     } while (0)
 
 /* Same, for functions returning a pointer. */
-#define CHECK_NULL(cond, ...)                                                   \
+#define RS_CHECK_NULL(cond, ...)                                                   \
     do {                                                                        \
         if (!(cond)) {                                                          \
             rs_seterr(__VA_ARGS__);                                             \

@@ -60,13 +60,13 @@ int rs_check_writable(const char *path)
 {
     char dir[4096];
     struct stat st;
-    CHECK(path && *path, "empty output file name");
-    CHECK(stat(path, &st) != 0, "%s already exists; results are never overwritten "
+    RS_CHECK(path && *path, "empty output file name");
+    RS_CHECK(stat(path, &st) != 0, "%s already exists; results are never overwritten "
                                 "(choose a new name or remove it)", path);
     dir_of(path, dir, sizeof dir);
-    CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
+    RS_CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
           "cannot write %s: folder %s does not exist (create it first)", path, dir);
-    CHECK(access(dir, W_OK) == 0, "cannot write %s: folder %s is not writable", path, dir);
+    RS_CHECK(access(dir, W_OK) == 0, "cannot write %s: folder %s is not writable", path, dir);
     return 0;
 }
 
@@ -77,7 +77,7 @@ static int write_temp(const char *path, char *tmpl, size_t cap, mode_t mode, rs_
                       void *ctx)
 {
     int len = snprintf(tmpl, cap, "%s.tmp.XXXXXX", path);
-    CHECK(len > 0 && (size_t)len < cap, "path too long: %s", path);
+    RS_CHECK(len > 0 && (size_t)len < cap, "path too long: %s", path);
 
     /* Block signals while the temporary's name is being published to the handler. */
     sigset_t all, old;
@@ -89,7 +89,7 @@ static int write_temp(const char *path, char *tmpl, size_t cap, mode_t mode, rs_
         tmp_active = 1;
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
-    CHECK(fd >= 0, "cannot create a file next to %s: %s", path, strerror(errno));
+    RS_CHECK(fd >= 0, "cannot create a file next to %s: %s", path, strerror(errno));
     fchmod(fd, mode);
 
     FILE *f = fdopen(fd, "w");
@@ -111,7 +111,7 @@ static int write_temp(const char *path, char *tmpl, size_t cap, mode_t mode, rs_
         unlink(tmpl);
         tmp_active = 0;
     }
-    CHECK(ok, "cannot write %s: %s", path, why);
+    RS_CHECK(ok, "cannot write %s: %s", path, why);
     return 0;
 }
 
@@ -126,7 +126,7 @@ int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx)
     int err = errno;
     unlink(tmpl);
     tmp_active = 0;
-    CHECK(ok, "cannot write %s: %s", path, err == EEXIST ? "it appeared while writing; not replaced"
+    RS_CHECK(ok, "cannot write %s: %s", path, err == EEXIST ? "it appeared while writing; not replaced"
                                                          : strerror(err));
     return 0;
 }
@@ -134,7 +134,7 @@ int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx)
 int rs_replace_atomic(const char *path, rs_writer_fn writer, void *ctx)
 {
     struct stat st;
-    CHECK(stat(path, &st) == 0, "cannot read %s: %s", path, strerror(errno));
+    RS_CHECK(stat(path, &st) == 0, "cannot read %s: %s", path, strerror(errno));
     char tmpl[4096];
     if (write_temp(path, tmpl, sizeof tmpl, st.st_mode & 07777, writer, ctx) != 0)
         return -1;
@@ -143,7 +143,7 @@ int rs_replace_atomic(const char *path, rs_writer_fn writer, void *ctx)
     if (!ok)
         unlink(tmpl);
     tmp_active = 0;
-    CHECK(ok, "cannot write %s: %s", path, strerror(err));
+    RS_CHECK(ok, "cannot write %s: %s", path, strerror(err));
     return 0;
 }
 
@@ -151,16 +151,16 @@ int rs_mkdir_p(const char *dir)
 {
     char buf[4096];
     int n = snprintf(buf, sizeof buf, "%s", dir);
-    CHECK(n > 0 && (size_t)n < sizeof buf, "path too long: %s", dir);
+    RS_CHECK(n > 0 && (size_t)n < sizeof buf, "path too long: %s", dir);
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
             continue;
         *p = 0;
         if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            CHECK(0, "cannot create folder %s: %s", buf, strerror(errno));
+            RS_CHECK(0, "cannot create folder %s: %s", buf, strerror(errno));
         *p = '/';
     }
     if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        CHECK(0, "cannot create folder %s: %s", buf, strerror(errno));
+        RS_CHECK(0, "cannot create folder %s: %s", buf, strerror(errno));
     return 0;
 }

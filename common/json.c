@@ -348,7 +348,7 @@ rs_json *rs_json_parse(const char *text)
 rs_json *rs_json_load(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    CHECK_NULL(f != NULL, "cannot read %s: %m", path);
+    RS_CHECK_NULL(f != NULL, "cannot read %s: %m", path);
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     fseek(f, 0, SEEK_SET);

@@ -66,25 +66,25 @@ static int set_value(const rs_opt *o, const char *val)
         *(int *)o->dest = 1;
         return 0;
     case RS_OPT_STR:
-        CHECK(*val, "--%s: empty value (expected %s)", o->name, o->metavar ? o->metavar : "text");
+        RS_CHECK(*val, "--%s: empty value (expected %s)", o->name, o->metavar ? o->metavar : "text");
         *(const char **)o->dest = val;
         return 0;
     case RS_OPT_INT: {
         errno = 0;
         long v = strtol(val, &end, 10);
-        CHECK(*val && !*end && !errno, "--%s: '%s' is not an integer (expected e.g. --%s %g)",
+        RS_CHECK(*val && !*end && !errno, "--%s: '%s' is not an integer (expected e.g. --%s %g)",
               o->name, val, o->name, o->min > 0 ? o->min : 1);
-        CHECK(!out_of_range(o, (double)v), "--%s: %ld is out of range (expected %g..%g)",
+        RS_CHECK(!out_of_range(o, (double)v), "--%s: %ld is out of range (expected %g..%g)",
               o->name, v, o->min, o->max);
         *(long *)o->dest = v;
         return 0;
     }
     case RS_OPT_SIZE: {
         long v;
-        CHECK(rs_parse_size(val, &v) == 0,
+        RS_CHECK(rs_parse_size(val, &v) == 0,
               "--%s: '%s' is not a size (expected a positive integer like 4096, 64k, 1M)",
               o->name, val);
-        CHECK(!out_of_range(o, (double)v), "--%s: %s is out of range (expected %.0f..%.0f)",
+        RS_CHECK(!out_of_range(o, (double)v), "--%s: %s is out of range (expected %.0f..%.0f)",
               o->name, val, o->min, o->max);
         *(long *)o->dest = v;
         return 0;
@@ -92,8 +92,8 @@ static int set_value(const rs_opt *o, const char *val)
     case RS_OPT_DBL: {
         errno = 0;
         double v = strtod(val, &end);
-        CHECK(*val && !*end && !errno && isfinite(v), "--%s: '%s' is not a number", o->name, val);
-        CHECK(!out_of_range(o, v), "--%s: %s is out of range (expected %g..%g)", o->name, val,
+        RS_CHECK(*val && !*end && !errno && isfinite(v), "--%s: '%s' is not a number", o->name, val);
+        RS_CHECK(!out_of_range(o, v), "--%s: %s is out of range (expected %g..%g)", o->name, val,
               o->min, o->max);
         *(double *)o->dest = v;
         return 0;
@@ -125,21 +125,21 @@ int rs_opts_parse(int argc, char **argv, const rs_opt *opts, int nopts, const ch
             return 1;
         }
         if (strncmp(a, "--", 2) != 0 || a[2] == 0) {
-            CHECK(pos && np < maxpos, "unexpected argument '%s' (see --help)", a);
+            RS_CHECK(pos && np < maxpos, "unexpected argument '%s' (see --help)", a);
             pos[np++] = argv[i];
             continue;
         }
         const char *name = a + 2, *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const rs_opt *o = find(opts, nopts, name, len);
-        CHECK(o != NULL, "unknown option '--%.*s' (see --help)", (int)len, name);
+        RS_CHECK(o != NULL, "unknown option '--%.*s' (see --help)", (int)len, name);
         const char *val = NULL;
         if (o->kind == RS_OPT_FLAG) {
-            CHECK(!eq, "--%s takes no value", o->name);
+            RS_CHECK(!eq, "--%s takes no value", o->name);
         } else if (eq) {
             val = eq + 1;
         } else {
-            CHECK(i + 1 < argc, "--%s needs a value (%s)", o->name, o->metavar ? o->metavar : "value");
+            RS_CHECK(i + 1 < argc, "--%s needs a value (%s)", o->name, o->metavar ? o->metavar : "value");
             val = argv[++i];
         }
         if (set_value(o, val) != 0)
@@ -159,7 +159,7 @@ int rs_common_check_outputs(const rs_common_opts *c)
         return -1;
     if (c->json && rs_check_writable(c->json) != 0)
         return -1;
-    CHECK(!(c->csv && c->json && strcmp(c->csv, c->json) == 0),
+    RS_CHECK(!(c->csv && c->json && strcmp(c->csv, c->json) == 0),
           "--csv and --json name the same file %s", c->csv);
     return 0;
 }
@@ -169,7 +169,7 @@ int rs_parse_threads(const char *s, int *out, int max)
     char buf[256], *items[64];
     snprintf(buf, sizeof buf, "%s", s);
     int n = rs_split_list(buf, items, 64), k = 0;
-    CHECK(n > 0, "--threads: empty list (expected e.g. 1,2 or all)");
+    RS_CHECK(n > 0, "--threads: empty list (expected e.g. 1,2 or all)");
     for (int i = 0; i < n && k < max; i++) {
         long v;
         if (strcmp(items[i], "all") == 0)
@@ -177,10 +177,10 @@ int rs_parse_threads(const char *s, int *out, int max)
         else {
             char *end;
             v = strtol(items[i], &end, 10);
-            CHECK(*items[i] && !*end, "--threads: '%s' is not a thread count (expected e.g. 1,2 or all)",
+            RS_CHECK(*items[i] && !*end, "--threads: '%s' is not a thread count (expected e.g. 1,2 or all)",
                   items[i]);
         }
-        CHECK(v >= 1 && v <= 1024, "--threads: %ld is out of range (expected 1..1024)", v);
+        RS_CHECK(v >= 1 && v <= 1024, "--threads: %ld is out of range (expected 1..1024)", v);
         int dup = 0;
         for (int j = 0; j < k; j++)
             dup |= out[j] == v;
@@ -209,7 +209,7 @@ int rs_list_check(const char *flag, const char *what, const char *list,
     char buf[1024], *items[64];
     snprintf(buf, sizeof buf, "%s", list);
     int k = rs_split_list(buf, items, 64);
-    CHECK(k > 0, "--%s: empty list", flag);
+    RS_CHECK(k > 0, "--%s: empty list", flag);
     for (int i = 0; i < k; i++) {
         int found = strcmp(items[i], "all") == 0;
         for (int j = 0; j < n && !found; j++)
@@ -225,7 +225,7 @@ int rs_list_check(const char *flag, const char *what, const char *list,
             if (!seen && len < sizeof choices)
                 len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", len ? ", " : "", names[j]);
         }
-        CHECK(0, "--%s: unknown %s '%s' (expected one of: %s)", flag, what, items[i], choices);
+        RS_CHECK(0, "--%s: unknown %s '%s' (expected one of: %s)", flag, what, items[i], choices);
     }
     return 0;
 }

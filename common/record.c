@@ -375,7 +375,7 @@ static int csv_digits(const char *s)
 rs_table *rs_table_read_csv(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    CHECK_NULL(f != NULL, "cannot read %s: %s", path, strerror(errno));
+    RS_CHECK_NULL(f != NULL, "cannot read %s: %s", path, strerror(errno));
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     fseek(f, 0, SEEK_SET);

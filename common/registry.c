@@ -47,7 +47,7 @@ int rs_registry_check_list(const rs_registry *reg, const char *flag, const char 
                            const char *list)
 {
     const char **names = malloc(sizeof(char *) * (size_t)(reg->n + 1));
-    CHECK(names, "out of memory");
+    RS_CHECK(names, "out of memory");
     for (int i = 0; i < reg->n; i++)
         names[i] = rs_registry_name(reg, i);
     int rc = rs_list_check(flag, what, list, names, reg->n);

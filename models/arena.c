@@ -93,7 +93,7 @@ int arena_create(arena *a, activations *act, const model_cfg *c)
     plan(&p, act, c);
     a->bytes = p.off;
     a->base = aligned_alloc(ARENA_ALIGN, a->bytes);
-    CHECK(a->base, "cannot allocate the activation arena (%.1f MiB) for this configuration",
+    RS_CHECK(a->base, "cannot allocate the activation arena (%.1f MiB) for this configuration",
           a->bytes / 1048576.0);
     memset(a->base, 0, a->bytes);   /* first touch here, not in the first timed step */
     p = (planner){a->base, 0};

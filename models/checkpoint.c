@@ -75,22 +75,22 @@ int ckpt_latest(const char *dir, char *path, size_t len)
 
 int ckpt_prepare(const char *dir, int resume)
 {
-    CHECK(dir && *dir, "--checkpoint: empty folder name");
+    RS_CHECK(dir && *dir, "--checkpoint: empty folder name");
     if (rs_mkdir_p(dir) != 0)
-        CHECK(0, "checkpoint folder %s cannot be created (%s); choose a writable folder",
+        RS_CHECK(0, "checkpoint folder %s cannot be created (%s); choose a writable folder",
               dir, strerror(errno));
     char probe[4200];
     snprintf(probe, sizeof probe, "%s/.rnn-train-probe.XXXXXX", dir);
     int fd = mkstemp(probe);
-    CHECK(fd >= 0, "checkpoint folder %s is not writable (%s); choose a writable folder", dir,
+    RS_CHECK(fd >= 0, "checkpoint folder %s is not writable (%s); choose a writable folder", dir,
           strerror(errno));
     close(fd);
     unlink(probe);
     long steps[1];
     int have = list_ckpts(dir, steps, 1) > 0;
-    CHECK(resume || !have, "checkpoint folder %s already holds checkpoints (add --resume to "
+    RS_CHECK(resume || !have, "checkpoint folder %s already holds checkpoints (add --resume to "
                            "continue that run, or choose an empty folder)", dir);
-    CHECK(!resume || have, "--resume: no checkpoint in %s (run without --resume to start)", dir);
+    RS_CHECK(!resume || have, "--resume: no checkpoint in %s (run without --resume to start)", dir);
     return 0;
 }
 
@@ -149,7 +149,7 @@ static int write_ckpt(FILE *f, void *vctx)
     sha256_final(&w.h, d);
     if (fwrite(d, 1, 32, f) != 32)
         w.err = 1;
-    CHECK(!w.err, "write error");
+    RS_CHECK(!w.err, "write error");
     return 0;
 }
 
@@ -216,7 +216,7 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
               train_state *st)
 {
     FILE *f = fopen(path, "rb");
-    CHECK(f, "cannot read checkpoint %s: %s", path, strerror(errno));
+    RS_CHECK(f, "cannot read checkpoint %s: %s", path, strerror(errno));
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -225,7 +225,7 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
     fclose(f);
     if (!ok) {
         free(buf);
-        CHECK(0, "cannot read checkpoint %s", path);
+        RS_CHECK(0, "cannot read checkpoint %s", path);
     }
     int rc = -1;
     char why[256];
@@ -284,7 +284,7 @@ int ckpt_load_latest(const char *dir, const ckpt_ident *expect, model *m, optimi
                      lr_sched *s, train_state *st, char *path_out, size_t len)
 {
     char path[4200];
-    CHECK(ckpt_latest(dir, path, sizeof path) == 0, "--resume: no checkpoint in %s", dir);
+    RS_CHECK(ckpt_latest(dir, path, sizeof path) == 0, "--resume: no checkpoint in %s", dir);
     if (path_out)
         snprintf(path_out, len, "%s", path);
     return ckpt_load(path, expect, m, o, s, st);

@@ -28,12 +28,12 @@ void completion_free(completion_set *q)
 int completion_build(completion_set *q, const corpus *c, int nq, uint64_t seed)
 {
     memset(q, 0, sizeof *q);
-    CHECK(c->level == LEVEL_WORD, "the sentence completion test needs --level word");
+    RS_CHECK(c->level == LEVEL_WORD, "the sentence completion test needs --level word");
     q->tokens = c->test;
     /* eligible sentences: [s, e) between <eos> tokens, with a word to blank */
     long ns = 0, cap = 1024;
     long *cand = malloc((size_t)cap * sizeof *cand);
-    CHECK(cand, "out of memory");
+    RS_CHECK(cand, "out of memory");
     for (long s = 0, e; s < c->ntest; s = e + 1) {
         for (e = s; e < c->ntest && c->test[e] != CORPUS_EOS; e++)
             ;
@@ -48,7 +48,7 @@ int completion_build(completion_set *q, const corpus *c, int nq, uint64_t seed)
             long *t = realloc(cand, (size_t)(cap *= 2) * sizeof *cand);
             if (!t) {
                 free(cand);
-                CHECK(0, "out of memory");
+                RS_CHECK(0, "out of memory");
             }
             cand = t;
         }
@@ -68,7 +68,7 @@ int completion_build(completion_set *q, const corpus *c, int nq, uint64_t seed)
     if (!q->start || !q->len || !q->blank || !q->choice) {
         free(cand);
         completion_free(q);
-        CHECK(0, "out of memory");
+        RS_CHECK(0, "out of memory");
     }
     for (int k = 0; k < n; k++) {
         long s = cand[k], e = s;

@@ -24,7 +24,7 @@ static int ivec_push(ivec *a, int x)
     if (a->n == a->cap) {
         long cap = a->cap ? 2 * a->cap : 4096;
         int *v = realloc(a->v, (size_t)cap * sizeof *v);
-        CHECK(v, "out of memory reading the corpus");
+        RS_CHECK(v, "out of memory reading the corpus");
         a->v = v, a->cap = cap;
     }
     a->v[a->n++] = x;
@@ -50,7 +50,7 @@ static int intern_grow(interner *in)
 {
     long cap = in->cap ? 2 * in->cap : 1 << 14;
     int *slot = calloc((size_t)cap, sizeof *slot);
-    CHECK(slot, "out of memory reading the corpus");
+    RS_CHECK(slot, "out of memory reading the corpus");
     for (long t = 0; t < in->ntypes; t++) {
         uint64_t h = fnv1a(in->str[t], strlen(in->str[t]));
         long i = (long)(h & (uint64_t)(cap - 1));
@@ -78,11 +78,11 @@ static int intern(interner *in, const char *s, size_t n)
     if (in->ntypes == in->strcap) {
         long cap = in->strcap ? 2 * in->strcap : 4096;
         char **str = realloc(in->str, (size_t)cap * sizeof *str);
-        CHECK(str, "out of memory reading the corpus");
+        RS_CHECK(str, "out of memory reading the corpus");
         in->str = str, in->strcap = cap;
     }
     char *copy = strndup(s, n);
-    CHECK(copy, "out of memory reading the corpus");
+    RS_CHECK(copy, "out of memory reading the corpus");
     in->str[in->ntypes] = copy;
     in->slot[i] = (int)in->ntypes + 1;
     return (int)in->ntypes++;
@@ -242,13 +242,13 @@ static int tokenize_chars(tok_state *s, const unsigned char *p, long n)
 static int read_file(const char *path, unsigned char **buf, long *n)
 {
     FILE *f = fopen(path, "rb");
-    CHECK(f, "cannot read corpus %s: %s", path, strerror(errno));
+    RS_CHECK(f, "cannot read corpus %s: %s", path, strerror(errno));
     long cap = 1 << 20, len = 0;
     unsigned char *b = malloc((size_t)cap);
     for (;;) {
         if (!b) {
             fclose(f);
-            CHECK(0, "out of memory reading corpus %s", path);
+            RS_CHECK(0, "out of memory reading corpus %s", path);
         }
         len += (long)fread(b + len, 1, (size_t)(cap - len), f);
         if (len < cap)
@@ -263,7 +263,7 @@ static int read_file(const char *path, unsigned char **buf, long *n)
     fclose(f);
     if (err) {
         free(b);
-        CHECK(0, "cannot read corpus %s: read error", path);
+        RS_CHECK(0, "cannot read corpus %s: read error", path);
     }
     *buf = b, *n = len;
     return 0;
@@ -271,11 +271,11 @@ static int read_file(const char *path, unsigned char **buf, long *n)
 
 static int check_text(const char *path, const unsigned char *p, long n)
 {
-    CHECK(n > 0, "corpus %s is empty (give a text file)", path);
+    RS_CHECK(n > 0, "corpus %s is empty (give a text file)", path);
     for (long i = 0; i < n;) {
         uint32_t c;
         int len = p[i] ? utf8_next(p + i, n - i, &c) : 0;
-        CHECK(len > 0, "corpus %s is not UTF-8 text: %s at byte %ld (give a plain text file)",
+        RS_CHECK(len > 0, "corpus %s is not UTF-8 text: %s at byte %ld (give a plain text file)",
               path, p[i] ? "an invalid UTF-8 sequence" : "a NUL byte", i);
         i += len;
     }
@@ -330,17 +330,17 @@ static int build_vocab(corpus *c, tok_state *s, const type_rank *rank, long seen
     int word = c->level == LEVEL_WORD;
     int nspecial = word ? 2 : 1;
     long avail = nspecial + seen;
-    CHECK(!cap_explicit || vocab_cap <= avail,
+    RS_CHECK(!cap_explicit || vocab_cap <= avail,
           "--vocab %d is larger than the corpus: the train split of %s has %ld distinct %s "
           "(+ %s = %ld ids); use --vocab %ld or less", vocab_cap, c->path, seen,
           word ? "words" : "characters", word ? "<unk>, <eos>" : "<unk>", avail, avail);
-    CHECK(!cap_explicit || vocab_cap >= nspecial + 1,
+    RS_CHECK(!cap_explicit || vocab_cap >= nspecial + 1,
           "--vocab %d is too small: it must hold %s and at least one token", vocab_cap,
           word ? "<unk>, <eos>" : "<unk>");
     long V = vocab_cap > 0 && vocab_cap < avail ? vocab_cap : avail;
     c->vocab = (int)V;
     c->words = calloc((size_t)V, sizeof *c->words);
-    CHECK(c->words, "out of memory");
+    RS_CHECK(c->words, "out of memory");
     for (long t = 0; t < s->in.ntypes; t++)
         map[t] = CORPUS_UNK;
     c->words[CORPUS_UNK] = strdup("<unk>");
@@ -362,7 +362,7 @@ static int split_ids(corpus *c, const tok_state *s, const int *map, long nt)
     c->train = malloc((size_t)nt * sizeof(int));
     c->valid = malloc((size_t)nt / 10 * sizeof(int) + 64);
     c->test = malloc((size_t)nt / 10 * sizeof(int) + 64);
-    CHECK(c->train && c->valid && c->test, "out of memory");
+    RS_CHECK(c->train && c->valid && c->test, "out of memory");
     for (long k = 0; k < CORPUS_NBLOCKS; k++) {
         int sp = in_split(k);
         int *dst = sp == 0 ? c->train : sp == 1 ? c->valid : c->test;
@@ -486,7 +486,7 @@ int corpus_resolve(const char *name, char *path, size_t len)
         }
     }
     snprintf(path, len, "build/%s", rel);
-    CHECK(access(path, R_OK) == 0, "corpus %s not found at %s (fetch it with %s)", name, path,
+    RS_CHECK(access(path, R_OK) == 0, "corpus %s not found at %s (fetch it with %s)", name, path,
           named[k].how);
     return 0;
 }

@@ -188,7 +188,7 @@ static int slice_alloc(const ga_shape *s, int threads, slice_data *d)
     d->b = alloc_fill(ldb, s->tb == 'N' ? n : k, 1);
     d->c0 = alloc_fill(ldc, n, 2);
     d->c = calloc((size_t)(ldc * n), sizeof *d->c);
-    CHECK(d->a && d->b && d->c0 && d->c, "--gemm auto: out of memory for %ldx%ldx%ld", m, n, k);
+    RS_CHECK(d->a && d->b && d->c0 && d->c, "--gemm auto: out of memory for %ldx%ldx%ld", m, n, k);
     d->p.a = d->a, d->p.b = d->b, d->p.c0 = d->c0;
     return gemm_ref_build_upto(&d->p, GA_SEED, threads, GA_FULL_CHECK_MACS, &d->ref);
 }
@@ -285,7 +285,7 @@ static int own_pool(const gemm_backend *b) { return strncmp(b->name, "openblas",
 int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cands, int ncand,
             int threads, ga_plan *plan)
 {
-    CHECK(nshapes <= GA_MAX_SHAPES && ncand <= GA_MAX_CANDS && ncand > 0,
+    RS_CHECK(nshapes <= GA_MAX_SHAPES && ncand <= GA_MAX_CANDS && ncand > 0,
           "--gemm auto: %d shapes, %d backends (at most %d, %d; at least one backend)", nshapes,
           ncand, GA_MAX_SHAPES, GA_MAX_CANDS);
     char notes[sizeof plan->notes];   /* kept: ga_candidates's lines */
@@ -300,7 +300,7 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
     plan->threads = threads;
     sched_getaffinity(0, sizeof start_mask, &start_mask);
     slice_data *d = calloc((size_t)nshapes, sizeof *d);
-    CHECK(d, "out of memory");
+    RS_CHECK(d, "out of memory");
     int rc = 0;
     for (int s = 0; s < nshapes && rc == 0; s++)
         rc = slice_alloc(&shapes[s], threads, &d[s]);
@@ -360,7 +360,7 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
             else if (q[1])
                 why[w++] = ';', why[w++] = ' ';
         why[w] = 0;
-        CHECK(0, "--gemm auto: no backend can do every product of the model (%s)",
+        RS_CHECK(0, "--gemm auto: no backend can do every product of the model (%s)",
               why[0] ? why : "none available");
     }
     int fb = 0;
@@ -398,7 +398,7 @@ int ga_plan_format(const ga_plan *p, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, ";%ldx%ldx%ld:%c%c=%s", s->m, s->n, s->k,
                                  s->ta, s->tb, p->pick[i]->name);
     }
-    CHECK(used < len, "--gemm auto: the plan does not fit %zu characters", len);
+    RS_CHECK(used < len, "--gemm auto: the plan does not fit %zu characters", len);
     return 0;
 }
 
@@ -407,19 +407,19 @@ int ga_plan_parse(const char *s, ga_plan *p)
     memset(p, 0, sizeof *p);
     char name[64];
     int used = 0;
-    CHECK(sscanf(s, "auto:other=%63[^;]%n", name, &used) == 1, "'%.40s' is not a --gemm auto plan", s);
+    RS_CHECK(sscanf(s, "auto:other=%63[^;]%n", name, &used) == 1, "'%.40s' is not a --gemm auto plan", s);
     p->fallback = gemm_find(name);
-    CHECK(p->fallback, "unknown GEMM backend '%s'", name);
+    RS_CHECK(p->fallback, "unknown GEMM backend '%s'", name);
     for (s += used; *s;) {
         ga_shape *sh = &p->shape[p->nshapes];
         char ta, tb;
-        CHECK(p->nshapes < GA_MAX_SHAPES, "a --gemm auto plan with more than %d shapes", GA_MAX_SHAPES);
-        CHECK(sscanf(s, ";%ldx%ldx%ld:%c%c=%63[^;]%n", &sh->m, &sh->n, &sh->k, &ta, &tb, name, &used) == 6 &&
+        RS_CHECK(p->nshapes < GA_MAX_SHAPES, "a --gemm auto plan with more than %d shapes", GA_MAX_SHAPES);
+        RS_CHECK(sscanf(s, ";%ldx%ldx%ld:%c%c=%63[^;]%n", &sh->m, &sh->n, &sh->k, &ta, &tb, name, &used) == 6 &&
                   (ta == 'N' || ta == 'T') && (tb == 'N' || tb == 'T'),
               "malformed --gemm auto plan at '%.40s'", s);
         sh->ta = ta, sh->tb = tb;
         p->pick[p->nshapes] = gemm_find(name);
-        CHECK(p->pick[p->nshapes], "unknown GEMM backend '%s'", name);
+        RS_CHECK(p->pick[p->nshapes], "unknown GEMM backend '%s'", name);
         p->nshapes++;
         s += used;
     }

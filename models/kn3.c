@@ -84,12 +84,12 @@ int kn3_train(kn3_model *m, const int *data, long n, int V)
 {
     memset(m, 0, sizeof *m);
     uint64_t R = (uint64_t)V + 1;
-    CHECK(R < 2000000, "--model kn3: vocabulary of %d ids is too large for 64-bit trigram keys", V);
-    CHECK(n >= 1, "--model kn3: empty train split");
+    RS_CHECK(R < 2000000, "--model kn3: vocabulary of %d ids is too large for 64-bit trigram keys", V);
+    RS_CHECK(n >= 1, "--model kn3: empty train split");
     m->V = V, m->R = R;
     /* ---- order 3: every trigram, sorted ---- */
     uint64_t *keys = malloc((size_t)n * sizeof *keys);
-    CHECK(keys, "out of memory counting trigrams");
+    RS_CHECK(keys, "out of memory counting trigrams");
     uint64_t u = (uint64_t)V, v = (uint64_t)V;
     for (long i = 0; i < n; i++) {
         uint64_t w = (uint64_t)data[i];
@@ -105,7 +105,7 @@ int kn3_train(kn3_model *m, const int *data, long n, int V)
     if (!m->k3 || !m->c3 || !m->kc2 || !m->tc2 || !m->nc2_n) {
         free(keys);
         kn3_free(m);
-        CHECK(0, "out of memory counting trigrams");
+        RS_CHECK(0, "out of memory counting trigrams");
     }
     long coc[5] = {0};
     for (long i = 0; i < n;) {
@@ -138,7 +138,7 @@ int kn3_train(kn3_model *m, const int *data, long n, int V)
     if (!m->k2 || !m->c2 || !m->tc1 || !m->nc1_n || !m->c1) {
         free(keys);
         kn3_free(m);
-        CHECK(0, "out of memory counting bigrams");
+        RS_CHECK(0, "out of memory counting bigrams");
     }
     memset(coc, 0, sizeof coc);
     long coc1[5] = {0};

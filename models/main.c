@@ -95,21 +95,21 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
  * exclude each other.  0, or -1 (rs_lasterr). */
 static int check_names(const flag_values *f, train_opts *o, int kn3)
 {
-    CHECK(kn3 || model_cell_from_name(f->model, &o->cfg.cell) == 0,
+    RS_CHECK(kn3 || model_cell_from_name(f->model, &o->cfg.cell) == 0,
           "--model: unknown model '%s' (expected elman, lstm or kn3)", f->model);
     if (strcmp(f->level, "word") == 0)
         o->level = LEVEL_WORD;
     else if (strcmp(f->level, "char") == 0)
         o->level = LEVEL_CHAR;
     else
-        CHECK(0, "--level: unknown level '%s' (expected word or char)", f->level);
-    CHECK(optim_from_name(f->optim, &o->optim) == 0, "--optimizer: unknown optimizer '%s' "
+        RS_CHECK(0, "--level: unknown level '%s' (expected word or char)", f->level);
+    RS_CHECK(optim_from_name(f->optim, &o->optim) == 0, "--optimizer: unknown optimizer '%s' "
           "(expected sgd, momentum, nesterov or adam)", f->optim);
-    CHECK(sched_from_name(f->sched, &o->sched) == 0, "--schedule: unknown schedule '%s' "
+    RS_CHECK(sched_from_name(f->sched, &o->sched) == 0, "--schedule: unknown schedule '%s' "
           "(expected const, linear, cosine or plateau)", f->sched);
-    CHECK(!(f->pipeline && f->classes), "--pipeline times the full-softmax output layer: drop "
+    RS_CHECK(!(f->pipeline && f->classes), "--pipeline times the full-softmax output layer: drop "
           "--classes");
-    CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume "
+    RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume "
           "from)");
     return 0;
 }

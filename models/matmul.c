@@ -24,7 +24,7 @@ static char label[512], record[GA_RECORD_MAX], dispatch[256];
 
 int mm_check_name(const char *name)
 {
-    CHECK(!name || strcmp(name, "auto") == 0 || gemm_find(name),
+    RS_CHECK(!name || strcmp(name, "auto") == 0 || gemm_find(name),
           "--gemm: unknown backend '%s' (expected " NAMES ")", name);
     return 0;
 }
@@ -74,13 +74,13 @@ int mm_init(const char *name, int threads)
         if (!b || b->load(b) != 0)
             b = gemm_find("blocked");
     } else {
-        CHECK(strcmp(name, "auto") != 0, "--gemm auto needs the model's shapes (mm_init_auto)");
+        RS_CHECK(strcmp(name, "auto") != 0, "--gemm auto needs the model's shapes (mm_init_auto)");
         if (mm_check_name(name) != 0)
             return -1;
         b = gemm_find(name);
     }
-    CHECK(b->load(b) == 0, "--gemm %s: %s", b->name, rs_lasterr());
-    CHECK(b->trans_unsupported == 0, "--gemm %s: it cannot do the transposed products the "
+    RS_CHECK(b->load(b) == 0, "--gemm %s: %s", b->name, rs_lasterr());
+    RS_CHECK(b->trans_unsupported == 0, "--gemm %s: it cannot do the transposed products the "
           "model needs (use " NAMES ")", b->name);
     be = b;
     is_auto = 0;
@@ -133,7 +133,7 @@ int mm_init_record(const char *rec, const model_cfg *c, int threads)
         return -1;
     for (int i = -1; i < p.nshapes; i++) {   /* every backend it names must load here */
         const gemm_backend *b = i < 0 ? p.fallback : p.pick[i];
-        CHECK(b->load(b) == 0, "%s cannot run here: %s", b->name, rs_lasterr());
+        RS_CHECK(b->load(b) == 0, "%s cannot run here: %s", b->name, rs_lasterr());
     }
     p.threads = threads;
     plan = p;

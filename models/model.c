@@ -79,7 +79,7 @@ int model_create(model *m, const model_cfg *cfg)
 {
     memset(m, 0, sizeof *m);
     m->cfg = *cfg;
-    CHECK(cfg->layers >= 1 && cfg->layers <= MODEL_MAX_LAYERS, "--layers %d: expected 1..%d",
+    RS_CHECK(cfg->layers >= 1 && cfg->layers <= MODEL_MAX_LAYERS, "--layers %d: expected 1..%d",
           cfg->layers, MODEL_MAX_LAYERS);
     model_layout(cfg, &m->lay);
     size_t pbytes = (size_t)m->lay.total * sizeof(float);
@@ -90,7 +90,7 @@ int model_create(model *m, const model_cfg *cfg)
     m->state_c = calloc(1, sbytes);
     if (!m->params || !m->grads || !m->state_h || !m->state_c) {
         model_destroy(m);
-        CHECK(0, "cannot allocate %.1f MiB of parameters", 2 * pbytes / 1048576.0);
+        RS_CHECK(0, "cannot allocate %.1f MiB of parameters", 2 * pbytes / 1048576.0);
     }
     memset(m->params, 0, pbytes);
     memset(m->grads, 0, pbytes);

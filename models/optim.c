@@ -47,7 +47,7 @@ int optim_init(optimizer *o, optim_kind kind, long n)
         o->m = calloc((size_t)n, sizeof(float));
     if (ns >= 2)
         o->v = calloc((size_t)n, sizeof(float));
-    CHECK((ns < 1 || o->m) && (ns < 2 || o->v), "cannot allocate optimizer state (%ld floats)",
+    RS_CHECK((ns < 1 || o->m) && (ns < 2 || o->v), "cannot allocate optimizer state (%ld floats)",
           n * ns);
     return 0;
 }

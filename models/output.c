@@ -25,7 +25,7 @@ int output_init(void)
     xent = NULL;
     for (int isa = rs_isa_best(); isa >= 0 && !xent; isa--)
         xent = softmax_find("xent", (rs_isa)isa);
-    CHECK(xent, "no xent softmax kernel compiled in");
+    RS_CHECK(xent, "no xent softmax kernel compiled in");
     return 0;
 }
 

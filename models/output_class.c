@@ -42,7 +42,7 @@ void class_map_free(class_map *cm)
 int class_map_build(class_map *cm, const long *counts, int V, int C)
 {
     memset(cm, 0, sizeof *cm);
-    CHECK(C >= 1 && C <= V, "--classes %d: expected 1 to the vocabulary size %d", C, V);
+    RS_CHECK(C >= 1 && C <= V, "--classes %d: expected 1 to the vocabulary size %d", C, V);
     int *order = malloc((size_t)V * sizeof *order);
     cm->of = malloc((size_t)V * sizeof *cm->of);
     cm->pos = malloc((size_t)V * sizeof *cm->pos);
@@ -50,7 +50,7 @@ int class_map_build(class_map *cm, const long *counts, int V, int C)
     if (!order || !cm->of || !cm->pos || !cm->off) {
         free(order);
         class_map_free(cm);
-        CHECK(0, "out of memory building %d classes", C);
+        RS_CHECK(0, "out of memory building %d classes", C);
     }
     cm->C = C;
     for (int i = 0; i < V; i++)

@@ -23,7 +23,7 @@ int train_bench(run_ctx *r)
         uint64_t t0 = rs_now_ns();
         if (train_step(r, &loss) != 0) {
             free(t);
-            CHECK(0, "loss became %g during --bench (lower --lr)", loss);
+            RS_CHECK(0, "loss became %g during --bench (lower --lr)", loss);
         }
         if (i >= 2)
             t[i - 2] = (double)(rs_now_ns() - t0) * 1e-9;

@@ -36,7 +36,7 @@ static int copy_kept_rows(FILE *out, void *ctx)
 static int cut_to_checkpoint(run_ctx *r, const char *path)
 {
     log_cut cut = {fopen(path, "r"), r->st.last_eval_step};
-    CHECK(cut.in, "cannot read %s: %s", path, strerror(errno));
+    RS_CHECK(cut.in, "cannot read %s: %s", path, strerror(errno));
     rs_install_signal_handlers();   /* a signal now removes the temporary and exits */
     int rc = rs_replace_atomic(path, copy_kept_rows, &cut);
     train_handlers_install();
@@ -50,12 +50,12 @@ int train_log_open(run_ctx *r)
     struct stat sb;
     int exists = stat(path, &sb) == 0;
     if (exists && !r->o->resume)
-        CHECK(0, "--log %s already exists; logs are never overwritten (choose a new name)", path);
+        RS_CHECK(0, "--log %s already exists; logs are never overwritten (choose a new name)", path);
     if (!exists) {
         if (rs_check_writable(path) != 0)
             return -1;
         r->log = fopen(path, "w");
-        CHECK(r->log, "cannot write %s: %s", path, strerror(errno));
+        RS_CHECK(r->log, "cannot write %s: %s", path, strerror(errno));
         fprintf(r->log, "step,tokens,seconds,train_loss,valid_ppl,lr\n");
         fflush(r->log);
         return 0;
@@ -63,7 +63,7 @@ int train_log_open(run_ctx *r)
     if (cut_to_checkpoint(r, path) != 0)
         return -1;
     r->log = fopen(path, "a");
-    CHECK(r->log, "cannot append to %s: %s", path, strerror(errno));
+    RS_CHECK(r->log, "cannot append to %s: %s", path, strerror(errno));
     return 0;
 }
 

@@ -48,7 +48,7 @@ static int gemm_setup(run_ctx *r)
         if (mm_init_record(rec, &r->m.cfg, o->threads) != 0) {
             char why[512];
             snprintf(why, sizeof why, "%s", rs_lasterr());
-            CHECK(0, "--resume: checkpoint %s runs GEMM on a backend that cannot be used here: %s "
+            RS_CHECK(0, "--resume: checkpoint %s runs GEMM on a backend that cannot be used here: %s "
                      "(resume where it can, or give --gemm NAME to continue with another backend, "
                      "not bit-identically)", r->last_ckpt, why);
         }
@@ -84,7 +84,7 @@ static int check_inputs(const train_opts *o, char *path, size_t len)
     }
     if (o->ckpt_dir && ckpt_prepare(o->ckpt_dir, o->resume) != 0)
         return -1;
-    CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume from)");
+    RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume from)");
     return 0;
 }
 
@@ -92,7 +92,7 @@ static int check_inputs(const train_opts *o, char *path, size_t len)
 static int set_classes(run_ctx *r)
 {
     long *counts = calloc((size_t)r->m.cfg.vocab, sizeof *counts);
-    CHECK(counts, "out of memory");
+    RS_CHECK(counts, "out of memory");
     for (long i = 0; i < r->corp.ntrain; i++)
         counts[r->corp.train[i]]++;
     int rc = model_set_classes(&r->m, counts);
@@ -108,10 +108,10 @@ static int load_corpus_and_model(run_ctx *r, const char *path)
         return -1;
     model_cfg cfg = o->cfg;
     cfg.vocab = r->corp.vocab;
-    CHECK(r->corp.ntrain / cfg.batch >= 2,
+    RS_CHECK(r->corp.ntrain / cfg.batch >= 2,
           "corpus %s is too small for --batch %d: its train split has %ld tokens (use a smaller "
           "--batch)", path, cfg.batch, r->corp.ntrain);
-    CHECK(r->corp.nvalid / cfg.batch >= 2 && r->corp.ntest / cfg.batch >= 2,
+    RS_CHECK(r->corp.nvalid / cfg.batch >= 2 && r->corp.ntest / cfg.batch >= 2,
           "corpus %s is too small for --batch %d: its valid/test splits have %ld/%ld tokens "
           "(use a smaller --batch)", path, cfg.batch, r->corp.nvalid, r->corp.ntest);
     if (output_init() != 0)

@@ -62,7 +62,7 @@ static rs_table *as_study(const rs_table *in, const char *study)
 static int read_meta(rs_table *t, const char *path)
 {
     FILE *f = fopen(path, "r");
-    CHECK(f, "--meta: cannot open %s", path);
+    RS_CHECK(f, "--meta: cannot open %s", path);
     char line[8192];
     int rc = 0;
     while (rc == 0 && fgets(line, sizeof line, f)) {

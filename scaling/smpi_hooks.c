@@ -185,7 +185,7 @@ static int ideal_barrier(MPI_Comm comm)
 static int group_from_file(const char *file, const char *host, long *group)
 {
     FILE *f = fopen(file, "r");
-    CHECK(f, "RS_SMPI_GROUPS: cannot open %s", file);
+    RS_CHECK(f, "RS_SMPI_GROUPS: cannot open %s", file);
     char line[512], h[256];
     long g;
     *group = -1;
@@ -222,7 +222,7 @@ static int split_by_group(MPI_Comm comm, int key, MPI_Comm *node)
         return -1;   /* every rank reads the same file: all fail alike */
     if (mine < 0)
         mine = (long)p + me; /* unknown: a group of its own, after every known group */
-    CHECK(MPI_Comm_split(comm, (int)mine, key, node) == MPI_SUCCESS, "MPI_Comm_split failed");
+    RS_CHECK(MPI_Comm_split(comm, (int)mine, key, node) == MPI_SUCCESS, "MPI_Comm_split failed");
     return 0;
 }
 
@@ -235,7 +235,7 @@ static int start_fold(ar_hooks *h)
         return 0;
     fold_alloc = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "rs_fold_alloc");
     fold_free = (int (*)(void *))dlsym(RTLD_DEFAULT, "rs_fold_free");
-    CHECK(fold_alloc && fold_free, "RS_SMPI_FOLD_BYTES needs build/lib/rs-smpi-fold.so "
+    RS_CHECK(fold_alloc && fold_free, "RS_SMPI_FOLD_BYTES needs build/lib/rs-smpi-fold.so "
           "preloaded (LD_PRELOAD; scaling/simulate does it)");
     h->alloc = fold_get;
     h->release = fold_free;
@@ -245,7 +245,7 @@ static int start_fold(ar_hooks *h)
 
 int ar_platform_start(void)
 {
-    CHECK(!getenv("RS_SMPI_BUILTIN"), "RS_SMPI_BUILTIN is gone: choose library's algorithm "
+    RS_CHECK(!getenv("RS_SMPI_BUILTIN"), "RS_SMPI_BUILTIN is gone: choose library's algorithm "
           "with smpirun --cfg=smpi/allreduce:NAME");
     ar_hooks h = {.split_node = split_by_group, .barrier = ideal_barrier,
                   .bookkeeping = books_allreduce};

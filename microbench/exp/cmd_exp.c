@@ -151,12 +151,12 @@ static int parse_sizes(long *n, const char **label)
     char buf[512], *items[MAX_SIZES];
     snprintf(buf, sizeof buf, "%s", opt.sizes);
     int k = rs_split_list(buf, items, MAX_SIZES);
-    CHECK(k > 0, "--n: empty list (expected e.g. 4096,64k)");
+    RS_CHECK(k > 0, "--n: empty list (expected e.g. 4096,64k)");
     long mem = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
     for (int i = 0; i < k; i++) {
-        CHECK(rs_parse_size(items[i], &n[i]) == 0 && n[i] > 0,
+        RS_CHECK(rs_parse_size(items[i], &n[i]) == 0 && n[i] > 0,
               "--n: '%s' is not a positive element count (expected e.g. 4096, 64k, 16M)", items[i]);
-        CHECK(n[i] <= mem / 16, "--n: %s elements need %.1f GiB per thread, more than half this "
+        RS_CHECK(n[i] <= mem / 16, "--n: %s elements need %.1f GiB per thread, more than half this "
                                 "machine's %.1f GiB of memory", items[i], 8.0 * n[i] / (1 << 30),
               (double)mem / (1 << 30));
         label[i] = cache_label(n[i]);

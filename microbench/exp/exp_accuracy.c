@@ -360,9 +360,9 @@ static void acc_free(acc_run *a)
 int exp_accuracy(const exp_variant *const *v, int nv, exp_inputs inputs, int nthreads,
                  int progress, exp_acc *out)
 {
-    CHECK(nv >= 1, "exp accuracy: no variants given");
+    RS_CHECK(nv >= 1, "exp accuracy: no variants given");
     for (int k = 0; k < nv; k++)
-        CHECK(rs_isa_supported(v[k]->isa), "exp accuracy: %s %s needs %s, which this CPU lacks",
+        RS_CHECK(rs_isa_supported(v[k]->isa), "exp accuracy: %s %s needs %s, which this CPU lacks",
               v[k]->variant, rs_isa_name(v[k]->isa), rs_isa_name(v[k]->isa));
     if (nthreads <= 0)
         nthreads = omp_get_num_procs();

@@ -92,9 +92,9 @@ static int select_shapes(gemm_shape *out, int quick)
     char buf[2048], *items[MAX_SHAPES];
     if (opt.sets) {
         int k = split(opt.sets, buf, sizeof buf, items, MAX_SHAPES);
-        CHECK(k > 0, "--set: empty list (expected e.g. deepbench,models)");
+        RS_CHECK(k > 0, "--set: empty list (expected e.g. deepbench,models)");
         for (int i = 0; i < k; i++)
-            CHECK(gemm_is_set(items[i]), "--set: unknown set '%s' (expected deepbench, square, "
+            RS_CHECK(gemm_is_set(items[i]), "--set: unknown set '%s' (expected deepbench, square, "
                                          "inference, models or all)", items[i]);
     }
     /* With neither --set nor --shape: every set (a few shapes of each with --quick). */
@@ -104,14 +104,14 @@ static int select_shapes(gemm_shape *out, int quick)
             out[n++] = gemm_shapes[i];
     if (opt.shapes) {
         int k = split(opt.shapes, buf, sizeof buf, items, MAX_SHAPES);
-        CHECK(k > 0, "--shape: empty list (expected e.g. 1760x64x1760:TN,lstm_input)");
+        RS_CHECK(k > 0, "--shape: empty list (expected e.g. 1760x64x1760:TN,lstm_input)");
         for (int i = 0; i < k && n < MAX_SHAPES; i++)
             if (gemm_parse_shape(items[i], &out[n++]) != 0)
                 return -1;
     }
     double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     for (int i = 0; i < n; i++)
-        CHECK(shape_bytes(&out[i]) <= mem / 2, "--shape: %ldx%ldx%ld needs %.1f GiB, more than half "
+        RS_CHECK(shape_bytes(&out[i]) <= mem / 2, "--shape: %ldx%ldx%ld needs %.1f GiB, more than half "
               "this machine's %.1f GiB of memory", out[i].m, out[i].n, out[i].k,
               shape_bytes(&out[i]) / (1 << 30), mem / (1 << 30));
     return n;
@@ -217,7 +217,7 @@ static int shape_alloc(shape_data *d, uint64_t seed)
     d->b = malloc(sizeof(float) * (size_t)nb);
     d->c0 = malloc(sizeof(float) * (size_t)nc);
     d->c = malloc(sizeof(float) * (size_t)nc);
-    CHECK(d->a && d->b && d->c0 && d->c, "out of memory for %ldx%ldx%ld", p->m, p->n, p->k);
+    RS_CHECK(d->a && d->b && d->c0 && d->c, "out of memory for %ldx%ldx%ld", p->m, p->n, p->k);
     gemm_fill(d->a, na, seed, 0);
     gemm_fill(d->b, nb, seed, 1);
     gemm_fill(d->c0, nc, seed, 2);

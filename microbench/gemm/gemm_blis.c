@@ -66,7 +66,7 @@ static int blis_load(const gemm_backend *b)
         } else
             snprintf(o->why, sizeof o->why, "%s", rs_lasterr());
     }
-    CHECK(o->state == 1, "%s", o->why);
+    RS_CHECK(o->state == 1, "%s", o->why);
     return 0;
 }
 

@@ -91,7 +91,7 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
     long per = (m + nt - 1) / nt;
     long mc = per < ukr->mc ? (per + mr - 1) / mr * mr : ukr->mc;
     long ncmax = n < ukr->nc ? (n + nr - 1) / nr * nr : ukr->nc;
-    CHECK(ensure(&buf_b, &cap_b, (size_t)kcmax * (size_t)ncmax) == 0,
+    RS_CHECK(ensure(&buf_b, &cap_b, (size_t)kcmax * (size_t)ncmax) == 0,
           "blocked: out of memory for the packed B block");
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
@@ -147,7 +147,7 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
             }
         }
     }
-    CHECK(!failed, "blocked: out of memory for a packed A block");
+    RS_CHECK(!failed, "blocked: out of memory for a packed A block");
     return 0;
 }
 
@@ -164,7 +164,7 @@ static int blocked_load(const gemm_backend *b)
 
 int gemm_blocked_force(const gemm_ukernel *k)
 {
-    CHECK(!k || rs_isa_supported(k->isa), "blocked: %s needs %s, which this CPU lacks",
+    RS_CHECK(!k || rs_isa_supported(k->isa), "blocked: %s needs %s, which this CPU lacks",
           k->name, rs_isa_name(k->isa));
     ukr = k;   /* NULL: the next load picks the widest again */
     return k ? 0 : blocked_load(NULL);

@@ -76,7 +76,7 @@ int gemm_ref_build_upto(const gemm_problem *p, uint64_t seed, int nthreads, long
     if (r->full) {
         r->nent = p->m * p->n;
         r->ref = malloc(sizeof *r->ref * (size_t)(r->nent ? r->nent : 1));
-        CHECK(r->ref, "out of memory for the %ldx%ld reference", p->m, p->n);
+        RS_CHECK(r->ref, "out of memory for the %ldx%ld reference", p->m, p->n);
         gemm_naive_double(p, r->ref, nthreads);
     } else {
         /* The corners catch edge-tile bugs that a random sample might miss. */
@@ -85,7 +85,7 @@ int gemm_ref_build_upto(const gemm_problem *p, uint64_t seed, int nthreads, long
         r->ii = malloc(sizeof *r->ii * (size_t)r->nent);
         r->jj = malloc(sizeof *r->jj * (size_t)r->nent);
         r->ref = malloc(sizeof *r->ref * (size_t)r->nent);
-        CHECK(r->ii && r->jj && r->ref, "out of memory for the sampled reference");
+        RS_CHECK(r->ii && r->jj && r->ref, "out of memory for the sampled reference");
         for (long s = 0; s < r->nent; s++) {
             if (s < 4) {
                 r->ii[s] = extra[s][0];

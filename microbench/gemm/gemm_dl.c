@@ -69,14 +69,14 @@ void *gemm_dl_open(const char *soname, const char *var, gemm_dl_mode mode,
         if (e)
             e[0] = (char)toupper((unsigned char)e[0]);
     }
-    CHECK_NULL(h, "%s not loadable: %s", soname, dlerror());
+    RS_CHECK_NULL(h, "%s not loadable: %s", soname, dlerror());
     return h;
 }
 
 void *gemm_dl_sym(void *h, const char *lib, const char *name)
 {
     void *s = dlsym(h, name);
-    CHECK_NULL(s, "%s: no symbol %s", lib, name);
+    RS_CHECK_NULL(s, "%s: no symbol %s", lib, name);
     return s;
 }
 

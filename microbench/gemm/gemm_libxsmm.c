@@ -89,7 +89,7 @@ static int libxsmm_load(const gemm_backend *b)
         } else
             snprintf(xs.why, sizeof xs.why, "%s", rs_lasterr());
     }
-    CHECK(xs.state == 1, "%s", xs.why);
+    RS_CHECK(xs.state == 1, "%s", xs.why);
     return 0;
 }
 
@@ -101,7 +101,7 @@ static int libxsmm_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
 {
     xsmm_int M = (xsmm_int)m, N = (xsmm_int)n, K = (xsmm_int)k;
     xsmm_int LDA = (xsmm_int)lda, LDB = (xsmm_int)ldb, LDC = (xsmm_int)ldc;
-    CHECK(ta == 'N' && tb == 'N', "libxsmm: the tiled GEMM of libxsmm 1.17 handles only NN");
+    RS_CHECK(ta == 'N' && tb == 'N', "libxsmm: the tiled GEMM of libxsmm 1.17 handles only NN");
     if (beta != 1) {
         /* Its kernels take beta = 1 (other values go to the missing BLAS): apply beta
          * here, in a pass over C that the benchmark (beta = 1) never pays. */

@@ -80,7 +80,7 @@ static int naive_sgemm(const gemm_backend *bk, char ta, char tb, long m, long n,
         }
         free(acc);
     }
-    CHECK(!failed, "naive: out of memory for a column of %ld doubles", m);
+    RS_CHECK(!failed, "naive: out of memory for a column of %ld doubles", m);
     return 0;
 }
 

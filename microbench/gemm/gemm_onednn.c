@@ -61,7 +61,7 @@ static int onednn_load(const gemm_backend *b)
         } else
             snprintf(dn.why, sizeof dn.why, "%s", rs_lasterr());
     }
-    CHECK(dn.state == 1, "%s", dn.why);
+    RS_CHECK(dn.state == 1, "%s", dn.why);
     return 0;
 }
 
@@ -72,7 +72,7 @@ static int onednn_sgemm(const gemm_backend *bk, char ta, char tb, long m, long n
                         float beta, float *c, long ldc)
 {
     int st = dn.sgemm(tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
-    CHECK(st == 0, "onednn: dnnl_sgemm returned status %d", st);
+    RS_CHECK(st == 0, "onednn: dnnl_sgemm returned status %d", st);
     return 0;
 }
 

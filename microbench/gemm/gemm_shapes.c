@@ -108,25 +108,25 @@ int gemm_parse_shape(const char *s, gemm_shape *out)
     for (int i = 0; i < 3; i++) {
         if (parse_dim(p, &p, &d[i]) != 0) {
             /* Say "zero" plainly: it is the one a user most often means on purpose. */
-            CHECK(!(isdigit((unsigned char)*p) && strtol(p, NULL, 10) == 0),
+            RS_CHECK(!(isdigit((unsigned char)*p) && strtol(p, NULL, 10) == 0),
                   "--shape: '%s' has a zero size %s", s, SHAPE_HINT);
-            CHECK(0, "--shape: '%s' is not a shape %s", s, SHAPE_HINT);
+            RS_CHECK(0, "--shape: '%s' is not a shape %s", s, SHAPE_HINT);
         }
         if (i < 2) {
-            CHECK(*p == 'x' || *p == 'X', "--shape: '%s' is not a shape %s", s, SHAPE_HINT);
+            RS_CHECK(*p == 'x' || *p == 'X', "--shape: '%s' is not a shape %s", s, SHAPE_HINT);
             p++;
         }
     }
     char ta = 'N', tb = 'N';
     if (*p == ':') {
         char a = (char)toupper((unsigned char)p[1]), b = a ? (char)toupper((unsigned char)p[2]) : 0;
-        CHECK((a == 'N' || a == 'T') && (b == 'N' || b == 'T') && p[3] == 0,
+        RS_CHECK((a == 'N' || a == 'T') && (b == 'N' || b == 'T') && p[3] == 0,
               "--shape: '%s' has a bad transpose '%s' %s", s, p + 1, SHAPE_HINT);
         ta = a;
         tb = b;
         p += 3;
     }
-    CHECK(*p == 0, "--shape: '%s' is not a shape %s", s, SHAPE_HINT);
+    RS_CHECK(*p == 0, "--shape: '%s' is not a shape %s", s, SHAPE_HINT);
     *out = (gemm_shape){"user", "", d[0], d[1], d[2], ta, tb, 1, NULL};
     return 0;
 }

@@ -161,13 +161,13 @@ static int probe_in_child(int lib, int env_mode, const char *value, blas_seen *s
     for (int k = 0; k < BLIS_NFIX; k++)
         s->blis_ids[k] = -1;
     int fd[2];
-    CHECK(pipe(fd) == 0, "blas probe: pipe failed");
+    RS_CHECK(pipe(fd) == 0, "blas probe: pipe failed");
     fflush(NULL);   /* nothing buffered here is written twice by the child */
     pid_t pid = fork();
     if (pid < 0) {
         close(fd[0]);
         close(fd[1]);
-        CHECK(0, "blas probe: fork failed");
+        RS_CHECK(0, "blas probe: fork failed");
     }
     if (pid == 0) {
         close(fd[0]);
@@ -204,7 +204,7 @@ static int probe_in_child(int lib, int env_mode, const char *value, blas_seen *s
     close(fd[0]);
     int status = 0;
     waitpid(pid, &status, 0);
-    CHECK(got == sizeof *s && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+    RS_CHECK(got == sizeof *s && WIFEXITED(status) && WEXITSTATUS(status) == 0,
           "blas probe: the %s child failed (%s)", libs[lib].name,
           WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "no answer");
     return 0;

@@ -29,23 +29,23 @@ double peak_fma_flops_per_rep(const peak_fma_variant *v)
 int peak_fma_gflops(rs_isa isa, int nthreads, const rs_bench_cfg *cfg, double *gflops)
 {
     *gflops = -1.0;
-    CHECK(isa >= 0 && isa < RS_ISA_COUNT && rs_isa_supported(isa),
+    RS_CHECK(isa >= 0 && isa < RS_ISA_COUNT && rs_isa_supported(isa),
           "peak fma: ISA %d (%s) is not supported on this CPU", (int)isa,
           isa >= 0 && isa < RS_ISA_COUNT ? rs_isa_name(isa) : "unknown");
-    CHECK(nthreads >= 1, "peak fma: %d threads (expected >= 1)", nthreads);
+    RS_CHECK(nthreads >= 1, "peak fma: %d threads (expected >= 1)", nthreads);
 
     const peak_fma_variant *v = &peak_fma_variants[isa];
     /* mul and add are read at run time (volatile), so the chains cannot fold. */
     volatile float mul = 0.999999f, add = 1e-6f;
     peak_fma_ctx ctx = {mul, add, calloc((size_t)nthreads * PEAK_SINK_STRIDE, sizeof(float))};
-    CHECK(ctx.sink, "peak fma: out of memory");
+    RS_CHECK(ctx.sink, "peak fma: out of memory");
 
     rs_bench_result r;
     int rc = rs_bench(cfg, nthreads, v->fn, &ctx, &r);
     free(ctx.sink);
     if (rc != 0)
         return -1;
-    CHECK(r.ns.min > 0, "peak fma %s: zero time per repetition", rs_isa_name(isa));
+    RS_CHECK(r.ns.min > 0, "peak fma %s: zero time per repetition", rs_isa_name(isa));
 
     /* Every thread does a repetition's flops in the measured wall time. */
     *gflops = peak_fma_flops_per_rep(v) * nthreads / r.ns.min;

@@ -110,7 +110,7 @@ static int stream_check(const stream_ctx *s)
         if (bad && wrong++ == 0)
             first = i;
     }
-    CHECK(wrong == 0, "peak stream %s: %ld of %ld elements wrong (first at index %ld)",
+    RS_CHECK(wrong == 0, "peak stream %s: %ld of %ld elements wrong (first at index %ld)",
           stream_kernels[s->kernel].name, wrong, s->n, first);
     return 0;
 }
@@ -132,9 +132,9 @@ int peak_stream_measure(int nthreads, long array_bytes, const rs_bench_cfg *cfg,
                         peak_stream *out)
 {
     memset(out, 0, sizeof(*out));
-    CHECK(nthreads >= 1, "peak stream: %d threads (expected >= 1)", nthreads);
+    RS_CHECK(nthreads >= 1, "peak stream: %d threads (expected >= 1)", nthreads);
     long n = array_bytes / (long)sizeof(double);
-    CHECK(n >= 8L * nthreads, "peak stream: arrays of %ld bytes are too small for %d threads",
+    RS_CHECK(n >= 8L * nthreads, "peak stream: arrays of %ld bytes are too small for %d threads",
           array_bytes, nthreads);
     out->array_bytes = n * (long)sizeof(double);
 

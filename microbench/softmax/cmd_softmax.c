@@ -66,13 +66,13 @@ static int parse_counts(const char *name, const char *s, long *out)
     char buf[512], *items[MAX_LIST];
     snprintf(buf, sizeof buf, "%s", s);
     int k = rs_split_list(buf, items, MAX_LIST);
-    CHECK(k > 0, "--%s: empty list (expected e.g. %s)", name,
+    RS_CHECK(k > 0, "--%s: empty list (expected e.g. %s)", name,
           strcmp(name, "rows") == 0 ? "1,32,512" : "1000,50000");
     for (int i = 0; i < k; i++) {
-        CHECK(rs_parse_size(items[i], &out[i]) == 0 && out[i] > 0,
+        RS_CHECK(rs_parse_size(items[i], &out[i]) == 0 && out[i] > 0,
               "--%s: '%s' is not a positive count (expected e.g. %s)", name, items[i],
               strcmp(name, "rows") == 0 ? "1,32,512" : "1000,50000");
-        CHECK(out[i] <= 0x7fffffff, "--%s: '%s' is too large (at most 2147483647)", name, items[i]);
+        RS_CHECK(out[i] <= 0x7fffffff, "--%s: '%s' is too large (at most 2147483647)", name, items[i]);
     }
     return k;
 }
@@ -109,7 +109,7 @@ static int make_shapes(shape *sh, int max, int tmax, int quick)
             double bytes = SOFTMAX_BYTES_PER_ELEM * rows[r] * cols[c];
             if (!user && rows[r] * cols[c] > (4L << 20))
                 continue;
-            CHECK(bytes <= mem / 2, "--rows/--cols: %ld x %ld needs %.1f GiB (x and y), more than "
+            RS_CHECK(bytes <= mem / 2, "--rows/--cols: %ld x %ld needs %.1f GiB (x and y), more than "
                                     "half this machine's %.1f GiB of memory", rows[r], cols[c],
                   bytes / (1 << 30), (double)mem / (1 << 30));
             sh[n++] = (shape){rows[r], cols[c]};
@@ -418,7 +418,7 @@ static int work_alloc(work *w)
     w->targets = malloc((size_t)w->rows * sizeof(int));
     w->m = malloc((size_t)w->rows * sizeof(double));
     w->s = malloc((size_t)w->rows * sizeof(double));
-    CHECK(w->x && w->y && w->loss && w->targets && w->m && w->s, "out of memory for %ld x %ld",
+    RS_CHECK(w->x && w->y && w->loss && w->targets && w->m && w->s, "out of memory for %ld x %ld",
           w->rows, w->cols);
     return 0;
 }

@@ -144,22 +144,22 @@ static int parse_torus(const char *s)
     for (char *t = strtok(buf, "x"); t; t = strtok(NULL, "x")) {
         char *end;
         long v = strtol(t, &end, 10);
-        CHECK(!*end && v >= 2 && v <= 1024 && ndims < 3,
+        RS_CHECK(!*end && v >= 2 && v <= 1024 && ndims < 3,
               "--torus: '%s' is not a torus (expected 2 or 3 dimensions of 2..1024, like 8x8x16)", s);
         dims[ndims++] = (int)v;
     }
-    CHECK(ndims >= 2, "--torus: '%s' is not a torus (expected 2 or 3 dimensions, like 32x32 or 8x8x16)", s);
+    RS_CHECK(ndims >= 2, "--torus: '%s' is not a torus (expected 2 or 3 dimensions, like 32x32 or 8x8x16)", s);
     return 0;
 }
 
 static int resolve(void)
 {
-    CHECK(opt.platform, "--platform: missing (expected taihulight, fattree or torus)");
+    RS_CHECK(opt.platform, "--platform: missing (expected taihulight, fattree or torus)");
     int tl = strcmp(opt.platform, "taihulight") == 0, ft = strcmp(opt.platform, "fattree") == 0,
         to = strcmp(opt.platform, "torus") == 0;
-    CHECK(tl || ft || to, "--platform: unknown platform '%s' (expected taihulight, fattree or torus)",
+    RS_CHECK(tl || ft || to, "--platform: unknown platform '%s' (expected taihulight, fattree or torus)",
           opt.platform);
-    CHECK(strcmp(opt.placement, "consecutive") == 0 || strcmp(opt.placement, "roundrobin") == 0 ||
+    RS_CHECK(strcmp(opt.placement, "consecutive") == 0 || strcmp(opt.placement, "roundrobin") == 0 ||
               strcmp(opt.placement, "random") == 0,
           "--placement: unknown placement '%s' (expected consecutive, roundrobin or random)", opt.placement);
     /* zero or negative physical quantities are impossible: one line each */
@@ -171,7 +171,7 @@ static int resolve(void)
     for (int i = 0; i < RS_ARRAY_LEN(q); i++) {
         if (q[i].v == UNSET)
             continue; /* not given */
-        CHECK(isfinite(q[i].v) && (q[i].zero_ok ? q[i].v >= 0 : q[i].v > 0),
+        RS_CHECK(isfinite(q[i].v) && (q[i].zero_ok ? q[i].v >= 0 : q[i].v > 0),
               "--%s: %g is impossible (expected a number %s 0)", q[i].name, q[i].v,
               q[i].zero_ok ? ">=" : ">");
     }
@@ -185,7 +185,7 @@ static int resolve(void)
     set(P_SPEED, "host_gflops", opt.host_gflops, TL_NODE_GFLOPS,
         "SW26010 peak 3.06 TFLOP/s (Dongarra 2016); only converts the gamma charge to flops");
     if (to) {
-        CHECK(opt.groups == 0 && opt.group_size == 0 && opt.oversub == UNSET,
+        RS_CHECK(opt.groups == 0 && opt.group_size == 0 && opt.oversub == UNSET,
               "--groups, --group-size and --oversubscription describe taihulight and fattree, not the torus (use --torus)");
         if (parse_torus(opt.torus ? opt.torus : "8x8x16") != 0)
             return -1;
@@ -209,7 +209,7 @@ static int resolve(void)
             diam += dims[i] / 2;
         derive(P_ALPHA_HI, "alpha_hi_us", diam * par[P_ALPHA].v, "the torus diameter in hops");
     } else {
-        CHECK(!opt.torus, "--torus describes the torus platform, not %s", opt.platform);
+        RS_CHECK(!opt.torus, "--torus describes the torus platform, not %s", opt.platform);
         set(P_G, "group_size", opt.group_size ? opt.group_size : UNSET, tl ? TL_SUPERNODE : 32,
             tl ? "256 nodes per supernode (Dongarra 2016; Fu et al., Sci. China Inf. Sci. 59)"
                : "assumption: 64-port leaf switches, 32 ports down and 32 up");
@@ -236,12 +236,12 @@ static int resolve(void)
     }
     if (opt.describe)
         return 0;
-    CHECK(opt.nodes > 0, "--nodes: missing (expected the number of simulated nodes, e.g. --nodes 800)");
-    CHECK(opt.nodes <= (long)par[P_NODES].v,
+    RS_CHECK(opt.nodes > 0, "--nodes: missing (expected the number of simulated nodes, e.g. --nodes 800)");
+    RS_CHECK(opt.nodes <= (long)par[P_NODES].v,
           "--nodes %ld: larger than the platform (%s has %ld nodes%s)", opt.nodes, opt.platform,
           (long)par[P_NODES].v,
           to ? "; use a larger --torus" : "; raise --groups or leave it out");
-    CHECK(opt.out, "--out: missing (expected a path prefix, e.g. --out /tmp/tl800)");
+    RS_CHECK(opt.out, "--out: missing (expected a path prefix, e.g. --out /tmp/tl800)");
     return 0;
 }
 
@@ -331,7 +331,7 @@ static int make_order(void)
 {
     long P = opt.nodes, G = (long)par[P_G].v;
     order = malloc(sizeof(long) * (size_t)P);
-    CHECK(order, "out of memory for %ld ranks", P);
+    RS_CHECK(order, "out of memory for %ld ranks", P);
     if (strcmp(opt.placement, "consecutive") == 0) {
         for (long i = 0; i < P; i++)
             order[i] = i;
