@@ -36,3 +36,10 @@ $(BUILD)/test/test_models: LDLIBS += $(MPI_LINK)
 .PHONY: corpus
 corpus:
 	@sh models/fetch_corpus.sh $(BUILD)
+
+# Data-parallel rnn-train under mpirun: equivalence, resume at another P, the checksum,
+# bad input (test/mpi/train.sh).
+EXTRA_CHECKS += check-mpi-train
+.PHONY: check-mpi-train
+check-mpi-train: $(BIN)/rnn-train
+	@MPIRUN="$(MPIRUN)" sh test/mpi/train.sh $(BIN)/rnn-train
