@@ -9,6 +9,7 @@
  * Flags are parsed from one table (common/opts.h) into train_opts (train.h), one
  * field per flag.  Exit: 0 done, 1 the loss diverged (NaN/inf), 2 bad usage or input
  * (one line on stderr), 130 interrupted (after writing a checkpoint). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -153,11 +154,16 @@ static void apply_flags(const flag_values *f, train_opts *o)
     }
 }
 
-/* Under mpirun every rank reaches the same verdict: rank 0 alone says it. */
+/* Under mpirun every rank reaches the same verdict: rank 0 alone says it.  After a
+ * non-zero exit mpirun stops the ranks still finishing: they go quietly. */
 static int finish(int code)
 {
     if (code != RS_EXIT_OK && dp_comm_rank() == 0)
         fprintf(stderr, "%s: %s\n", rs_progname(), rs_lasterr());
+    if (code != RS_EXIT_OK && dp_comm_active()) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+    }
     dp_comm_finish();
     return code;
 }
