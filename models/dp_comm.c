@@ -46,15 +46,7 @@ int dp_comm_agree(int rc)
 {
     if (!started)
         return rc ? -1 : 0;
-    int mine = rc ? rank : size, first;
-    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first == size)
-        return 0;
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", rs_lasterr());
-    MPI_Bcast(msg, sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
-    rs_seterr("%s", msg);
-    return -1;
+    return ar_agree(MPI_COMM_WORLD, rc);
 }
 
 void dp_comm_sum_doubles(double *v, int n)
