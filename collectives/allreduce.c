@@ -165,9 +165,7 @@ int ar_mpi_fail(int rc, const char *what, const char *file, int line)
     return -1;
 }
 
-/* All ranks of comm learn whether any failed; the lowest failing rank's message is
- * copied to all, so rank 0 can print it.  Returns 0 or -1 everywhere. */
-static int agree(MPI_Comm comm, int rc)
+int ar_agree(MPI_Comm comm, int rc)
 {
     int rank, p;
     MPI_Comm_rank(comm, &rank);
@@ -191,7 +189,7 @@ int ar_plan_create(const ar_algo *algo, const ar_params *prm, MPI_Comm comm, ar_
     int rc = pl ? 0 : -1;
     if (!pl)
         rs_seterr("out of memory for an allreduce plan");
-    if (agree(comm, rc) != 0) {
+    if (ar_agree(comm, rc) != 0) {
         free(pl);
         return -1;
     }
@@ -209,7 +207,7 @@ int ar_plan_create(const ar_algo *algo, const ar_params *prm, MPI_Comm comm, ar_
     snprintf(pl->name, sizeof pl->name, "%s", algo->name);
     snprintf(pl->describe, sizeof pl->describe, "%s", algo->name);
     rc = algo->setup ? algo->setup(pl) : 0;
-    if (agree(pl->comm, rc) != 0) {
+    if (ar_agree(pl->comm, rc) != 0) {
         ar_plan_free(pl);
         return -1;
     }

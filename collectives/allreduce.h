@@ -167,6 +167,9 @@ int ar_plan_reserve_in(ar_plan *pl, size_t max_count, void *scratch, size_t byte
 /* Collective over the plan's communicator. */
 int ar_allreduce(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t count);
 void ar_plan_free(ar_plan *pl);
+/* Collective: all ranks of comm learn whether any failed (rc != 0); the lowest failing
+ * rank's message is copied to all, so rank 0 can print it.  0 or -1 everywhere. */
+int ar_agree(MPI_Comm comm, int rc);
 
 /* The name this plan reports ("ring", "library:4"), and a line describing its choices
  * (segment size, groups, grid) for metadata and logs. */

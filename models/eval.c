@@ -3,7 +3,8 @@
  * The split is cut into the model's B streams like the training data (corpus.h),
  * read in windows of T with the hidden state carried, from a zero state: every
  * token but the last n % B + B is scored, once (a stream's first token is never a
- * target).  Forward only: the output layer uses the loss-only kernel. */
+ * target).  Forward only: the output layer uses the loss-only kernel.  With G groups
+ * (--workers) the split is laid as G*B streams and scored B streams at a time. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,23 +13,31 @@
 
 void eval_split(model *m, const int *data, long n, eval_result *r)
 {
+    eval_split_groups(m, data, n, 1, r);
+}
+
+void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r)
+{
     const model_cfg *c = &m->cfg;
     size_t sb = (size_t)c->layers * c->batch * c->hidden * sizeof(float);
     float *save_h = malloc(sb), *save_c = malloc(sb);
     memcpy(save_h, m->state_h, sb);
     memcpy(save_c, m->state_c, sb);
-    model_reset_state(m);
-    stream_set s;
-    streams_init(&s, data, n, c->batch);
+    stream_set all;
+    streams_init(&all, data, n, G * c->batch);
     double sum = 0;
     long tokens = 0;
-    for (long pos = 0;; pos += c->bptt) {
-        int Tw = streams_window(&s, pos, c->bptt, m->act.inputs, m->act.targets);
-        if (Tw == 0)
-            break;
-        sum += model_forward(m, Tw, 0);
-        model_carry(m, Tw);
-        tokens += (long)Tw * c->batch;
+    for (int g = 0; g < G; g++) {   /* group g: streams [g*B, (g+1)*B) of the layout */
+        stream_set s = {data + (long)g * c->batch * all.len, all.len, c->batch};
+        model_reset_state(m);
+        for (long pos = 0;; pos += c->bptt) {
+            int Tw = streams_window(&s, pos, c->bptt, m->act.inputs, m->act.targets);
+            if (Tw == 0)
+                break;
+            sum += model_forward(m, Tw, 0);
+            model_carry(m, Tw);
+            tokens += (long)Tw * c->batch;
+        }
     }
     memcpy(m->state_h, save_h, sb);
     memcpy(m->state_c, save_c, sb);

@@ -1,4 +1,5 @@
-/* main.c — `rnn-train`: RNN language-model training in one process.
+/* main.c — `rnn-train`: RNN language-model training, in one process or data-parallel
+ * under mpirun (--workers, dp_comm.h).
  *
  *   rnn-train --model lstm --hidden 512 --bptt 35 --batch 32 --corpus mobydick --epochs 2
  *   rnn-train --model lstm --hidden 512 --vocab 10000 --bench 20 --csv bench.csv
@@ -8,10 +9,12 @@
  * Flags are parsed from one table (common/opts.h) into train_opts (train.h), one
  * field per flag.  Exit: 0 done, 1 the loss diverged (NaN/inf), 2 bad usage or input
  * (one line on stderr), 130 interrupted (after writing a checkpoint). */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
+#include "dp_comm.h"
 #include "fsio.h"
 #include "opts.h"
 #include "train.h"
@@ -28,6 +31,7 @@ static const char usage[] =
 typedef struct {
     const char *model, *level, *optim, *sched;
     long hidden, layers, embed, bptt, batch, classes, vocab, completion, seed, threads;
+    long workers, group_size, group_max;
     int pipeline;
     rs_common_opts co;
 } flag_values;
@@ -85,6 +89,12 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"completion", RS_OPT_INT, &f->completion, "N", "after training, an MSR-style sentence completion test of N held-out test sentences (one word blanked, 4 impostors of similar frequency); accuracy [0: off]", 0, 1000000},
         {"log", RS_OPT_STR, &o->log, "FILE", "evaluation log, CSV: step,tokens,seconds,train_loss,valid_ppl,lr", 0, 0},
         {"bench", RS_OPT_INT, &o->bench, "N", "time N training steps: tokens_per_s, gflops, frac_of_peak", 1, 1e9},
+        {"workers", RS_OPT_INT, &f->workers, "N", "data-parallel: N synchronous workers of --batch streams each, N/P per MPI rank (run under mpirun -np P); the same data as --batch N*B [P]", 1, 1 << 20},
+        {"sync", RS_OPT_STR, &o->sync, "MODE", "gradient exchange: fused (one allreduce of the whole gradient per step) [fused]", 0, 0},
+        {"allreduce", RS_OPT_STR, &o->exchange.algo, "NAME", "the exchange's algorithm, any of allreduce-bench's (library = MPI_Allreduce, ring, hier, ..., library:K) [library]", 0, 0},
+        {"group-size", RS_OPT_INT, &f->group_size, "G", "hier: ranks per group (default: the node); torus2d: row length", 1, 1 << 20},
+        {"group-max", RS_OPT_INT, &f->group_max, "G", "hier: cut unequal or larger groups into equal ones of at most G ranks", 1, 1 << 20},
+        {"inner", RS_OPT_STR, &o->exchange.inner, "NAME", "hier: allreduce among groups [rabenseifner]", 0, 0},
         {"pipeline", RS_OPT_FLAG, &f->pipeline, NULL, "time the forward with the output layer of step t overlapping the recurrence of t+1 (2 threads) against the sequential order; --bench N windows [10]", 0, 0},
         RS_COMMON_OPTS(f->co),
     };
@@ -130,6 +140,9 @@ static void apply_flags(const flag_values *f, train_opts *o)
     else if (o->level != LEVEL_WORD)
         o->vocab_cap = 0;   /* every character */
     o->seed = (uint64_t)f->seed;
+    o->workers = (int)f->workers;
+    o->exchange.group_size = (int)f->group_size;
+    o->exchange.group_max = (int)f->group_max;
     o->threads = (int)f->threads;
     o->pipeline = f->pipeline ? (o->bench ? o->bench : f->co.quick ? 3 : 10) : 0;
     o->csv = f->co.csv;
@@ -141,9 +154,25 @@ static void apply_flags(const flag_values *f, train_opts *o)
     }
 }
 
+/* Under mpirun every rank reaches the same verdict: rank 0 alone says it.  After a
+ * non-zero exit mpirun stops the ranks still finishing: they go quietly. */
+static int finish(int code)
+{
+    if (code != RS_EXIT_OK && dp_comm_rank() == 0)
+        fprintf(stderr, "%s: %s\n", rs_progname(), rs_lasterr());
+    if (code != RS_EXIT_OK && dp_comm_active()) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+    }
+    dp_comm_finish();
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     rs_set_progname("rnn-train");
+    if (dp_comm_start(&argc, &argv) != 0)
+        rs_die(RS_EXIT_USAGE);
     rs_install_signal_handlers();
     train_opts o;
     train_opts_defaults(&o);
@@ -151,17 +180,15 @@ int main(int argc, char **argv)
     flags_from_defaults(&o, &f);
     int rc = parse_flags(argc, argv, &o, &f);
     if (rc == 1)
-        return RS_EXIT_OK;
+        return finish(RS_EXIT_OK);
     if (rc != 0)
-        rs_die(RS_EXIT_USAGE);
+        return finish(RS_EXIT_USAGE);
     int kn3 = strcmp(f.model, "kn3") == 0;
     if (check_names(&f, &o, kn3) != 0)
-        rs_die(RS_EXIT_USAGE);
+        return finish(RS_EXIT_USAGE);
     apply_flags(&f, &o);
     o.argc = argc;
     o.argv = argv;
     rc = kn3 ? kn3_run(&o) : train_run(&o);
-    if (rc != RS_EXIT_OK)
-        rs_die(rc);
-    return RS_EXIT_OK;
+    return finish(rc);
 }

@@ -8,6 +8,10 @@
 # library objects too.  The default corpus is fetched by models/fetch_corpus.sh
 # (`make deps` calls it; `make corpus` alone), which also writes the King James Bible
 # (models/fetch_kjv.sh, --corpus kjv) where Debian's bible-kjv is installed.
+#
+# Data-parallel training (--workers under mpirun) reaches MPI through dp_comm.c alone:
+# it is compiled with $(MPICC) against collectives/, and rnn-train and the test link
+# the allreduce library and the MPI libraries (MPI is started only under a launcher).
 
 MODELS_SRC := $(filter-out models/main.c,$(wildcard models/*.c))
 MODELS_OBJ := $(MODELS_SRC:%.c=$(OBJ)/%.o)
@@ -15,14 +19,27 @@ MODELS_OBJ := $(MODELS_SRC:%.c=$(OBJ)/%.o)
 # models/ headers are seen by the models objects and their test only.
 $(OBJ)/models/%.o $(OBJ)/test/test_models.o: INC += -Imodels
 PROGRAMS += $(BIN)/rnn-train
+MPI_LINK := $(shell $(MPICC) --showme:link 2>/dev/null)
 
-$(BIN)/rnn-train: $(OBJ)/models/main.o $(MODELS_OBJ) $(MB_OBJ) $(COMMON_OBJ)
+$(OBJ)/models/dp_comm.o: models/dp_comm.c
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(LDLIBS)
+	$(MPICC) $(ALL_CFLAGS) -Imodels -Icollectives -c $< -o $@
+
+$(BIN)/rnn-train: $(OBJ)/models/main.o $(MODELS_OBJ) $(COLL_LIB_OBJ) $(MB_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LDLIBS) $(MPI_LINK)
 
 # The Criterion test links the models library; it also runs build/bin/rnn-train.
-$(BUILD)/test/test_models: $(MODELS_OBJ) | $(BIN)/rnn-train
+$(BUILD)/test/test_models: $(MODELS_OBJ) $(COLL_LIB_OBJ) | $(BIN)/rnn-train
+$(BUILD)/test/test_models: LDLIBS += $(MPI_LINK)
 
 .PHONY: corpus
 corpus:
 	@sh models/fetch_corpus.sh $(BUILD)
+
+# Data-parallel rnn-train under mpirun: equivalence, resume at another P, the checksum,
+# bad input (test/mpi/train.sh).
+EXTRA_CHECKS += check-mpi-train
+.PHONY: check-mpi-train
+check-mpi-train: $(BIN)/rnn-train
+	@MPIRUN="$(MPIRUN)" sh test/mpi/train.sh $(BIN)/rnn-train

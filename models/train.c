@@ -46,6 +46,7 @@ static void on_stop(int sig) { stop_signal = sig; }
 
 void train_handlers_install(void) { rs_install_signal_handler(on_stop); }
 int train_stop_requested(void) { return stop_signal != 0; }
+int train_stop_agreed(const run_ctx *r) { return r->dp.P > 1 ? r->dp.stop_any : stop_signal != 0; }
 
 /* A checkpoint of the current step, unless there is one already. */
 static int save_ckpt(run_ctx *r)
@@ -53,8 +54,7 @@ static int save_ckpt(run_ctx *r)
     if (!r->o->ckpt_dir || r->last_ckpt_step == r->st.step)
         return 0;
     rs_install_signal_handlers();
-    int rc = ckpt_save(r->o->ckpt_dir, &r->id, &r->m, &r->opt, &r->sched, &r->st, r->last_ckpt,
-                       sizeof r->last_ckpt);
+    int rc = train_dp_save(r);
     train_handlers_install();
     if (rc == 0)
         r->last_ckpt_step = r->st.step;
@@ -120,7 +120,7 @@ static int train_loop(run_ctx *r, long end)
             return RS_EXIT_USAGE;
         if (stop)
             break;
-        if (stop_signal)
+        if (train_stop_agreed(r))
             return stop_on_signal(r);
     }
     rs_progress_done();
@@ -147,13 +147,13 @@ static int finish(run_ctx *r)
     if ((r->st.last_eval_step != r->st.step || r->st.step == 0) && train_evaluate(r, 0) < 0)
         return RS_EXIT_WRONG;
     else if (!r->have_valid) {   /* resumed at the end: nothing trained, nothing logged */
-        eval_split(&r->m, r->corp.valid, r->corp.nvalid, &r->last_valid);
+        eval_split_groups(&r->m, r->corp.valid, r->corp.nvalid, r->dp.N, &r->last_valid);
         r->last_train_loss = NAN;
     }
     if (o->ckpt_dir && save_ckpt(r) != 0)
         return RS_EXIT_USAGE;
     eval_result valid = r->last_valid, test;
-    eval_split(&r->m, r->corp.test, r->corp.ntest, &test);
+    eval_split_groups(&r->m, r->corp.test, r->corp.ntest, r->dp.N, &test);
     sha256_hex(r->m.params, (size_t)r->m.lay.total * sizeof(float), r->params_sha256);
     if (o->completion > 0 && o->level == LEVEL_WORD && completion_test(r) != 0)
         return RS_EXIT_USAGE;
@@ -164,7 +164,8 @@ static int finish(run_ctx *r)
 
 static int run(run_ctx *r)
 {
-    if (train_setup(r) != 0)
+    /* every rank must learn of bad input found by any (rank 0 alone checks its files) */
+    if (dp_comm_agree(train_setup(r)) != 0 || train_dp_start(r) != 0)
         return RS_EXIT_USAGE;
     if (run_says(r))
         train_print_header(r);
@@ -182,6 +183,14 @@ int train_run(const train_opts *opts)
     train_opts o = *opts;
     if (o.threads <= 0)
         o.threads = rs_ncpus();
+    if (o.workers <= 0)
+        o.workers = dp_comm_size();
+    if (!o.sync)
+        o.sync = "fused";
+    if (!o.exchange.algo)
+        o.exchange.algo = "library";
+    if (dp_comm_rank() != 0)   /* rank 0 alone prints and writes files */
+        o.quiet = 1, o.log = o.csv = o.json = NULL;
     run_ctx *r = calloc(1, sizeof *r);
     r->o = &o;
     stop_signal = 0;

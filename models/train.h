@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "corpus.h"
+#include "dp_comm.h"
 #include "model.h"
 #include "optim.h"
 
@@ -41,6 +42,9 @@ typedef struct {
     long pipeline;           /* --pipeline: time this many windows' forward in the sequential
                                 and the two-stage pipelined order (pipeline.h); 0 off */
     const char *csv, *json;  /* --csv / --json: the summary (or benchmark) table */
+    int workers;             /* --workers N: synchronous workers, N/P per rank (0: P) */
+    const char *sync;        /* --sync: the gradient exchange ("fused") */
+    dp_exchange_opts exchange; /* --allreduce, --group-size, --group-max, --inner */
     int quiet;               /* no stdout (tests) */
     int argc;                /* for the tables' metadata */
     char **argv;
@@ -69,5 +73,8 @@ typedef struct {
 /* Loss over a whole split: B streams, windows of T, state carried from zero; the
  * training state (state_h, state_c) is saved and restored around it. */
 void eval_split(model *m, const int *data, long n, eval_result *r);
+/* The same over G*B streams laid as --batch G*B lays them, scored B at a time (the
+ * data-parallel run's G workers): eval_split is G = 1. */
+void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r);
 
 #endif

@@ -12,32 +12,85 @@
 #include "timer.h"
 #include "train_ctx.h"
 
+/* The medians of the step's parts (train_dp.c) over the timed steps, in ms. */
+typedef struct {
+    double compute, exchange, optimizer;
+} step_parts;
+
+static double median_ms(double *v, long n)
+{
+    rs_stats st;
+    rs_stats_compute(v, (int)n, &st);
+    return st.median * 1e3;
+}
+
+/* N steps timed one by one into t (seconds) and their parts into *parts.  0, or an
+ * exit code. */
+static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
+{
+    double *part = malloc((size_t)3 * N * sizeof *part), loss = 0;
+    int rc = 0;
+    for (long i = 0; i < N + 2 && rc == 0; i++) {   /* two untimed steps first */
+        uint64_t t0 = rs_now_ns();
+        if (train_step(r, &loss) != 0) {
+            rs_seterr("loss became %g during --bench (lower --lr)", loss);
+            rc = -1;   /* as RS_CHECK returned it here before */
+        } else if (i >= 2) {
+            t[i - 2] = (double)(rs_now_ns() - t0) * 1e-9;
+            part[i - 2] = r->dp.compute_s;
+            part[N + i - 2] = r->dp.exchange_s;
+            part[2 * N + i - 2] = r->dp.optimizer_s;
+        }
+        if (rc == 0 && train_stop_agreed(r)) {
+            rs_seterr("interrupted during --bench (nothing written)");
+            rc = RS_EXIT_INTR;
+        }
+    }
+    if (rc == 0)
+        *parts = (step_parts){median_ms(part, N), median_ms(part + N, N),
+                              median_ms(part + 2 * N, N)};
+    free(part);
+    return rc;
+}
+
+/* The data-parallel cells of the row; under mpirun, a line with the totals. */
+static void set_dp_cells(rs_table *tb, int row, const run_ctx *r, const step_parts *p,
+                         double tok_per_s)
+{
+    const dp_ctx *d = &r->dp;
+    rs_set_int(tb, row, "ranks", d->P);
+    rs_set_int(tb, row, "workers", d->N);
+    rs_set_str(tb, row, "sync", r->o->sync);
+    rs_set_str(tb, row, "allreduce", dp_exchange_name(d->exchange));
+    rs_set_dbl(tb, row, "compute_ms", p->compute);
+    rs_set_dbl(tb, row, "exchange_exposed_ms", p->exchange);
+    rs_set_dbl(tb, row, "optimizer_ms", p->optimizer);
+    if (run_says(r) && (d->P > 1 || d->N > 1))
+        printf("\nbench    %d rank%s x %d worker%s of batch %d: %.0f tokens/s in total, %.0f per "
+               "rank; step: compute %.2f ms, exposed exchange (%s) %.2f ms, optimizer %.2f ms\n",
+               d->P, d->P > 1 ? "s" : "", d->local, d->local > 1 ? "s" : "", r->m.cfg.batch,
+               tok_per_s, tok_per_s / d->P, p->compute, dp_exchange_name(d->exchange),
+               p->exchange, p->optimizer);
+}
+
 /* --bench N: two untimed steps, then N steps timed one by one. */
 int train_bench(run_ctx *r)
 {
     const model_cfg *c = &r->m.cfg;
     long N = r->o->bench;
     double *t = malloc((size_t)N * sizeof *t);
-    double loss = 0;
-    for (long i = 0; i < N + 2; i++) {
-        uint64_t t0 = rs_now_ns();
-        if (train_step(r, &loss) != 0) {
-            free(t);
-            RS_CHECK(0, "loss became %g during --bench (lower --lr)", loss);
-        }
-        if (i >= 2)
-            t[i - 2] = (double)(rs_now_ns() - t0) * 1e-9;
-        if (train_stop_requested()) {
-            free(t);
-            rs_seterr("interrupted during --bench (nothing written)");
-            return RS_EXIT_INTR;
-        }
+    step_parts parts;
+    int code = time_steps(r, N, t, &parts);
+    if (code != 0) {
+        free(t);
+        return code;
     }
     rs_stats st;
     rs_stats_compute(t, (int)N, &st);
     free(t);
-    double flops = model_step_flops(c, c->bptt);
-    double tok = (double)c->batch * c->bptt;
+    /* this rank's GEMM work (its N/P workers), and the tokens of all N workers */
+    double flops = model_step_flops(c, c->bptt) * r->dp.local;
+    double tok = (double)c->batch * c->bptt * r->dp.N;
     double peak = peak_fma_gflops_for(r->o->threads, NULL);
     static const rs_col cols[] = {
         TRAIN_CONFIG_COLS,
@@ -54,6 +107,13 @@ int train_bench(run_ctx *r)
         {"arena_mib", RS_DBL, 4},
         {"naive_mib", RS_DBL, 4},
         {"params_mib", RS_DBL, 4},
+        {"ranks", RS_INT, 0},
+        {"workers", RS_INT, 0},
+        {"sync", RS_STR, 0},
+        {"allreduce", RS_STR, 0},
+        {"compute_ms", RS_DBL, 4},
+        {"exchange_exposed_ms", RS_DBL, 4},
+        {"optimizer_ms", RS_DBL, 4},
     };
     rs_table *tb = rs_table_new("rnn_train_bench", cols, RS_ARRAY_LEN(cols));
     int row = rs_table_row(tb);
@@ -74,6 +134,7 @@ int train_bench(run_ctx *r)
     rs_set_dbl(tb, row, "naive_mib", r->m.arena.naive_bytes / 1048576.0);
     rs_set_dbl(tb, row, "params_mib",
                r->m.lay.total * 4.0 * (2 + optim_nstate(r->opt.kind)) / 1048576.0);
+    set_dp_cells(tb, row, r, &parts, tok / st.median);
     int rc = train_write_table(r, tb,
                          "model,hidden,layers,batch,bptt,vocab,threads,step_ms_median,tokens_per_s,"
                          "gflops,frac_of_peak,arena_mib,naive_mib");

@@ -6,7 +6,8 @@
  *   train_step.c    one training step, and evaluation on the valid split
  *   train_log.c     the evaluation log (--log)
  *   train_report.c  the header, the final lines and the result tables
- *   train_bench.c   --bench N and --pipeline */
+ *   train_bench.c   --bench N and --pipeline
+ *   train_dp.c      --workers over ranks: the workers' state, their step, the exchange */
 #ifndef RS_MODELS_TRAIN_CTX_H
 #define RS_MODELS_TRAIN_CTX_H
 
@@ -15,6 +16,18 @@
 #include "checkpoint.h"
 #include "record.h"
 #include "train.h"
+
+/* The data-parallel side of a run (train_dp.c). */
+typedef struct {
+    int P, rank, N, local;        /* ranks, workers in all, workers on this rank */
+    float *state_h, *state_c;     /* (local, L, b, H): this rank's workers' carried state */
+    float *own_h, *own_c;         /* the model's own state arrays, put back at teardown */
+    float *grad_sum;              /* local > 1: the sum of this rank's workers' gradients */
+    dp_exchange *exchange;        /* the allreduce over ranks (NULL without MPI) */
+    int stop_any;                 /* P > 1: some rank was asked to stop (agreed per step) */
+    int perturbed;                /* the checksum test hook has fired */
+    double compute_s, exchange_s, optimizer_s;   /* the last step's parts */
+} dp_ctx;
 
 typedef struct {
     const train_opts *o;
@@ -42,6 +55,7 @@ typedef struct {
     int completion_n;         /* --completion: questions asked, and the fraction right */
     double completion_acc;
     char gemm_note[640];      /* resume: where the GEMM choice came from, for the header */
+    dp_ctx dp;
 } run_ctx;
 
 static inline int run_says(const run_ctx *r) { return !r->o->quiet; }
@@ -64,6 +78,29 @@ int train_step(run_ctx *r, double *loss_out);
 int train_evaluate(run_ctx *r, int scheduled);
 /* Record the one line for a run whose `what` became `v` (not finite). */
 void train_diverged(const run_ctx *r, const char *what, double v);
+
+/* ---- train_dp.c ---- */
+int train_dp_check(const train_opts *o);   /* --workers against P, --sync, --allreduce */
+int train_dp_setup(run_ctx *r);            /* the workers' state (after the model exists) */
+int train_dp_start(run_ctx *r);            /* collective: the exchange's plan */
+void train_dp_teardown(run_ctx *r);
+void train_dp_reset_state(run_ctx *r);     /* every worker's carried state to zero */
+/* Worker w's b streams of the global layout. */
+stream_set train_dp_worker_streams(const stream_set *global, int w, int b);
+/* Forward and backward of this rank's workers on the window at st.pos: the sum of
+ * their mean losses; *grad_out gets the sum of their gradients.  P = 1: stops at the
+ * first non-finite loss (returned) before its backward. */
+double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out);
+/* Collective: the gradient summed over ranks in place; the mean loss over all N
+ * workers (the gradient is left alone when it is not finite). */
+double train_dp_exchange(run_ctx *r, float *grad, double loss_sum, int stop);
+/* Collective at each evaluation (P > 1): the parameters' checksum is the same on every
+ * rank.  0, or -1 (rs_lasterr, one line). */
+int train_dp_check_params(run_ctx *r);
+int train_dp_save(run_ctx *r);             /* collective: rank 0 writes the checkpoint */
+int train_dp_resume(run_ctx *r);           /* every rank reads the newest checkpoint */
+/* Ctrl-C / SIGTERM for the loop: on P > 1 the request agreed at the last step. */
+int train_stop_agreed(const run_ctx *r);
 
 /* ---- train_log.c ---- */
 int train_log_open(run_ctx *r);   /* --log: new, or (--resume) cut back to the checkpoint */

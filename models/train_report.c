@@ -36,6 +36,12 @@ int train_write_table(const run_ctx *r, rs_table *t, const char *cols)
     rs_table_meta(t, "softmax", s);
     snprintf(s, sizeof s, "%llu", (unsigned long long)r->o->seed);
     rs_table_meta(t, "seed", s);
+    if (r->dp.P > 1 || r->dp.N > 1) {   /* one-process runs keep their metadata as it was */
+        char dp[160];
+        snprintf(dp, sizeof dp, "%d ranks, %d workers of batch %d, sync %s, allreduce %s",
+                 r->dp.P, r->dp.N, r->m.cfg.batch, r->o->sync, dp_exchange_name(r->dp.exchange));
+        rs_table_meta(t, "data_parallel", dp);
+    }
     if (run_says(r)) {
         printf("\n");
         rs_table_print(t, stdout, cols);
@@ -175,6 +181,10 @@ void train_print_header(const run_ctx *r)
            c->vocab, c->batch, c->bptt, r->m.lay.total);
     printf("memory   activation arena %s (naive per-step allocation: %s in %ld allocations); "
            "parameters+gradients+optimizer %s\n", a, n, r->m.arena.naive_allocs, p);
+    if (r->dp.P > 1 || r->dp.N > 1)
+        printf("workers  %d synchronous workers of batch %d (global batch %d) on %d rank%s; "
+               "sync %s, allreduce %s\n", r->dp.N, c->batch, r->dp.N * c->batch, r->dp.P,
+               r->dp.P > 1 ? "s" : "", r->o->sync, dp_exchange_name(r->dp.exchange));
     if (c->classes > 0)
         printf("output   class-factorized softmax: %d classes by unigram frequency (largest %d "
                "words)\n", c->classes, r->m.cls.max_size);

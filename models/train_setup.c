@@ -73,7 +73,7 @@ static int gemm_setup(run_ctx *r)
 /* Everything that can be checked before the corpus is read. */
 static int check_inputs(const train_opts *o, char *path, size_t len)
 {
-    if (mm_check_name(o->gemm) != 0)
+    if (mm_check_name(o->gemm) != 0 || train_dp_check(o) != 0)
         return -1;
     if (corpus_resolve(o->corpus, path, len) != 0)
         return -1;
@@ -108,12 +108,14 @@ static int load_corpus_and_model(run_ctx *r, const char *path)
         return -1;
     model_cfg cfg = o->cfg;
     cfg.vocab = r->corp.vocab;
+    cfg.batch *= o->workers;   /* the global layout's streams, for the size checks */
     RS_CHECK(r->corp.ntrain / cfg.batch >= 2,
           "corpus %s is too small for --batch %d: its train split has %ld tokens (use a smaller "
           "--batch)", path, cfg.batch, r->corp.ntrain);
     RS_CHECK(r->corp.nvalid / cfg.batch >= 2 && r->corp.ntest / cfg.batch >= 2,
           "corpus %s is too small for --batch %d: its valid/test splits have %ld/%ld tokens "
           "(use a smaller --batch)", path, cfg.batch, r->corp.nvalid, r->corp.ntest);
+    cfg.batch = o->cfg.batch;   /* the model runs one worker's streams */
     if (output_init() != 0)
         return -1;
     if (model_create(&r->m, &cfg) != 0)
@@ -134,7 +136,7 @@ static int init_training(run_ctx *r)
         return -1;
     r->opt.momentum = o->momentum;
     r->opt.clip = o->clip;
-    streams_init(&r->train, r->corp.train, r->corp.ntrain, cfg->batch);
+    streams_init(&r->train, r->corp.train, r->corp.ntrain, cfg->batch * o->workers);
     r->steps_per_epoch = streams_nwindows(&r->train, cfg->bptt);
     r->step_limit = step_limit(o, r->steps_per_epoch);
     sched_init(&r->sched, o->sched, o->lr >= 0 ? o->lr : default_lr(o->optim), o->warmup,
@@ -161,9 +163,10 @@ int train_setup(run_ctx *r)
         return -1;
     if (load_corpus_and_model(r, path) != 0 || init_training(r) != 0)
         return -1;
+    if (train_dp_setup(r) != 0)
+        return -1;
     if (o->resume) {
-        if (ckpt_load_latest(o->ckpt_dir, &r->id, &r->m, &r->opt, &r->sched, &r->st,
-                             r->last_ckpt, sizeof r->last_ckpt) != 0)
+        if (train_dp_resume(r) != 0)
             return -1;
         r->last_ckpt_step = r->st.step;
     }
@@ -177,6 +180,7 @@ int train_setup(run_ctx *r)
 
 void train_teardown(run_ctx *r)
 {
+    train_dp_teardown(r);
     train_log_close(r);
     optim_free(&r->opt);
     model_destroy(&r->m);

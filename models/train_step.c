@@ -1,8 +1,9 @@
 /* train_step.c — one training step and the evaluation on the valid split.
  *
  * One step: the next window of Tw <= T steps from each stream -> forward (loss,
- * dlogits) -> backward -> global norm (stop here if not finite: the parameters are
- * never touched by a NaN) -> clip -> optimizer update -> carry the state.  At the end
+ * dlogits) -> backward -> carry the state (per worker, train_dp.c) -> the exchange
+ * over ranks -> global norm (stop here if not finite: the parameters are never
+ * touched by a NaN) -> clip -> optimizer update.  At the end
  * of a pass (epoch) the streams restart and the state is zeroed.  train.c calls these
  * on its schedule; train_bench.c times train_step alone. */
 #include <math.h>
@@ -10,37 +11,44 @@
 
 #include "check.h"
 #include "progress.h"
+#include "timer.h"
 #include "train_ctx.h"
 
 int train_step(run_ctx *r, double *loss_out)
 {
     model *m = &r->m;
-    const model_cfg *c = &m->cfg;
-    int Tw = streams_window(&r->train, r->st.pos, c->bptt, m->act.inputs, m->act.targets);
-    RS_ASSERT(Tw > 0);
-    double loss = model_forward(m, Tw, 1) / ((double)Tw * c->batch);
+    dp_ctx *d = &r->dp;
+    uint64_t t0 = rs_now_ns();
+    int Tw;
+    float *grad;
+    double loss = train_dp_compute(r, &Tw, &grad);
+    uint64_t t1 = rs_now_ns();
+    loss = train_dp_exchange(r, grad, loss, train_stop_requested());
+    uint64_t t2 = rs_now_ns();
     *loss_out = loss;
     if (!isfinite(loss))
         return 1;
-    model_backward(m, Tw);
-    double norm = grad_norm(m->grads, m->lay.total);
+    /* the workers' mean gradient is grad / N: the 1/N rides on the norm and the scale */
+    double norm = grad_norm(grad, m->lay.total) / d->N;
     if (!isfinite(norm)) {
         *loss_out = norm;
         return 1;
     }
     double gs = r->opt.clip > 0 && norm > r->opt.clip ? r->opt.clip / norm : 1.0;
     r->lr = sched_lr(&r->sched, r->st.step);
-    optim_step(&r->opt, m->params, m->grads, r->lr, gs);
-    model_carry(m, Tw);
+    optim_step(&r->opt, m->params, grad, r->lr, gs / d->N);
+    d->compute_s = (double)(t1 - t0) * 1e-9;
+    d->exchange_s = (double)(t2 - t1) * 1e-9;
+    d->optimizer_s = (double)(rs_now_ns() - t2) * 1e-9;
     r->st.pos += Tw;
     r->st.step++;
-    r->st.tokens += (long)Tw * c->batch;
+    r->st.tokens += (long)Tw * m->cfg.batch * d->N;
     r->st.loss_sum += loss;
     r->st.loss_count++;
     if (r->st.pos >= r->train.len - 1) {   /* end of the pass */
         r->st.epoch++;
         r->st.pos = 0;
-        model_reset_state(m);
+        train_dp_reset_state(r);
     }
     return 0;
 }
@@ -79,7 +87,9 @@ static void print_eval_line(const run_ctx *r, double train_loss, const eval_resu
 int train_evaluate(run_ctx *r, int scheduled)
 {
     eval_result ev;
-    eval_split(&r->m, r->corp.valid, r->corp.nvalid, &ev);
+    if (train_dp_check_params(r) != 0)
+        return -1;
+    eval_split_groups(&r->m, r->corp.valid, r->corp.nvalid, r->dp.N, &ev);
     double tl = train_loss_avg(r);
     r->last_train_loss = tl;
     r->last_valid = ev;

@@ -542,6 +542,54 @@ Test(models, same_seed_same_bits_and_resume_equals_uninterrupted)
     cr_expect(strstr(pa, "ckpt-000000040.bin") && strstr(pc, "ckpt-000000040.bin"), "%s %s", pa, pc);
 }
 
+/* The log's rows as (step, tokens, train_loss, valid_ppl); returns the count. */
+static int log_curve(const char *path, double (*row)[4], int max)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no log %s", path);
+    char line[512];
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f)) {
+        double s, lr;
+        if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &row[n][0], &row[n][1], &s, &row[n][2],
+                   &row[n][3], &lr) == 6)
+            n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* --workers 4 of batch 2 in one process against --batch 8: the same streams, and the
+ * mean of the workers' gradients is the batch's; only the summation order differs. */
+Test(models, workers_emulation_equals_the_global_batch)
+{
+    char l1[300], l4[300];
+    tmp_path(l1, sizeof l1, "batch8.csv"), tmp_path(l4, sizeof l4, "workers4.csv");
+    train_opts o;
+    small_opts(&o, l1, NULL, 50);
+    o.gemm = "blocked";
+    o.eval_every = 1;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    small_opts(&o, l4, NULL, 50);
+    o.gemm = "blocked";
+    o.eval_every = 1;
+    o.cfg.batch = 2;
+    o.workers = 4;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    static double a[64][4], b[64][4];
+    int na = log_curve(l1, a, 64), nb = log_curve(l4, b, 64);
+    cr_assert_eq(na, 50);
+    cr_assert_eq(nb, 50);
+    for (int i = 0; i < na; i++) {
+        cr_expect_eq(a[i][0], b[i][0]);
+        cr_expect_eq(a[i][1], b[i][1], "tokens at step %g: %g vs %g", a[i][0], a[i][1], b[i][1]);
+        for (int k = 2; k < 4; k++)
+            cr_expect(fabs(a[i][k] - b[i][k]) <= 1e-5 * fabs(a[i][k]), "step %g: %s %.6f (batch 8) "
+                      "vs %.6f (4 workers)", a[i][0], k == 2 ? "train loss" : "valid ppl", a[i][k],
+                      b[i][k]);
+    }
+}
+
 /* A string of the table JSON's meta ("" if absent). */
 static void meta_str(const char *json, const char *key, char *out, size_t n)
 {

@@ -1,0 +1,48 @@
+/* dp_comm.h — rnn-train's ranks: the only place the trainer touches MPI.
+ *
+ * MPI is started only when a launcher's environment says so (OMPI_COMM_WORLD_SIZE or
+ * PMIX_RANK set, as mpirun does): a plain `rnn-train` never initializes MPI, is one
+ * rank (P = 1), and every call below is then a local no-op or copy.  Collective calls
+ * must be made by every rank in the same order.  The gradient exchange runs an
+ * algorithm of the collectives registry (collectives/allreduce.h) over all ranks. */
+#ifndef RS_MODELS_DP_COMM_H
+#define RS_MODELS_DP_COMM_H
+
+#include <stdint.h>
+
+/* Start MPI if launched by mpirun (before flags are parsed); 0, or -1 (rs_lasterr). */
+int dp_comm_start(int *argc, char ***argv);
+void dp_comm_finish(void);   /* MPI_Finalize if started */
+int dp_comm_rank(void);      /* 0 without MPI */
+int dp_comm_size(void);      /* P; 1 without MPI */
+int dp_comm_active(void);    /* MPI was started */
+
+/* Collective: did any rank fail (rc != 0)?  Returns 0 when none did; otherwise -1 on
+ * every rank, with rs_lasterr set to the lowest failing rank's line. */
+int dp_comm_agree(int rc);
+/* Collective: the sum of v over ranks (in rank order; P = 1: v). */
+void dp_comm_sum_doubles(double *v, int n);
+/* Collective: 1 when every rank passed the same value, else 0. */
+int dp_comm_same_u64(uint64_t v);
+/* Collective: rank 0 gets every rank's n floats, in rank order, in all (P * n). */
+void dp_comm_gather_floats(const float *mine, long n, float *all);
+
+/* The gradient exchange: an allreduce (sum, float, in place) of up to max_count
+ * elements over all ranks with a registry algorithm. */
+typedef struct {
+    const char *algo;    /* --allreduce NAME (a registry name, or library:K) */
+    int group_size;      /* --group-size: hier's ranks per group, torus2d's row (0: default) */
+    int group_max;       /* --group-max (hier) */
+    const char *inner;   /* --inner (hier) */
+} dp_exchange_opts;
+
+typedef struct dp_exchange dp_exchange;
+/* Checks that need no MPI (the name, the group size against P); 0, or -1 (rs_lasterr). */
+int dp_exchange_check(const dp_exchange_opts *xo, int P);
+/* Collective.  P = 1 without MPI: *out is NULL and dp_exchange_sum does nothing. */
+int dp_exchange_create(const dp_exchange_opts *xo, long max_count, dp_exchange **out);
+int dp_exchange_sum(dp_exchange *x, float *buf, long count);   /* collective; 0 or -1 */
+const char *dp_exchange_name(const dp_exchange *x);   /* "none" without MPI */
+void dp_exchange_free(dp_exchange *x);                 /* collective */
+
+#endif

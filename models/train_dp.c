@@ -1,0 +1,237 @@
+/* train_dp.c — N synchronous workers over P ranks (--workers, --sync fused): the
+ * workers' streams and carried state, one step's forward and backward of this rank's
+ * workers, the fused gradient exchange, and the checkpoint's global view.
+ *
+ * The global batch N*b is laid over the train split as a one-process run with
+ * --batch N*b lays its streams; worker w owns streams [w*b, (w+1)*b) and its own
+ * carried state.  Rank r runs workers [r*N/P, (r+1)*N/P) one after another on the one
+ * model (each worker's state swapped in), sums their gradients, and one allreduce
+ * (dp_comm.h) sums that over ranks; train_step.c divides by N.  With N = P = 1 nothing
+ * here adds work: the model's own gradient and state are used. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "train_ctx.h"
+
+int train_dp_check(const train_opts *o)
+{
+    int P = dp_comm_size();
+    RS_CHECK(o->workers % P == 0, "--workers %d is not a multiple of the %d ranks (each rank "
+             "runs the same number of workers: use a multiple of %d)", o->workers, P, P);
+    RS_CHECK(strcmp(o->sync, "fused") == 0 || strcmp(o->sync, "bucketed") == 0 ||
+             strcmp(o->sync, "per-tensor") == 0,
+             "--sync: unknown mode '%s' (expected fused, bucketed or per-tensor)", o->sync);
+    RS_CHECK(strcmp(o->sync, "fused") == 0, "--sync %s: not built yet (use fused)", o->sync);
+    return dp_exchange_check(&o->exchange, P);
+}
+
+/* Floats of one worker's carried state (L, b, H), per array. */
+static long state_floats(const model *m)
+{
+    return (long)m->cfg.layers * m->cfg.batch * m->cfg.hidden;
+}
+
+int train_dp_setup(run_ctx *r)
+{
+    dp_ctx *d = &r->dp;
+    model *m = &r->m;
+    d->P = dp_comm_size();
+    d->rank = dp_comm_rank();
+    d->N = r->o->workers;
+    d->local = d->N / d->P;
+    d->own_h = m->state_h, d->own_c = m->state_c;
+    d->state_h = m->state_h, d->state_c = m->state_c;
+    if (d->local > 1) {
+        size_t sb = (size_t)d->local * state_floats(m) * sizeof(float);
+        size_t gb = (size_t)m->lay.total * sizeof(float);
+        d->state_h = calloc(1, sb);
+        d->state_c = calloc(1, sb);
+        d->grad_sum = aligned_alloc(64, (gb + 63) / 64 * 64);
+        RS_CHECK(d->state_h && d->state_c && d->grad_sum, "cannot allocate the state of %d "
+                 "workers", d->local);
+        m->state_h = d->state_h, m->state_c = d->state_c;
+    }
+    return 0;
+}
+
+int train_dp_start(run_ctx *r)
+{
+    int rc = dp_exchange_create(&r->o->exchange, r->m.lay.total, &r->dp.exchange);
+    return dp_comm_agree(rc);
+}
+
+void train_dp_teardown(run_ctx *r)
+{
+    dp_ctx *d = &r->dp;
+    if (d->local > 1) {
+        free(d->state_h);
+        free(d->state_c);
+        free(d->grad_sum);
+    }
+    if (d->own_h)
+        r->m.state_h = d->own_h, r->m.state_c = d->own_c;
+    dp_exchange_free(d->exchange);
+    memset(d, 0, sizeof *d);
+}
+
+void train_dp_reset_state(run_ctx *r)
+{
+    size_t n = (size_t)r->dp.local * state_floats(&r->m) * sizeof(float);
+    memset(r->dp.state_h, 0, n);
+    memset(r->dp.state_c, 0, n);
+}
+
+stream_set train_dp_worker_streams(const stream_set *global, int w, int b)
+{
+    return (stream_set){global->data + (long)w * b * global->len, global->len, b};
+}
+
+/* dst = src (first) or dst += src. */
+static void accumulate(float *dst, const float *src, long n, int first)
+{
+    if (first) {
+        memcpy(dst, src, (size_t)n * sizeof(float));
+        return;
+    }
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++)
+        dst[i] += src[i];
+}
+
+double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out)
+{
+    dp_ctx *d = &r->dp;
+    model *m = &r->m;
+    const model_cfg *c = &m->cfg;
+    long S = state_floats(m);
+    double loss_sum = 0;
+    int Tw = 0;
+    for (int k = 0; k < d->local; k++) {
+        stream_set ws = train_dp_worker_streams(&r->train, d->rank * d->local + k, c->batch);
+        m->state_h = d->state_h + k * S, m->state_c = d->state_c + k * S;
+        Tw = streams_window(&ws, r->st.pos, c->bptt, m->act.inputs, m->act.targets);
+        RS_ASSERT(Tw > 0);
+        double loss = model_forward(m, Tw, 1) / ((double)Tw * c->batch);
+        loss_sum += loss;
+        if (!isfinite(loss) && d->P == 1) {   /* alone: stop before touching anything */
+            loss_sum = loss;
+            break;
+        }
+        model_backward(m, Tw);
+        if (d->local > 1)
+            accumulate(d->grad_sum, m->grads, m->lay.total, k == 0);
+        model_carry(m, Tw);
+    }
+    m->state_h = d->state_h, m->state_c = d->state_c;
+    *Tw_out = Tw;
+    *grad_out = d->local > 1 ? d->grad_sum : m->grads;
+    return loss_sum;
+}
+
+double train_dp_exchange(run_ctx *r, float *grad, double loss_sum, int stop)
+{
+    dp_ctx *d = &r->dp;
+    if (d->P > 1) {
+        double v[2] = {loss_sum, stop};   /* the stop request rides along: all ranks agree */
+        dp_comm_sum_doubles(v, 2);
+        loss_sum = v[0];
+        d->stop_any = v[1] > 0;
+        if (isfinite(loss_sum))
+            RS_ASSERT(dp_exchange_sum(d->exchange, grad, r->m.lay.total) == 0);
+    }
+    return loss_sum / d->N;
+}
+
+/* ---- the parameter checksum across ranks ---- */
+
+/* FNV-1a over 64-bit words: cheap next to an evaluation, and any flipped bit shows. */
+static uint64_t params_hash64(const float *p, long n)
+{
+    uint64_t h = 1469598103934665603ULL, w;
+    long i = 0;
+    for (; i + 2 <= n; i += 2) {
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 1099511628211ULL;
+    }
+    if (i < n) {
+        uint32_t x;
+        memcpy(&x, p + i, 4);
+        h = (h ^ x) * 1099511628211ULL;
+    }
+    return h;
+}
+
+int train_dp_check_params(run_ctx *r)
+{
+    dp_ctx *d = &r->dp;
+    if (d->P == 1)
+        return 0;
+    /* Test hook: RNN_TRAIN_TEST_PERTURB_RANK=K nudges rank K's parameters once. */
+    const char *hook = getenv("RNN_TRAIN_TEST_PERTURB_RANK");
+    if (hook && atoi(hook) == d->rank && !d->perturbed) {
+        r->m.params[0] += 1e-3f;
+        d->perturbed = 1;
+    }
+    RS_CHECK(dp_comm_same_u64(params_hash64(r->m.params, r->m.lay.total)),
+             "the parameters differ across the %d ranks at step %ld (checksum mismatch at an "
+             "evaluation): the ranks are no longer in step", d->P, (long)r->st.step);
+    return 0;
+}
+
+/* ---- checkpoints: the global state (every worker's carried state, in worker order) ---- */
+
+/* The model as a checkpoint sees it: the batch of all N workers, their states at
+ * h, c (N blocks of (L, b, H)). */
+static model global_view(const run_ctx *r, float *h, float *c)
+{
+    model v = r->m;
+    v.cfg.batch = r->m.cfg.batch * r->dp.N;
+    v.state_h = h, v.state_c = c;
+    return v;
+}
+
+int train_dp_save(run_ctx *r)
+{
+    dp_ctx *d = &r->dp;
+    long n = d->local * state_floats(&r->m);
+    float *h = d->state_h, *c = d->state_c;
+    int rc = 0;
+    if (d->P > 1) {
+        h = d->rank == 0 ? malloc((size_t)n * d->P * sizeof(float)) : NULL;
+        c = d->rank == 0 ? malloc((size_t)n * d->P * sizeof(float)) : NULL;
+        dp_comm_gather_floats(d->state_h, n, h);
+        dp_comm_gather_floats(d->state_c, n, c);
+    }
+    if (d->rank == 0) {
+        model v = global_view(r, h, c);
+        rc = ckpt_save(r->o->ckpt_dir, &r->id, &v, &r->opt, &r->sched, &r->st, r->last_ckpt,
+                       sizeof r->last_ckpt);
+    }
+    if (d->P > 1)
+        free(h), free(c);
+    return dp_comm_agree(rc);
+}
+
+int train_dp_resume(run_ctx *r)
+{
+    dp_ctx *d = &r->dp;
+    long n = d->local * state_floats(&r->m);
+    float *h = d->state_h, *c = d->state_c;
+    if (d->P > 1) {
+        h = malloc((size_t)n * d->P * sizeof(float));
+        c = malloc((size_t)n * d->P * sizeof(float));
+        RS_CHECK(h && c, "out of memory");
+    }
+    model v = global_view(r, h, c);
+    int rc = ckpt_load_latest(r->o->ckpt_dir, &r->id, &v, &r->opt, &r->sched, &r->st,
+                              r->last_ckpt, sizeof r->last_ckpt);
+    if (rc == 0 && d->P > 1) {   /* this rank's workers' slice */
+        memcpy(d->state_h, h + d->rank * n, (size_t)n * sizeof(float));
+        memcpy(d->state_c, c + d->rank * n, (size_t)n * sizeof(float));
+    }
+    if (d->P > 1)
+        free(h), free(c);
+    return rc;
+}

@@ -1,0 +1,108 @@
+#!/bin/sh
+# train.sh RNN_TRAIN — data-parallel rnn-train under mpirun (target check-mpi-train):
+#   1. equivalence: mpirun -np 2 --workers 4 and -np 3 --workers 6 against the same
+#      --workers in one process: train loss and valid ppl within 1e-5 relative at each
+#      of 50 steps (the sums are associated differently, so not bitwise);
+#   2. resume: a checkpoint written at P = 2 resumed at P = 2 gives bit-identical
+#      parameters to an uninterrupted P = 2 run; resumed at P = 1 and P = 3, the same
+#      losses within 1e-5;
+#   3. a parameter checksum mismatch (injected on rank 1) stops the run: exit 1, one line;
+#   4. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`).
+# The corpus is generated here (a small grammar), the model tiny.  Exits 1 on failure.
+set -u
+bin=${1:?usage: train.sh RNN_TRAIN}
+MPIRUN=${MPIRUN:-mpirun}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mpi_yield_when_idle=1
+mpirun_q() { np=$1; shift; timeout 120 $MPIRUN -q --oversubscribe --bind-to none -np "$np" "$@"; }
+
+fail=0
+tmp=$(mktemp -d /tmp/rnnscale-mpitrain-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+awk 'BEGIN { split("the whale|ahab|the sea|ishmael|the ship", s, "|");
+             split("sees|hunts|follows|loves|fears", v, "|");
+             split("the captain.|the white whale.|the harpoon.|the sea.|the crew.", o, "|");
+             x = 7; for (i = 0; i < 800; i++) { x = (x * 1103515245 + 12345) % 2147483648;
+               printf "%s %s %s\n", s[x % 5 + 1], v[int(x / 8) % 5 + 1], o[int(x / 64) % 5 + 1] } }' \
+    > "$tmp/corpus.txt"
+common="--corpus $tmp/corpus.txt --model lstm --layers 1 --hidden 24 --embed 16
+        --bptt 8 --batch 2 --optimizer adam --lr 0.02 --schedule const --seed 5 --threads 1
+        --gemm openblas --eval-every 1"
+
+# same_curve A.csv B.csv WHAT: every row's train_loss and valid_ppl within 1e-5 relative
+same_curve() {
+    if awk -F, 'NR == FNR { if (FNR > 1) { l[$1] = $4; p[$1] = $5 }; next }
+                FNR > 1 { n++; if (!($1 in l)) bad = 1
+                  else { dl = ($4 - l[$1]) / l[$1]; dp = ($5 - p[$1]) / p[$1];
+                         if (dl < 0) dl = -dl; if (dp < 0) dp = -dp;
+                         if (dl > 1e-5 || dp > 1e-5) bad = 1 } }
+                END { exit (bad || n < 50) }' "$1" "$2"; then
+        echo "ok   $3: the same curve over 50 steps (within 1e-5)"
+    else
+        echo "FAIL $3: curves differ (or short):"; paste -d' ' "$1" "$2" | head -n 8; fail=1
+    fi
+}
+final_hash() { sed -n 's/.*parameters sha256 \([0-9a-f]*\).*/\1/p' "$1"; }
+
+echo "== data-parallel rnn-train: equivalence with one process ($bin)"
+for pn in 2:4 3:6; do
+    p=${pn%:*}; n=${pn#*:}
+    "$bin" $common --workers "$n" --steps 50 --log "$tmp/one$n.csv" > /dev/null 2> "$tmp/err" \
+        || { echo "FAIL: one process --workers $n:"; cat "$tmp/err"; fail=1; }
+    mpirun_q "$p" "$bin" $common --workers "$n" --steps 50 --log "$tmp/mpi$n.csv" \
+        > /dev/null 2> "$tmp/err" || { echo "FAIL: np=$p --workers $n:"; cat "$tmp/err"; fail=1; }
+    same_curve "$tmp/one$n.csv" "$tmp/mpi$n.csv" "np=$p --workers $n against one process"
+done
+
+echo "== checkpoints: written at P = 2, resumed at P = 2, 1 and 3"
+mpirun_q 2 "$bin" $common --workers 6 --steps 50 --checkpoint "$tmp/ck-u" > "$tmp/u.out" 2> "$tmp/err" \
+    || { echo "FAIL: uninterrupted np=2:"; cat "$tmp/err"; fail=1; }
+for p in 2 1 3; do
+    mpirun_q 2 "$bin" $common --workers 6 --steps 23 --checkpoint "$tmp/ck$p" --checkpoint-every 23 \
+        --log "$tmp/res$p.csv" > /dev/null 2> "$tmp/err" || { echo "FAIL: np=2 to step 23:"; cat "$tmp/err"; fail=1; }
+    mpirun_q "$p" "$bin" $common --workers 6 --steps 50 --checkpoint "$tmp/ck$p" --resume \
+        --log "$tmp/res$p.csv" > "$tmp/r$p.out" 2> "$tmp/err" \
+        || { echo "FAIL: resume at np=$p:"; cat "$tmp/err"; fail=1; }
+done
+hu=$(final_hash "$tmp/u.out"); h2=$(final_hash "$tmp/r2.out")
+if [ -n "$hu" ] && [ "$hu" = "$h2" ]; then
+    echo "ok   resumed at P = 2: parameters bit-identical to the uninterrupted run ($hu)"
+else
+    echo "FAIL resumed at P = 2: parameters $h2, uninterrupted $hu"; fail=1
+fi
+"$bin" $common --workers 6 --steps 50 --log "$tmp/ref6.csv" > /dev/null 2>&1
+same_curve "$tmp/ref6.csv" "$tmp/res1.csv" "written at P = 2, resumed at P = 1"
+same_curve "$tmp/ref6.csv" "$tmp/res3.csv" "written at P = 2, resumed at P = 3"
+
+echo "== a parameter checksum mismatch stops the run (exit 1, one line)"
+RNN_TRAIN_TEST_PERTURB_RANK=1 mpirun_q 2 -x RNN_TRAIN_TEST_PERTURB_RANK "$bin" $common \
+    --workers 2 --steps 5 > /dev/null 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "checksum mismatch" "$tmp/err"; then
+    echo "ok   $(cat "$tmp/err")"
+else
+    echo "FAIL: checksum mismatch: exit $rc (want 1):"; head -n 10 "$tmp/err"; fail=1
+fi
+
+echo "== bad input: exit 2, one line from rank 0, no hang"
+: > "$tmp/exists.csv"
+expect_usage() {
+    np=$1; frag=$2; shift 2
+    mpirun_q "$np" "$bin" $common --steps 5 "$@" > /dev/null 2> "$tmp/err"
+    rc=$?
+    lines=$(wc -l < "$tmp/err")
+    if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q -- "$frag" "$tmp/err"; then
+        echo "FAIL: np=$np $*: exit $rc (want 2), $lines stderr lines (want 1 with '$frag'):"
+        head -n 10 "$tmp/err"; fail=1
+    else
+        echo "ok   np=$np $*: $(cat "$tmp/err")"
+    fi
+}
+expect_usage 2 "not a multiple of the 2 ranks" --workers 3
+expect_usage 3 "unknown algorithm 'foo'" --allreduce foo
+expect_usage 4 "does not divide the 4 ranks" --allreduce hier --group-size 3
+expect_usage 2 "not built yet" --sync bucketed
+expect_usage 2 "already exists" --log "$tmp/exists.csv"
+
+if [ $fail -eq 0 ]; then echo "check-mpi-train: all tests passed"; else echo "check-mpi-train: FAILED"; fi
+exit $fail
