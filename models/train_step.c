@@ -30,7 +30,7 @@ int train_step(run_ctx *r, double *loss_out)
     }
     double gs = r->opt.clip > 0 && norm > r->opt.clip ? r->opt.clip / norm : 1.0;
     r->lr = sched_lr(&r->sched, r->st.step);
-    optim_step(&r->opt, m->params, m->grads, r->lr, gs);
+    optim_step(&r->opt, m->params, m->grads, r->lr, gs, &m->lay);
     model_carry(m, Tw);
     r->st.pos += Tw;
     r->st.step++;
