@@ -69,7 +69,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"level", RS_OPT_STR, &f->level, "LEVEL", "word or char [word]", 0, 0},
         {"corpus", RS_OPT_STR, &o->corpus, "NAME", "mobydick, kjv (King James Bible) or a text FILE [mobydick]", 0, 0},
         {"optimizer", RS_OPT_STR, &f->optim, "NAME", "sgd, momentum, nesterov, adam, lars (layer-wise trust ratio on momentum) or lamb (on adam) [sgd]", 0, 0},
-        {"lr", RS_OPT_DBL, &o->lr, "X", "learning rate [sgd 1, momentum/nesterov 0.1, adam 0.002, lars 10, lamb 0.01]", 0, 1e30},
+        {"lr", RS_OPT_DBL, &o->lr, "X", "learning rate [sgd 1, momentum/nesterov 0.1, adam 0.002, lars 10, lamb 0.1]", 0, 1e30},
         {"lr-scale", RS_OPT_STR, &f->lr_scale, "NAME", "scale --lr with the global batch B: none, linear (x B/B0) or sqrt (x sqrt(B/B0)); --warmup stays in steps (LEGW) [none]", 0, 0},
         {"base-batch", RS_OPT_INT, &f->base_batch, "B0", "the batch --lr was tuned for [= --batch]", 1, 1e9},
         {"momentum", RS_OPT_DBL, &o->momentum, "X", "momentum / nesterov coefficient [0.9]", 0, 1},

@@ -21,7 +21,8 @@ int lr_scale_from_name(const char *name, lr_scale_kind *out)
 const char *lr_scale_name(lr_scale_kind k) { return lr_scale_names[k]; }
 
 /* The default learning rate per optimizer, for the mean loss per token.  LARS's rate
- * multiplies the trust coefficient eta (0.001), hence its size. */
+ * multiplies the trust coefficient eta (0.001), hence its size; LARS's and LAMB's are
+ * the best of a 3x grid on Moby Dick (LSTM 128, batch 32, 200 steps). */
 static double default_lr(optim_kind k)
 {
     switch (k) {
@@ -30,7 +31,7 @@ static double default_lr(optim_kind k)
     case OPT_NESTEROV: return 0.1;
     case OPT_ADAM: return 2e-3;
     case OPT_LARS: return 10.0;
-    case OPT_LAMB: return 0.01;
+    case OPT_LAMB: return 0.1;
     }
     return 1.0;
 }

@@ -920,7 +920,7 @@ Test(models, every_optimizer_and_schedule_learns)
     }
 }
 
-/* LARS and LAMB at their default rates, one cell each; the same bar as above. */
+/* LARS and LAMB at their default rates, one cell each; a higher bar than above. */
 Test(models, lars_and_lamb_learn)
 {
     static const optim_kind k[] = {OPT_LARS, OPT_LAMB};
@@ -937,9 +937,10 @@ Test(models, lars_and_lamb_learn)
         o.eval_every = 40;
         o.json = js;
         cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
-        /* uniform over the 18 ids is 18, the unigram distribution ~12 */
+        /* the unigram distribution is ~12, the grammar's own entropy ~4 (about 5 choices
+         * per word): below 8 the model has learned the grammar, not just the counts */
         double ppl = summary_num(js, "valid_ppl");
-        cr_expect(ppl < 14, "%s: valid ppl %.2f after 80 steps", optim_name(k[i]), ppl);
+        cr_expect(ppl < 8, "%s: valid ppl %.2f after 80 steps", optim_name(k[i]), ppl);
     }
 }
 
