@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "names.h"
 #include "optim_trust.h"
 
 static const char *const optim_names[] = {"sgd", "momentum", "nesterov", "adam", "lars", "lamb"};
@@ -14,23 +15,19 @@ static const char *const sched_names[] = {"const", "linear", "cosine", "plateau"
 
 int optim_from_name(const char *name, optim_kind *out)
 {
-    for (int i = 0; i < RS_ARRAY_LEN(optim_names); i++)
-        if (strcmp(optim_names[i], name) == 0) {
-            *out = (optim_kind)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(optim_names, RS_ARRAY_LEN(optim_names), name);
+    if (i >= 0)
+        *out = (optim_kind)i;
+    return i >= 0 ? 0 : -1;
 }
 const char *optim_name(optim_kind k) { return optim_names[k]; }
 
 int sched_from_name(const char *name, sched_kind *out)
 {
-    for (int i = 0; i < RS_ARRAY_LEN(sched_names); i++)
-        if (strcmp(sched_names[i], name) == 0) {
-            *out = (sched_kind)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(sched_names, RS_ARRAY_LEN(sched_names), name);
+    if (i >= 0)
+        *out = (sched_kind)i;
+    return i >= 0 ? 0 : -1;
 }
 const char *sched_name(sched_kind k) { return sched_names[k]; }
 

@@ -2,21 +2,19 @@
  * when --lr is not given, scaled with the global batch (--lr-scale, --base-batch).
  * train_setup.c hands it to the schedule; the header and the summary report it. */
 #include <math.h>
-#include <string.h>
 
 #include "check.h"
+#include "names.h"
 #include "train.h"
 
 static const char *const lr_scale_names[] = {"none", "linear", "sqrt"};
 
 int lr_scale_from_name(const char *name, lr_scale_kind *out)
 {
-    for (int i = 0; i < RS_ARRAY_LEN(lr_scale_names); i++)
-        if (strcmp(lr_scale_names[i], name) == 0) {
-            *out = (lr_scale_kind)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(lr_scale_names, RS_ARRAY_LEN(lr_scale_names), name);
+    if (i >= 0)
+        *out = (lr_scale_kind)i;
+    return i >= 0 ? 0 : -1;
 }
 const char *lr_scale_name(lr_scale_kind k) { return lr_scale_names[k]; }
 

@@ -895,27 +895,34 @@ Test(models, target_ppl_stops_and_reports)
     cr_expect(summary_num(js, "valid_ppl") <= 9);
 }
 
+/* The valid perplexity of the small model after 80 steps (warmup 5, evaluated at 40
+ * and 80); lr < 0: the optimizer's default. */
+static double ppl_after_80_steps(optim_kind k, double lr, sched_kind s, cell_kind cell)
+{
+    char js[300], name[32];
+    snprintf(name, sizeof name, "learn-%s-%s.json", optim_name(k), sched_name(s));
+    tmp_path(js, sizeof js, name);
+    train_opts o;
+    small_opts(&o, NULL, NULL, 80);
+    o.cfg.cell = cell;
+    o.optim = k;
+    o.lr = lr;
+    o.sched = s;
+    o.warmup = 5;
+    o.eval_every = 40;
+    o.json = js;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    return summary_num(js, "valid_ppl");
+}
+
 Test(models, every_optimizer_and_schedule_learns)
 {
     static const optim_kind k[] = {OPT_SGD, OPT_MOMENTUM, OPT_NESTEROV, OPT_ADAM};
     static const double lr[] = {1.0, 0.1, 0.1, 0.01};
     static const sched_kind s[] = {SCHED_PLATEAU, SCHED_COSINE, SCHED_LINEAR, SCHED_CONST};
     for (int i = 0; i < 4; i++) {
-        char js[300], name[32];
-        snprintf(name, sizeof name, "optim%d.json", i);
-        tmp_path(js, sizeof js, name);
-        train_opts o;
-        small_opts(&o, NULL, NULL, 80);
-        o.cfg.cell = i % 2 ? CELL_ELMAN : CELL_LSTM;
-        o.optim = k[i];
-        o.lr = lr[i];
-        o.sched = s[i];
-        o.warmup = 5;
-        o.eval_every = 40;
-        o.json = js;
-        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+        double ppl = ppl_after_80_steps(k[i], lr[i], s[i], i % 2 ? CELL_ELMAN : CELL_LSTM);
         /* uniform over the 18 ids is 18, the unigram distribution ~12 */
-        double ppl = summary_num(js, "valid_ppl");
         cr_expect(ppl < 14, "%s: valid ppl %.2f after 80 steps", optim_name(k[i]), ppl);
     }
 }
@@ -925,21 +932,9 @@ Test(models, lars_and_lamb_learn)
 {
     static const optim_kind k[] = {OPT_LARS, OPT_LAMB};
     for (int i = 0; i < 2; i++) {
-        char js[300], name[32];
-        snprintf(name, sizeof name, "trust%d.json", i);
-        tmp_path(js, sizeof js, name);
-        train_opts o;
-        small_opts(&o, NULL, NULL, 80);
-        o.cfg.cell = i % 2 ? CELL_ELMAN : CELL_LSTM;
-        o.optim = k[i];
-        o.lr = -1;
-        o.warmup = 5;
-        o.eval_every = 40;
-        o.json = js;
-        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+        double ppl = ppl_after_80_steps(k[i], -1, SCHED_CONST, i % 2 ? CELL_ELMAN : CELL_LSTM);
         /* the unigram distribution is ~12, the grammar's own entropy ~4 (about 5 choices
          * per word): below 8 the model has learned the grammar, not just the counts */
-        double ppl = summary_num(js, "valid_ppl");
         cr_expect(ppl < 8, "%s: valid ppl %.2f after 80 steps", optim_name(k[i]), ppl);
     }
 }
