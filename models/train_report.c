@@ -181,7 +181,8 @@ void train_print_header(const run_ctx *r)
     char a[32], n[32], p[32];
     fmt_mib(a, sizeof a, (double)r->m.arena.bytes);
     fmt_mib(n, sizeof n, (double)r->m.arena.naive_bytes);
-    fmt_mib(p, sizeof p, r->m.lay.total * 4.0 * (2 + optim_nstate(r->opt.kind)));
+    int opt_floats = optim_nstate(r->opt.kind) + (r->opt.dir != NULL);   /* LAMB's scratch */
+    fmt_mib(p, sizeof p, r->m.lay.total * 4.0 * (2 + opt_floats));
     printf("corpus   %s (%ld bytes, sha256 %.16s...), %s level\n", k->path, k->bytes, k->sha256,
            k->level == LEVEL_WORD ? "word" : "character");
     printf("         tokens train %ld / valid %ld / test %ld; vocabulary %d ids for %ld distinct "
