@@ -11,12 +11,13 @@
  *   lamb      per tensor w (You et al. 2019): m, v and their bias correction as adam,
  *             r = m_hat / (sqrt(v_hat) + eps) + wd w;  q = min(|w|, wmax) / |r|;
  *             p -= lr q r   (the min is the paper's clamp phi)
- * LARS and LAMB: norms are per tensor of the layout (model.h), in double.  Biases
- * ("*.b") are left out of the trust ratio and the weight decay (q = 1, wd = 0), as
- * both papers' implementations do; the embedding is adapted like any weight matrix
- * (LAMB's BERT practice).  q = 1 when |w| or the denominator is 0 (a tensor at zero
- * would otherwise never move).  Defaults: eta 0.001, wd 0 (lars); betas 0.9, 0.999,
- * eps 1e-6, wd 0.01, wmax 10 (lamb).
+ * LARS and LAMB: norms are per tensor of the layout (model.h), in double; the padding
+ * between tensors is not touched.  Biases ("*.b") are left out of the trust ratio and
+ * the weight decay (q = 1, wd = 0), the common practice of large-batch LARS and LAMB
+ * training; the embedding is adapted like any weight matrix (as LAMB's BERT runs do).
+ * q = 1 when |w| or the denominator is 0 (a tensor at zero would otherwise never
+ * move).  Defaults: eta 0.001, wd 0 (lars); betas 0.9, 0.999, eps 1e-6, wd 0.01,
+ * wmax 10 (lamb); the default --lr per optimizer is in train_lr.c.
  * Clipping: if clip > 0 and |g|_2 > clip, g is scaled by clip/|g|_2 (one global norm
  * over every tensor, summed in double in a fixed order: deterministic).
  *

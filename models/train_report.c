@@ -207,10 +207,11 @@ void train_print_header(const run_ctx *r)
            optim_name(r->opt.kind), r->sched.lr0, sched_name(r->sched.kind), r->sched.warmup,
            r->opt.clip, r->steps_per_epoch, r->eval_every);
     if (r->o->lr_scale != LR_SCALE_NONE)
-        printf("lr-scale %s: lr %g = %g at base batch %ld, scaled to global batch %ld; warmup "
-               "%ld steps, not scaled (LEGW: the same steps, more epochs)\n",
+        printf("lr-scale %s: lr %g = %g x %s(%ld/%ld) (global batch / base batch); warmup %ld "
+               "steps, not scaled (LEGW: the same steps, more epochs)\n",
                lr_scale_name(r->o->lr_scale), r->sched.lr0, train_base_lr(r->o),
-               train_base_batch(r->o), train_global_batch(r->o), r->sched.warmup);
+               r->o->lr_scale == LR_SCALE_SQRT ? "sqrt" : "", train_global_batch(r->o),
+               train_base_batch(r->o), r->sched.warmup);
     if (r->o->resume)
         printf("resume   %s: step %ld, epoch %ld, %ld tokens\n", r->last_ckpt, (long)r->st.step,
                (long)r->st.epoch, (long)r->st.tokens);

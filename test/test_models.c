@@ -1028,7 +1028,7 @@ Test(models, lr_scale_sets_the_effective_lr)
     static const char *scale[] = {"linear", "sqrt"};
     static const char *want[] = {"2", "1"};   /* 0.5 x 16/4, 0.5 x sqrt(16/4) */
     for (int i = 0; i < 2; i++) {
-        char js[300], name[32], line[96], got[64];
+        char js[300], name[32], line[128], got[64];
         snprintf(name, sizeof name, "lrscale%d.json", i);
         tmp_path(js, sizeof js, name);
         static char out[1 << 16];
@@ -1039,8 +1039,8 @@ Test(models, lr_scale_sets_the_effective_lr)
                                              "--steps", "4", "--json", js, NULL},
                             out, sizeof out);
         cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
-        snprintf(line, sizeof line, "lr-scale %s: lr %s = 0.5 at base batch 4, scaled to global "
-                 "batch 16; warmup 3 steps", scale[i], want[i]);
+        snprintf(line, sizeof line, "lr-scale %s: lr %s = 0.5 x %s(16/4) (global batch / base "
+                 "batch); warmup 3 steps", scale[i], want[i], i ? "sqrt" : "");
         cr_expect(strstr(out, line), "no '%s' in:\n%s", line, out);
         cr_expect_eq(summary_num(js, "lr"), atof(want[i]));
         meta_str(js, "lr_effective", got, sizeof got);
