@@ -29,7 +29,8 @@ static const char usage[] =
 /* The flags that are converted before they reach train_opts (names to enums, longs to
  * ints); the others are parsed straight into it. */
 typedef struct {
-    const char *model, *level, *optim, *sched;
+    const char *model, *level, *optim, *sched, *lr_scale;
+    long base_batch;
     long hidden, layers, embed, bptt, batch, classes, vocab, completion, seed, threads;
     long workers, group_size, group_max;
     int pipeline;
@@ -44,6 +45,7 @@ static void flags_from_defaults(const train_opts *o, flag_values *f)
     f->level = o->level == LEVEL_WORD ? "word" : "char";
     f->optim = optim_name(o->optim);
     f->sched = sched_name(o->sched);
+    f->lr_scale = lr_scale_name(o->lr_scale);
     f->hidden = o->cfg.hidden;
     f->layers = o->cfg.layers;
     f->embed = 0;   /* 0: = --hidden */
@@ -70,8 +72,10 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"vocab", RS_OPT_INT, &f->vocab, "N", "vocabulary cap incl. <unk>/<eos> [10000 words; all chars]", 2, 1 << 24},
         {"level", RS_OPT_STR, &f->level, "LEVEL", "word or char [word]", 0, 0},
         {"corpus", RS_OPT_STR, &o->corpus, "NAME", "mobydick, kjv (King James Bible) or a text FILE [mobydick]", 0, 0},
-        {"optimizer", RS_OPT_STR, &f->optim, "NAME", "sgd, momentum, nesterov or adam [sgd]", 0, 0},
-        {"lr", RS_OPT_DBL, &o->lr, "X", "learning rate [sgd 1, momentum/nesterov 0.1, adam 0.002]", 0, 1e30},
+        {"optimizer", RS_OPT_STR, &f->optim, "NAME", "sgd, momentum, nesterov, adam, lars (layer-wise trust ratio on momentum) or lamb (on adam) [sgd]", 0, 0},
+        {"lr", RS_OPT_DBL, &o->lr, "X", "learning rate [sgd 1, momentum/nesterov 0.1, adam 0.002, lars 10, lamb 0.1]", 0, 1e30},
+        {"lr-scale", RS_OPT_STR, &f->lr_scale, "NAME", "scale --lr with the global batch B: none, linear (x B/B0) or sqrt (x sqrt(B/B0)); --warmup stays in steps (LEGW) [none]", 0, 0},
+        {"base-batch", RS_OPT_INT, &f->base_batch, "B0", "the batch --lr was tuned for [= --batch]", 1, 1e9},
         {"momentum", RS_OPT_DBL, &o->momentum, "X", "momentum / nesterov coefficient [0.9]", 0, 1},
         {"clip", RS_OPT_DBL, &o->clip, "X", "clip the global gradient norm at X, 0 = off [5]", 0, 1e12},
         {"schedule", RS_OPT_STR, &f->sched, "NAME", "const, linear, cosine or plateau (RNNLM halving) [plateau]", 0, 0},
@@ -114,7 +118,9 @@ static int check_names(const flag_values *f, train_opts *o, int kn3)
     else
         RS_CHECK(0, "--level: unknown level '%s' (expected word or char)", f->level);
     RS_CHECK(optim_from_name(f->optim, &o->optim) == 0, "--optimizer: unknown optimizer '%s' "
-          "(expected sgd, momentum, nesterov or adam)", f->optim);
+          "(expected sgd, momentum, nesterov, adam, lars or lamb)", f->optim);
+    RS_CHECK(lr_scale_from_name(f->lr_scale, &o->lr_scale) == 0, "--lr-scale: unknown scaling "
+          "'%s' (expected none, linear or sqrt)", f->lr_scale);
     RS_CHECK(sched_from_name(f->sched, &o->sched) == 0, "--schedule: unknown schedule '%s' "
           "(expected const, linear, cosine or plateau)", f->sched);
     RS_CHECK(!(f->pipeline && f->classes), "--pipeline times the full-softmax output layer: drop "
@@ -132,6 +138,7 @@ static void apply_flags(const flag_values *f, train_opts *o)
     o->cfg.embed = (int)(f->embed > 0 ? f->embed : f->hidden);
     o->cfg.bptt = (int)f->bptt;
     o->cfg.batch = (int)f->batch;
+    o->base_batch = f->base_batch;
     o->cfg.classes = (int)f->classes;
     o->completion = (int)f->completion;
     o->vocab_explicit = f->vocab > 0;

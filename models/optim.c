@@ -7,33 +7,34 @@
 #include <string.h>
 
 #include "check.h"
+#include "names.h"
+#include "optim_trust.h"
 
-static const char *const optim_names[] = {"sgd", "momentum", "nesterov", "adam"};
+static const char *const optim_names[] = {"sgd", "momentum", "nesterov", "adam", "lars", "lamb"};
 static const char *const sched_names[] = {"const", "linear", "cosine", "plateau"};
 
 int optim_from_name(const char *name, optim_kind *out)
 {
-    for (int i = 0; i < RS_ARRAY_LEN(optim_names); i++)
-        if (strcmp(optim_names[i], name) == 0) {
-            *out = (optim_kind)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(optim_names, RS_ARRAY_LEN(optim_names), name);
+    if (i >= 0)
+        *out = (optim_kind)i;
+    return i >= 0 ? 0 : -1;
 }
 const char *optim_name(optim_kind k) { return optim_names[k]; }
 
 int sched_from_name(const char *name, sched_kind *out)
 {
-    for (int i = 0; i < RS_ARRAY_LEN(sched_names); i++)
-        if (strcmp(sched_names[i], name) == 0) {
-            *out = (sched_kind)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(sched_names, RS_ARRAY_LEN(sched_names), name);
+    if (i >= 0)
+        *out = (sched_kind)i;
+    return i >= 0 ? 0 : -1;
 }
 const char *sched_name(sched_kind k) { return sched_names[k]; }
 
-int optim_nstate(optim_kind kind) { return kind == OPT_ADAM ? 2 : kind == OPT_SGD ? 0 : 1; }
+int optim_nstate(optim_kind kind)
+{
+    return kind == OPT_ADAM || kind == OPT_LAMB ? 2 : kind == OPT_SGD ? 0 : 1;
+}
 
 int optim_init(optimizer *o, optim_kind kind, long n)
 {
@@ -41,14 +42,19 @@ int optim_init(optimizer *o, optim_kind kind, long n)
     o->kind = kind;
     o->n = n;
     o->momentum = 0.9;
-    o->beta1 = 0.9, o->beta2 = 0.999, o->eps = 1e-8;
+    o->beta1 = 0.9, o->beta2 = 0.999, o->eps = kind == OPT_LAMB ? 1e-6 : 1e-8;
+    o->trust_eta = 0.001;
+    o->weight_decay = kind == OPT_LAMB ? 0.01 : 0;
+    o->norm_max = 10;
     int ns = optim_nstate(kind);
     if (ns >= 1)
         o->m = calloc((size_t)n, sizeof(float));
     if (ns >= 2)
         o->v = calloc((size_t)n, sizeof(float));
-    RS_CHECK((ns < 1 || o->m) && (ns < 2 || o->v), "cannot allocate optimizer state (%ld floats)",
-          n * ns);
+    if (kind == OPT_LAMB)
+        o->dir = calloc((size_t)n, sizeof(float));
+    RS_CHECK((ns < 1 || o->m) && (ns < 2 || o->v) && (kind != OPT_LAMB || o->dir),
+             "cannot allocate optimizer state (%ld floats)", n * (ns + (kind == OPT_LAMB)));
     return 0;
 }
 
@@ -56,7 +62,8 @@ void optim_free(optimizer *o)
 {
     free(o->m);
     free(o->v);
-    o->m = o->v = NULL;
+    free(o->dir);
+    o->m = o->v = o->dir = NULL;
 }
 
 /* Fixed chunks summed in order: the same bits every run (an OpenMP reduction may
@@ -78,7 +85,8 @@ double grad_norm(const float *g, long n)
     return sqrt(s);
 }
 
-void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale)
+void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale,
+                const param_layout *lay)
 {
     long n = o->n;
     float a = (float)lr, gs = (float)gscale, mu = (float)o->momentum;
@@ -106,8 +114,7 @@ void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale
         break;
     case OPT_ADAM: {
         float b1 = (float)o->beta1, b2 = (float)o->beta2, eps = (float)o->eps;
-        float c1 = (float)(1.0 / (1.0 - pow(o->beta1, (double)o->t)));
-        float c2 = (float)(1.0 / (1.0 - pow(o->beta2, (double)o->t)));
+        float c1 = adam_correction(o->beta1, o->t), c2 = adam_correction(o->beta2, o->t);
 #pragma omp parallel for schedule(static)
         for (long i = 0; i < n; i++) {
             float gi = gs * g[i];
@@ -117,6 +124,8 @@ void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale
         }
         break;
     }
+    case OPT_LARS: lars_step(o, p, g, lr, gscale, lay); break;
+    case OPT_LAMB: lamb_step(o, p, g, lr, gscale, lay); break;
     }
 }
 

@@ -6,6 +6,18 @@
  *   nesterov  v = mu v + g;            p -= lr (g + mu v)          (PyTorch's form)
  *   adam      m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;
  *             p -= lr (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
+ *   lars      per tensor w of the layout (You, Gitman, Ginsburg 2017):
+ *             q = eta |w| / (|g| + wd |w|);  v = mu v + q (g + wd w);  p -= lr v
+ *   lamb      per tensor w (You et al. 2019): m, v and their bias correction as adam,
+ *             r = m_hat / (sqrt(v_hat) + eps) + wd w;  q = min(|w|, wmax) / |r|;
+ *             p -= lr q r   (the min is the paper's clamp phi)
+ * LARS and LAMB: norms are per tensor of the layout (model.h), in double; the padding
+ * between tensors is not touched.  Biases ("*.b") are left out of the trust ratio and
+ * the weight decay (q = 1, wd = 0), the common practice of large-batch LARS and LAMB
+ * training; the embedding is adapted like any weight matrix (as LAMB's BERT runs do).
+ * q = 1 when |w| or the denominator is 0 (a tensor at zero would otherwise never
+ * move).  Defaults: eta 0.001, wd 0 (lars); betas 0.9, 0.999, eps 1e-6, wd 0.01,
+ * wmax 10 (lamb); the default --lr per optimizer is in train_lr.c.
  * Clipping: if clip > 0 and |g|_2 > clip, g is scaled by clip/|g|_2 (one global norm
  * over every tensor, summed in double in a fixed order: deterministic).
  *
@@ -24,17 +36,23 @@
 #ifndef RS_MODELS_OPTIM_H
 #define RS_MODELS_OPTIM_H
 
-typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_NESTEROV, OPT_ADAM } optim_kind;
+#include "model.h"
+
+typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_NESTEROV, OPT_ADAM, OPT_LARS, OPT_LAMB } optim_kind;
 typedef enum { SCHED_CONST, SCHED_LINEAR, SCHED_COSINE, SCHED_PLATEAU } sched_kind;
 
 typedef struct {
     optim_kind kind;
-    double momentum;        /* mu (momentum, nesterov) */
-    double beta1, beta2, eps;  /* adam */
+    double momentum;        /* mu (momentum, nesterov, lars) */
+    double beta1, beta2, eps;  /* adam, lamb */
+    double trust_eta;       /* lars: eta */
+    double weight_decay;    /* lars, lamb: wd */
+    double norm_max;        /* lamb: wmax, |w| clamped at it in the trust ratio */
     double clip;            /* max global gradient norm; 0 = off */
     long n;                 /* parameters */
     float *m;               /* (n) momentum velocity, or Adam's first moment */
     float *v;               /* (n) Adam's second moment */
+    float *dir;             /* (n) lamb: the step's r, scratch (not state) */
     long t;                 /* state: updates done (Adam's bias correction) */
 } optimizer;
 
@@ -46,13 +64,15 @@ const char *sched_name(sched_kind k);
 /* Allocate state for n parameters (zeroed).  0, or -1 (rs_lasterr). */
 int optim_init(optimizer *o, optim_kind kind, long n);
 void optim_free(optimizer *o);
-/* Floats of state per parameter: 0, 1 or 2. */
+/* Floats of state per parameter: 0, 1 or 2 (the checkpoint holds them). */
 int optim_nstate(optim_kind kind);
 
 /* |g|_2 over g (n), in double, deterministic for a given thread count. */
 double grad_norm(const float *g, long n);
-/* One update of p (n) with g (n) at rate lr; g is scaled by gscale first (clipping). */
-void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale);
+/* One update of p (n) with g (n) at rate lr; g is scaled by gscale first (clipping).
+ * lay names p's tensors (lars and lamb work per tensor; the others ignore it). */
+void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale,
+                const param_layout *lay);
 
 typedef struct {
     sched_kind kind;

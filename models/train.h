@@ -11,6 +11,9 @@
 #include "model.h"
 #include "optim.h"
 
+/* --lr-scale: the learning rate against the global batch B and --base-batch B0. */
+typedef enum { LR_SCALE_NONE, LR_SCALE_LINEAR, LR_SCALE_SQRT } lr_scale_kind;
+
 typedef struct {
     model_cfg cfg;           /* --model --layers --hidden --embed --batch --bptt --classes; vocab
                                 comes from the corpus (--vocab is the cap below) */
@@ -20,6 +23,8 @@ typedef struct {
     const char *corpus;      /* --corpus mobydick|FILE */
     optim_kind optim;        /* --optimizer */
     double lr;               /* --lr (< 0: the optimizer's default) */
+    lr_scale_kind lr_scale;  /* --lr-scale: lr x B/B0 (linear) or x sqrt(B/B0) (sqrt) */
+    long base_batch;         /* --base-batch B0 (0: the global batch, no change) */
     double momentum;         /* --momentum */
     double clip;             /* --clip: max global gradient norm, 0 off */
     sched_kind sched;        /* --schedule */
@@ -51,6 +56,15 @@ typedef struct {
 } train_opts;
 
 void train_opts_defaults(train_opts *o);
+
+/* ---- the starting learning rate (train_lr.c) ---- */
+int lr_scale_from_name(const char *name, lr_scale_kind *out);   /* 0, -1 unknown */
+const char *lr_scale_name(lr_scale_kind k);
+/* The global batch B = workers x --batch (workers 0, not yet resolved to P: 1). */
+long train_global_batch(const train_opts *o);
+long train_base_batch(const train_opts *o);   /* B0: --base-batch, or B */
+double train_base_lr(const train_opts *o);    /* --lr, or the optimizer's default */
+double train_lr(const train_opts *o);         /* the base lr scaled by --lr-scale */
 
 /* Train (or benchmark) as the options say.  Returns the exit code: RS_EXIT_OK,
  * RS_EXIT_WRONG (loss not finite), RS_EXIT_USAGE (bad input: rs_lasterr has the one

@@ -67,6 +67,24 @@ void train_set_config_cells(rs_table *t, int row, const run_ctx *r)
     rs_set_int(t, row, "classes", c->classes);
 }
 
+/* --lr-scale: the rate before and after scaling, and the warmup it ran with. */
+static void lr_scale_meta(const run_ctx *r, rs_table *t)
+{
+    const train_opts *o = r->o;
+    char s[64];
+    rs_table_meta(t, "lr_scale", lr_scale_name(o->lr_scale));
+    snprintf(s, sizeof s, "%ld", train_base_batch(o));
+    rs_table_meta(t, "base_batch", s);
+    snprintf(s, sizeof s, "%ld", train_global_batch(o));
+    rs_table_meta(t, "global_batch", s);
+    snprintf(s, sizeof s, "%.17g", train_base_lr(o));
+    rs_table_meta(t, "lr_base", s);
+    snprintf(s, sizeof s, "%.17g", r->sched.lr0);
+    rs_table_meta(t, "lr_effective", s);
+    snprintf(s, sizeof s, "%ld", r->sched.warmup);
+    rs_table_meta(t, "warmup", s);
+}
+
 int train_summary(const run_ctx *r, const eval_result *valid, const eval_result *test)
 {
     static const rs_col cols[] = {
@@ -122,6 +140,8 @@ int train_summary(const run_ctx *r, const eval_result *valid, const eval_result 
     snprintf(meta, sizeof meta, "%ld/%ld/%ld", r->corp.ntrain, r->corp.nvalid, r->corp.ntest);
     rs_table_meta(t, "tokens_train_valid_test", meta);
     rs_table_meta(t, "params_sha256", r->params_sha256);
+    if (r->o->lr_scale != LR_SCALE_NONE)
+        lr_scale_meta(r, t);
     int rc = train_write_table(r, t,
                          "model,hidden,layers,vocab,steps,tokens,seconds,tokens_per_s,train_loss,"
                          "valid_ppl,test_ppl,test_bits_per_token,steps_to_target,stop");
@@ -167,7 +187,8 @@ void train_print_header(const run_ctx *r)
     char a[32], n[32], p[32];
     fmt_mib(a, sizeof a, (double)r->m.arena.bytes);
     fmt_mib(n, sizeof n, (double)r->m.arena.naive_bytes);
-    fmt_mib(p, sizeof p, r->m.lay.total * 4.0 * (2 + optim_nstate(r->opt.kind)));
+    int opt_floats = optim_nstate(r->opt.kind) + (r->opt.dir != NULL);   /* LAMB's scratch */
+    fmt_mib(p, sizeof p, r->m.lay.total * 4.0 * (2 + opt_floats));
     printf("corpus   %s (%ld bytes, sha256 %.16s...), %s level\n", k->path, k->bytes, k->sha256,
            k->level == LEVEL_WORD ? "word" : "character");
     printf("         tokens train %ld / valid %ld / test %ld; vocabulary %d ids for %ld distinct "
@@ -195,6 +216,12 @@ void train_print_header(const run_ctx *r)
            "eval every %ld steps\n",
            optim_name(r->opt.kind), r->sched.lr0, sched_name(r->sched.kind), r->sched.warmup,
            r->opt.clip, r->steps_per_epoch, r->eval_every);
+    if (r->o->lr_scale != LR_SCALE_NONE)
+        printf("lr-scale %s: lr %g = %g x %s(%ld/%ld) (global batch / base batch); warmup %ld "
+               "steps, not scaled (LEGW: the same steps, more epochs)\n",
+               lr_scale_name(r->o->lr_scale), r->sched.lr0, train_base_lr(r->o),
+               r->o->lr_scale == LR_SCALE_SQRT ? "sqrt" : "", train_global_batch(r->o),
+               train_base_batch(r->o), r->sched.warmup);
     if (r->o->resume)
         printf("resume   %s: step %ld, epoch %ld, %ld tokens\n", r->last_ckpt, (long)r->st.step,
                (long)r->st.epoch, (long)r->st.tokens);

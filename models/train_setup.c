@@ -12,18 +12,6 @@
 #include "opts.h"
 #include "train_ctx.h"
 
-/* The default learning rate per optimizer, for the mean loss per token. */
-static double default_lr(optim_kind k)
-{
-    switch (k) {
-    case OPT_SGD: return 1.0;
-    case OPT_MOMENTUM:
-    case OPT_NESTEROV: return 0.1;
-    case OPT_ADAM: return 2e-3;
-    }
-    return 1.0;
-}
-
 /* The step to stop after from --steps and --epochs, whichever comes first; 0 when
  * neither is given (the schedule then has no end; the loop does one pass). */
 static long step_limit(const train_opts *o, long steps_per_epoch)
@@ -139,8 +127,7 @@ static int init_training(run_ctx *r)
     streams_init(&r->train, r->corp.train, r->corp.ntrain, cfg->batch * o->workers);
     r->steps_per_epoch = streams_nwindows(&r->train, cfg->bptt);
     r->step_limit = step_limit(o, r->steps_per_epoch);
-    sched_init(&r->sched, o->sched, o->lr >= 0 ? o->lr : default_lr(o->optim), o->warmup,
-               r->step_limit);
+    sched_init(&r->sched, o->sched, train_lr(o), o->warmup, r->step_limit);
     r->eval_every = o->eval_every > 0 ? o->eval_every : r->steps_per_epoch;
     r->ckpt_every = o->ckpt_every > 0 ? o->ckpt_every : r->eval_every;
     memset(&r->st, 0, sizeof r->st);

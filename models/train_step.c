@@ -36,7 +36,7 @@ int train_step(run_ctx *r, double *loss_out)
     }
     double gs = r->opt.clip > 0 && norm > r->opt.clip ? r->opt.clip / norm : 1.0;
     r->lr = sched_lr(&r->sched, r->st.step);
-    optim_step(&r->opt, m->params, grad, r->lr, gs / d->N);
+    optim_step(&r->opt, m->params, grad, r->lr, gs / d->N, &m->lay);
     d->compute_s = (double)(t1 - t0) * 1e-9;
     d->exchange_s = (double)(t2 - t1) * 1e-9;
     d->optimizer_s = (double)(rs_now_ns() - t2) * 1e-9;
