@@ -10,12 +10,7 @@
 set -u
 test_bin=${1:?usage: run.sh TEST_BIN BENCH_BIN}
 bench=${2:?usage: run.sh TEST_BIN BENCH_BIN}
-MPIRUN=${MPIRUN:-mpirun}
-# Root is allowed (containers, CI); more ranks than cores; busy-polling ranks yield.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mpi_yield_when_idle=1
-# -q: mpirun's own banner on a non-zero exit would add lines to stderr.
-mpirun_q() { np=$1; shift; timeout 120 $MPIRUN -q --oversubscribe --bind-to none -np "$np" "$@"; }
+. "$(dirname "$0")/env.sh"
 
 fail=0
 tmp=$(mktemp -d /tmp/rnnscale-mpi-XXXXXX)

@@ -11,10 +11,7 @@
 # The corpus is generated here (a small grammar), the model tiny.  Exits 1 on failure.
 set -u
 bin=${1:?usage: train.sh RNN_TRAIN}
-MPIRUN=${MPIRUN:-mpirun}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mpi_yield_when_idle=1
-mpirun_q() { np=$1; shift; timeout 120 $MPIRUN -q --oversubscribe --bind-to none -np "$np" "$@"; }
+. "$(dirname "$0")/env.sh"
 
 fail=0
 tmp=$(mktemp -d /tmp/rnnscale-mpitrain-XXXXXX)

@@ -1,0 +1,7 @@
+# env.sh — what the MPI test scripts share, sourced by run.sh and train.sh: mpirun
+# allowed as root (containers, CI), more ranks than cores, busy-polling ranks yield, and
+# mpirun_q NP CMD... under a 120 s timeout (-q: no banner adding lines to stderr).
+MPIRUN=${MPIRUN:-mpirun}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mpi_yield_when_idle=1
+mpirun_q() { np=$1; shift; timeout 120 $MPIRUN -q --oversubscribe --bind-to none -np "$np" "$@"; }
