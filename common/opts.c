@@ -229,3 +229,11 @@ int rs_list_check(const char *flag, const char *what, const char *list,
     }
     return 0;
 }
+
+int rs_name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}

@@ -42,6 +42,9 @@ int rs_split_list(char *s, char **items, int max);
 
 /* ---- name lists: --variant a,b / --isa avx2 / --backend all ---- */
 
+/* The index of name in names[0..n-1] (a table naming an enum's values), or -1. */
+int rs_name_index(const char *const *names, int n, const char *name);
+
 /* 1 if `name` is an item of the comma list, or the list is NULL or contains "all". */
 int rs_list_has(const char *list, const char *name);
 

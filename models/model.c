@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "pointwise.h"
+#include "registry.h"
 #include "rng.h"
 
 /* ---- cells: one row per cell file ---- */
@@ -22,14 +23,15 @@ const cell_ops *model_cell(cell_kind k)
     return NULL;
 }
 
+static const rs_registry cell_registry = RS_REGISTRY_PTRS(cells, cell_ops, name);
+
 int model_cell_from_name(const char *name, cell_kind *out)
 {
-    for (int i = 0; i < RS_ARRAY_LEN(cells); i++)
-        if (strcmp(cells[i]->name, name) == 0) {
-            *out = cells[i]->kind;
-            return 0;
-        }
-    return -1;
+    const cell_ops *c = rs_registry_find(&cell_registry, name, RS_REGISTRY_ANY_ISA);
+    if (!c)
+        return -1;
+    *out = c->kind;
+    return 0;
 }
 
 /* ---- parameters ---- */

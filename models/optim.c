@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "names.h"
+#include "opts.h"
 #include "optim_trust.h"
 
 static const char *const optim_names[] = {"sgd", "momentum", "nesterov", "adam", "lars", "lamb"};
@@ -15,7 +15,7 @@ static const char *const sched_names[] = {"const", "linear", "cosine", "plateau"
 
 int optim_from_name(const char *name, optim_kind *out)
 {
-    int i = name_index(optim_names, RS_ARRAY_LEN(optim_names), name);
+    int i = rs_name_index(optim_names, RS_ARRAY_LEN(optim_names), name);
     if (i >= 0)
         *out = (optim_kind)i;
     return i >= 0 ? 0 : -1;
@@ -24,7 +24,7 @@ const char *optim_name(optim_kind k) { return optim_names[k]; }
 
 int sched_from_name(const char *name, sched_kind *out)
 {
-    int i = name_index(sched_names, RS_ARRAY_LEN(sched_names), name);
+    int i = rs_name_index(sched_names, RS_ARRAY_LEN(sched_names), name);
     if (i >= 0)
         *out = (sched_kind)i;
     return i >= 0 ? 0 : -1;

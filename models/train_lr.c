@@ -4,14 +4,14 @@
 #include <math.h>
 
 #include "check.h"
-#include "names.h"
+#include "opts.h"
 #include "train.h"
 
 static const char *const lr_scale_names[] = {"none", "linear", "sqrt"};
 
 int lr_scale_from_name(const char *name, lr_scale_kind *out)
 {
-    int i = name_index(lr_scale_names, RS_ARRAY_LEN(lr_scale_names), name);
+    int i = rs_name_index(lr_scale_names, RS_ARRAY_LEN(lr_scale_names), name);
     if (i >= 0)
         *out = (lr_scale_kind)i;
     return i >= 0 ? 0 : -1;
