@@ -1,5 +1,6 @@
 /* train_log.c — the evaluation log (--log FILE): CSV, one row per evaluation,
- *   step,tokens,seconds,train_loss,valid_ppl,lr
+ *   step,tokens,seconds,train_loss,valid_ppl,lr,b_simple
+ * (b_simple: the gradient noise scale in sequences, grad_noise.h; empty with one worker)
  * flushed at each row so a stopped run leaves every row it printed.  Logs are never
  * overwritten; --resume continues the existing one. */
 #include <errno.h>
@@ -56,7 +57,7 @@ int train_log_open(run_ctx *r)
             return -1;
         r->log = fopen(path, "w");
         RS_CHECK(r->log, "cannot write %s: %s", path, strerror(errno));
-        fprintf(r->log, "step,tokens,seconds,train_loss,valid_ppl,lr\n");
+        fprintf(r->log, "step,tokens,seconds,train_loss,valid_ppl,lr,b_simple\n");
         fflush(r->log);
         return 0;
     }
@@ -71,8 +72,11 @@ void train_log_row(run_ctx *r, double train_loss, double valid_ppl)
 {
     if (!r->log)
         return;
-    fprintf(r->log, "%ld,%ld,%.3f,%.6f,%.4f,%.6g\n", (long)r->st.step, (long)r->st.tokens,
+    fprintf(r->log, "%ld,%ld,%.3f,%.6f,%.4f,%.6g,", (long)r->st.step, (long)r->st.tokens,
             r->st.seconds, train_loss, valid_ppl, r->lr);
+    if (r->dp.N > 1)
+        fprintf(r->log, "%.6g", grad_noise_bsimple(&r->dp.noise));
+    fputc('\n', r->log);
     fflush(r->log);
 }
 
