@@ -38,6 +38,7 @@
 #include "checkpoint.h"
 #include "completion.h"
 #include "corpus.h"
+#include "grad_noise.h"
 #include "json.h"
 #include "kn3.h"
 #include "matmul.h"
@@ -485,7 +486,7 @@ Test(models, loss_decreases_on_tiny_corpus)
     double first = 0, last = 0, ppl = 0;
     int rows = 0;
     cr_assert(fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "step,tokens,seconds,train_loss,valid_ppl,lr\n");
+    cr_expect_str_eq(line, "step,tokens,seconds,train_loss,valid_ppl,lr,b_simple\n");
     while (fgets(line, sizeof line, f)) {
         long step, tok;
         double s, tl, vp, lr;
@@ -589,6 +590,94 @@ Test(models, workers_emulation_equals_the_global_batch)
             cr_expect(fabs(a[i][k] - b[i][k]) <= 1e-5 * fabs(a[i][k]), "step %g: %s %.6f (batch 8) "
                       "vs %.6f (4 workers)", a[i][0], k == 2 ? "train loss" : "valid ppl", a[i][k],
                       b[i][k]);
+    }
+}
+
+/* Small and big batch norms made from a known |G|^2 and tr(Sigma) (E|g_B|^2 =
+ * |G|^2 + tr(Sigma)/B) give back B_simple = tr(Sigma)/|G|^2, whatever the step count. */
+Test(models, grad_noise_recovers_a_known_noise_scale)
+{
+    grad_noise gn = {0};
+    cr_expect(isnan(grad_noise_bsimple(&gn)), "B_simple before any step");
+    double G2 = 0.5, trace = 40, Bs = 8, Bb = 32;
+    for (int i = 0; i < 3; i++) {
+        grad_noise_add(&gn, G2 + trace / Bs, G2 + trace / Bb, Bs, Bb);
+        cr_expect(fabs(grad_noise_bsimple(&gn) - trace / G2) < 1e-9 * trace / G2,
+                  "B_simple %.12g after %d steps, want %g", grad_noise_bsimple(&gn), i + 1,
+                  trace / G2);
+    }
+    grad_noise_add(&gn, NAN, 1, Bs, Bb);   /* skipped */
+    cr_expect_eq(gn.n, 3);
+}
+
+/* The log's last column (b_simple) of every row; returns the count. */
+static int log_bsimple(const char *path, char (*cell)[32], int max)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no log %s", path);
+    char line[512];
+    int n = 0;
+    cr_assert(fgets(line, sizeof line, f));
+    while (n < max && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        snprintf(cell[n++], 32, "%s", strrchr(line, ',') + 1);
+    }
+    fclose(f);
+    return n;
+}
+
+/* b_simple needs N >= 2 workers: finite and positive with 4 (early on the gradient is
+ * far from noise-dominated, but a tiny batch makes the noise visible), empty with 1. */
+Test(models, b_simple_logged_with_workers_only)
+{
+    char l4[300], l1[300];
+    tmp_path(l4, sizeof l4, "bsimple4.csv"), tmp_path(l1, sizeof l1, "bsimple1.csv");
+    train_opts o;
+    small_opts(&o, l4, NULL, 20);
+    o.cfg.batch = 2;
+    o.workers = 4;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    small_opts(&o, l1, NULL, 20);
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    char c4[8][32], c1[8][32];
+    cr_assert_eq(log_bsimple(l4, c4, 8), 2);
+    cr_assert_eq(log_bsimple(l1, c1, 8), 2);
+    for (int i = 0; i < 2; i++) {
+        char *end;
+        double b = strtod(c4[i], &end);
+        cr_expect(end != c4[i] && *end == 0 && isfinite(b) && b > 0, "b_simple '%s'", c4[i]);
+        cr_expect_str_eq(c1[i], "", "b_simple with one worker: '%s'", c1[i]);
+    }
+}
+
+/* In one process there is nothing to exchange: bucketed (its per-range sums of the
+ * workers' gradients) and per-tensor give fused's log and parameters bit for bit. */
+Test(models, sync_modes_equal_fused_in_one_process)
+{
+    static const char *const modes[][3] = {{"fused", "sync-f.csv", "sync-f.json"},
+                                           {"bucketed", "sync-b.csv", "sync-b.json"},
+                                           {"per-tensor", "sync-p.csv", "sync-p.json"}};
+    static char rows[3][8192];
+    char hash[3][65];
+    for (int k = 0; k < 3; k++) {
+        char log[300], json[300];
+        tmp_path(log, sizeof log, modes[k][1]);
+        tmp_path(json, sizeof json, modes[k][2]);
+        train_opts o;
+        small_opts(&o, log, NULL, 20);
+        o.gemm = "blocked";
+        o.cfg.batch = 2;
+        o.workers = 4;
+        o.sync = modes[k][0];
+        o.bucket_mib = 0.002;
+        o.json = json;
+        cr_assert_eq(train_run(&o), 0, "%s: %s", modes[k][0], rs_lasterr());
+        log_rows(log, rows[k], sizeof rows[k]);
+        params_hash(json, hash[k]);
+    }
+    for (int k = 1; k < 3; k++) {
+        cr_expect_str_eq(rows[0], rows[k], "--sync %s: the log differs from fused's", modes[k][0]);
+        cr_expect_str_eq(hash[0], hash[k], "--sync %s: other parameters than fused", modes[k][0]);
     }
 }
 
