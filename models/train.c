@@ -147,8 +147,8 @@ static int completion_test(run_ctx *r)
 }
 
 /* After the loop: --eval-async's evaluation in flight, valid (unless the last step was
- * just evaluated; sharded over the ranks like test), the last checkpoint,
- * test, the parameters' hash, --completion, the final lines and the summary table. */
+ * just evaluated), the last checkpoint, test (both sharded over the ranks), the
+ * parameters' hash, --completion, the final lines and the summary table. */
 static int finish(run_ctx *r)
 {
     const train_opts *o = r->o;
