@@ -1045,6 +1045,38 @@ Test(models, async_eval_schedule_repeats_and_resumes)
     }
 }
 
+/* A sharded evaluation's pieces: the groups' partial sums, cut anywhere, add up to the
+ * whole split's loss, and every token is scored once. */
+Test(models, eval_shards_add_up_to_the_split)
+{
+    corpus c;
+    cr_assert_eq(corpus_load(&c, tiny_corpus(), LEVEL_WORD, 0, 0), 0, "%s", rs_lasterr());
+    model_cfg cfg = {CELL_LSTM, 1, 24, 16, c.vocab, 2, 8, 0};
+    cr_assert_eq(mm_init("blocked", 1), 0, "%s", rs_lasterr());
+    cr_assert_eq(output_init(), 0);
+    model m;
+    cr_assert_eq(model_create(&m, &cfg), 0, "%s", rs_lasterr());
+    model_init_params(&m, 3);
+    eval_result whole, parts;
+    eval_split_groups(&m, c.valid, c.nvalid, 4, &whole);
+    static const int cut[] = {0, 1, 3, 4};
+    double sum = 0;
+    long tokens = 0;
+    for (int i = 0; i < 3; i++) {
+        double s;
+        long t;
+        eval_groups_partial(&m, c.valid, c.nvalid, 4, cut[i], cut[i + 1], &s, &t);
+        cr_expect(t > 0 && s > 0, "groups [%d, %d): %ld tokens, loss sum %g", cut[i], cut[i + 1], t, s);
+        sum += s, tokens += t;
+    }
+    eval_result_set(&parts, sum, tokens);
+    cr_expect_eq(tokens, whole.tokens);
+    cr_expect(fabs(parts.loss - whole.loss) <= 1e-12 * whole.loss, "shards %.17g, whole %.17g",
+              parts.loss, whole.loss);
+    model_destroy(&m);
+    corpus_free(&c);
+}
+
 /* The valid perplexity of the small model after 80 steps (warmup 5, evaluated at 40
  * and 80); lr < 0: the optimizer's default. */
 static double ppl_after_80_steps(optim_kind k, double lr, sched_kind s, cell_kind cell)
