@@ -2,8 +2,8 @@
  *   step,tokens,seconds,train_loss,valid_ppl,lr,eval_seconds,eval_exposed_seconds
  * (eval_seconds: the wall time of that evaluation's scoring; eval_exposed_seconds: the
  * time it held the training loop, all of it when synchronous, the snapshot and the wait
- * for the result with --eval-async), flushed at each row so a stopped run leaves every row it printed.  Logs are never
- * overwritten; --resume continues the existing one. */
+ * for the result with --eval-async), flushed at each row so a stopped run leaves every
+ * row it printed.  Logs are never overwritten; --resume continues the existing one. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
