@@ -130,6 +130,9 @@ static int check_names(const flag_values *f, train_opts *o, int kn3)
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume "
           "from)");
     RS_CHECK(!f->eval_ranks, "--eval-ranks: not built yet (use --eval-async)");
+    RS_CHECK(!o->bench || o->eval_every <= o->bench, "--bench %ld with --eval-every %ld: no "
+          "block of %ld steps to time (use --bench %ld or more)", o->bench, o->eval_every,
+          o->eval_every, o->eval_every);
     return 0;
 }
 

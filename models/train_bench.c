@@ -1,7 +1,7 @@
 /* train_bench.c — rnn-train's benchmark modes, run instead of training on the same
  * set-up: --bench N (N training steps timed one by one: tokens/s, GFLOP/s, fraction of
- * peak; with --eval-every k, N more steps with an evaluation every k, against those
- * without: the exposed evaluation time) and --pipeline (the two-stage pipelined forward against the sequential order,
+ * peak; with --eval-every k, blocks of k steps with an evaluation and without, in turn:
+ * the exposed evaluation time) and --pipeline (the two-stage pipelined forward against the sequential order,
  * pipeline.c).  One table each, written by train_report.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,14 +57,41 @@ static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
 
 /* --bench with --eval-every k: the evaluation's cost alone and in the training loop. */
 typedef struct {
-    long every, evals;   /* k, and the evaluations in the N steps (every k, not at the end) */
+    long every, evals;   /* k, and the evaluations timed (N/k) */
     double alone_s;      /* one evaluation (valid, sharded), the trainer idle */
-    double without_s, with_s;   /* N steps without evaluation, and with */
+    double without_s, with_s;   /* N/k blocks of k steps without evaluation, and with */
     double held_s;       /* the time the evaluations held the loop (the log's exposed) */
 } eval_bench;
 
-/* One evaluation alone, then N steps with an evaluation every k steps (synchronous, or
- * --eval-async: waited for at the end).  0, or an exit code as time_steps's. */
+/* k steps, after an evaluation started when `with` (synchronous: done first; async:
+ * running beside the steps, waited for at the end).  0, or an exit code as
+ * time_steps's. */
+static int time_block(run_ctx *r, long k, int with, double *seconds)
+{
+    double loss = 0;
+    uint64_t t0 = rs_now_ns();
+    if (with && train_eval_bench_start(r) != 0)
+        return -1;
+    for (long i = 0; i < k; i++) {
+        if (train_step(r, &loss) != 0) {
+            rs_seterr("loss became %g during --bench (lower --lr)", loss);
+            return -1;
+        }
+        if (train_eval_poll(r) != 0)
+            return -1;
+        if (train_stop_agreed(r)) {
+            rs_seterr("interrupted during --bench (nothing written)");
+            return RS_EXIT_INTR;
+        }
+    }
+    if (with && train_eval_settle(r, 0) != 0)
+        return -1;
+    *seconds += (double)(rs_now_ns() - t0) * 1e-9;
+    return 0;
+}
+
+/* One evaluation alone, then N/k blocks of k steps without evaluation and N/k with one,
+ * alternating, so that a load drifting over the run weighs on both alike. */
 static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
 {
     eval_result ev;
@@ -72,26 +99,16 @@ static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
     train_eval_split(r, r->corp.valid, r->corp.nvalid, &ev);
     eb->alone_s = (double)(rs_now_ns() - t0) * 1e-9;
     long n0 = r->eval_count;
-    double held0 = r->eval_exposed_total_s, loss = 0;
-    t0 = rs_now_ns();
-    for (long i = 1; i <= N; i++) {
-        if (train_step(r, &loss) != 0) {
-            rs_seterr("loss became %g during --bench (lower --lr)", loss);
-            return -1;
-        }
-        if (train_eval_bench_step(r, i % eb->every == 0 && i < N) != 0)
-            return -1;
-        if (train_stop_agreed(r)) {
-            rs_seterr("interrupted during --bench (nothing written)");
-            return RS_EXIT_INTR;
-        }
+    double held0 = r->eval_exposed_total_s;
+    int rc = 0;
+    for (long b = 0; b < N / eb->every && rc == 0; b++) {
+        rc = time_block(r, eb->every, 0, &eb->without_s);
+        if (rc == 0)
+            rc = time_block(r, eb->every, 1, &eb->with_s);
     }
-    if (train_eval_settle(r, 0) != 0)
-        return -1;
-    eb->with_s = (double)(rs_now_ns() - t0) * 1e-9;
     eb->evals = r->eval_count - n0;
     eb->held_s = r->eval_exposed_total_s - held0;
-    return 0;
+    return rc;
 }
 
 /* The evaluation's cells, and the report: the evaluation alone, the N steps with and
@@ -99,20 +116,22 @@ static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
 static void set_eval_cells(rs_table *tb, int row, const run_ctx *r, const eval_bench *eb, long N)
 {
     double eval_s = eb->evals * eb->alone_s, exposed = eb->with_s - eb->without_s;
+    long steps = N / eb->every * eb->every;   /* in each of the two kinds of block */
     rs_set_int(tb, row, "eval_every", eb->every);
     rs_set_dbl(tb, row, "eval_ms", eb->alone_s * 1e3);
-    rs_set_dbl(tb, row, "eval_exposed_ms", eb->held_s / N * 1e3);
+    rs_set_dbl(tb, row, "eval_exposed_ms", eb->held_s / steps * 1e3);
     rs_set_dbl(tb, row, "eval_exposed_fraction", exposed / eval_s);
     if (!run_says(r))
         return;
     printf("\neval     every %ld steps, %s, valid scored on %d rank%s: one evaluation alone "
            "%.4f s\n", eb->every, r->async ? "async (a spare thread)" : "synchronous",
            r->dp.P, r->dp.P > 1 ? "s (sharded)" : "", eb->alone_s);
-    printf("         %ld steps: %.4f s without evaluation, %.4f s with %ld (serial cost %.1f%% of "
-           "training)\n", N, eb->without_s, eb->with_s, eb->evals, 100 * eval_s / eb->without_s);
+    printf("         %ld steps in blocks of %ld, alternating: %.4f s without evaluation, %.4f s "
+           "with %ld (serial cost %.1f%% of training)\n", steps, eb->every, eb->without_s,
+           eb->with_s, eb->evals, 100 * eval_s / eb->without_s);
     printf("         exposed %.4f s = %.1f%% of the evaluation time; the loop was held %.4f s "
            "(%.3f ms per step)\n", exposed, 100 * exposed / eval_s, eb->held_s,
-           eb->held_s / N * 1e3);
+           eb->held_s / steps * 1e3);
 }
 
 /* The data-parallel cells of the row; under mpirun, a line with the totals. */
@@ -143,15 +162,7 @@ int train_bench(run_ctx *r)
     double *t = malloc((size_t)N * sizeof *t);
     step_parts parts;
     eval_bench eb = {r->o->eval_every, 0, 0, 0, 0, 0};
-    if (eb.every && eb.every >= N) {
-        free(t);
-        rs_seterr("--bench %ld with --eval-every %ld: no evaluation inside the timed steps (use "
-                  "--bench above %ld)", N, eb.every, eb.every);
-        return RS_EXIT_USAGE;
-    }
     int code = time_steps(r, N, t, &parts);
-    for (long i = 0; code == 0 && eb.every && i < N; i++)
-        eb.without_s += t[i];
     if (code == 0 && eb.every)
         code = time_with_eval(r, N, &eb);
     if (code != 0) {

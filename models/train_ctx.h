@@ -115,9 +115,11 @@ int train_eval_settle(run_ctx *r, int apply);
 /* Before the final evaluation: the one in flight taken (the stop reason kept if the run
  * ended before its step).  0 or -1. */
 int train_eval_finish(run_ctx *r);
-/* --bench: after a timed step; due: an evaluation every k steps is due.  Synchronous:
- * evaluate (the schedule untouched); async: collect, and at `due` start the next.  0, -1. */
-int train_eval_bench_step(run_ctx *r, int due);
+/* --eval-async in one process: a finished evaluation collected (logged) now.  0 or -1. */
+int train_eval_poll(run_ctx *r);
+/* --bench: an evaluation outside the schedule, done now (synchronous) or started
+ * (--eval-async: collect it with train_eval_poll and train_eval_settle(r, 0)).  0, -1. */
+int train_eval_bench_start(run_ctx *r);
 
 /* ---- train_dp.c ---- */
 int train_dp_check(const train_opts *o);   /* --workers against P, --sync, --allreduce */

@@ -47,12 +47,12 @@ struct eval_async {
 
 static double seconds_since(uint64_t t0) { return (double)(rs_now_ns() - t0) * 1e-9; }
 
-/* This rank's shard of model m's evaluation of the split: (loss sum, tokens). */
+/* This rank's shard of model m's evaluation of the split, groups [rank G/P, (rank+1) G/P)
+ * of the G groups: (loss sum, tokens). */
 static void score_shard(const run_ctx *r, model *m, const int *data, long n, double sums[2])
 {
-    const dp_ctx *d = &r->dp;
-    long tokens;
-    eval_groups_partial(m, data, n, d->N, d->rank * d->local, (d->rank + 1) * d->local,
+    long G = r->dp.N, P = r->dp.P, rank = r->dp.rank, tokens;
+    eval_groups_partial(m, data, n, (int)G, (int)(rank * G / P), (int)((rank + 1) * G / P),
                         &sums[0], &tokens);
     sums[1] = (double)tokens;
 }
@@ -232,11 +232,10 @@ static int collect(run_ctx *r)
     return record_row(r, &a->row);
 }
 
-/* One process: the finished evaluation collected now (no other rank to agree with). */
-static int collect_if_ready(run_ctx *r)
+int train_eval_poll(run_ctx *r)
 {
     struct eval_async *a = r->async;
-    if (r->dp.P > 1 || !a->running || !atomic_load(&a->done))
+    if (!a || r->dp.P > 1 || !a->running || !atomic_load(&a->done))
         return 0;
     return collect(r);
 }
@@ -257,7 +256,7 @@ int train_eval_after_step(run_ctx *r, int ckpt_due)
     int due = r->st.step % r->eval_every == 0;
     if (!r->async)
         return due ? train_evaluate(r, 1) : 0;
-    if (collect_if_ready(r) != 0)
+    if (train_eval_poll(r) != 0)
         return -1;
     return due || ckpt_due ? train_eval_settle(r, 1) : 0;
 }
@@ -281,13 +280,9 @@ int train_eval_finish(run_ctx *r)
     return rc < 0 ? -1 : 0;
 }
 
-int train_eval_bench_step(run_ctx *r, int due)
+int train_eval_bench_start(run_ctx *r)
 {
     if (!r->async)
-        return due ? train_evaluate(r, 0) : 0;
-    if (collect_if_ready(r) != 0)
-        return -1;
-    if (!due)
-        return 0;
+        return train_evaluate(r, 0);
     return train_eval_settle(r, 0) != 0 ? -1 : launch(r);
 }

@@ -825,6 +825,11 @@ Test(models, bad_input_exits_2_with_one_line)
     expect_usage((const char *[]){"--resume", NULL}, "--checkpoint");
     expect_usage((const char *[]){"--corpus", tiny, "--gemm", "nosuch", NULL},
                  "--gemm: unknown backend 'nosuch'");
+    expect_usage((const char *[]){"--corpus", tiny, "--eval-async", "--gemm", "blocked", SMALL, NULL},
+                 "--eval-async calls GEMM from two threads");
+    expect_usage((const char *[]){"--eval-ranks", "1", NULL}, "--eval-ranks: not built yet");
+    expect_usage((const char *[]){"--bench", "5", "--eval-every", "10", NULL},
+                 "no block of 10 steps");
 }
 
 /* A checkpoint whose --gemm auto picks name a backend this machine cannot run: one
