@@ -4,7 +4,8 @@
  * read in windows of T with the hidden state carried, from a zero state: every
  * token but the last n % B + B is scored, once (a stream's first token is never a
  * target).  Forward only: the output layer uses the loss-only kernel.  With G groups
- * (--workers) the split is laid as G*B streams and scored B streams at a time. */
+ * (--workers) the split is laid as G*B streams and scored B streams at a time; a range
+ * of the groups gives the partial sums a sharded evaluation adds over ranks. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,15 @@ void eval_split(model *m, const int *data, long n, eval_result *r)
 
 void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r)
 {
+    double sum;
+    long tokens;
+    eval_groups_partial(m, data, n, G, 0, G, &sum, &tokens);
+    eval_result_set(r, sum, tokens);
+}
+
+void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g1,
+                         double *sum_out, long *tokens_out)
+{
     const model_cfg *c = &m->cfg;
     size_t sb = (size_t)c->layers * c->batch * c->hidden * sizeof(float);
     float *save_h = malloc(sb), *save_c = malloc(sb);
@@ -27,7 +37,7 @@ void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r)
     streams_init(&all, data, n, G * c->batch);
     double sum = 0;
     long tokens = 0;
-    for (int g = 0; g < G; g++) {   /* group g: streams [g*B, (g+1)*B) of the layout */
+    for (int g = g0; g < g1; g++) {   /* group g: streams [g*B, (g+1)*B) of the layout */
         stream_set s = {data + (long)g * c->batch * all.len, all.len, c->batch};
         model_reset_state(m);
         for (long pos = 0;; pos += c->bptt) {
@@ -43,6 +53,12 @@ void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r)
     memcpy(m->state_c, save_c, sb);
     free(save_h);
     free(save_c);
+    *sum_out = sum;
+    *tokens_out = tokens;
+}
+
+void eval_result_set(eval_result *r, double sum, long tokens)
+{
     r->tokens = tokens;
     r->loss = tokens ? sum / (double)tokens : NAN;
     r->ppl = exp(r->loss);

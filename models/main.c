@@ -32,7 +32,7 @@ typedef struct {
     const char *model, *level, *optim, *sched, *lr_scale;
     long base_batch;
     long hidden, layers, embed, bptt, batch, classes, vocab, completion, seed, threads;
-    long workers, group_size, group_max;
+    long workers, group_size, group_max, eval_ranks;
     int pipeline;
     rs_common_opts co;
 } flag_values;
@@ -83,7 +83,9 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"steps", RS_OPT_INT, &o->steps, "N", "stop after step N (counted from the start of the run) [one epoch]", 1, 1e15},
         {"epochs", RS_OPT_INT, &o->epochs, "N", "stop after N passes over the train split", 1, 1e9},
         {"target-ppl", RS_OPT_DBL, &o->target_ppl, "X", "stop at the first evaluation with valid ppl <= X; report steps/tokens/seconds to it", 1, 1e12},
-        {"eval-every", RS_OPT_INT, &o->eval_every, "N", "evaluate on valid every N steps [once per epoch]", 1, 1e15},
+        {"eval-every", RS_OPT_INT, &o->eval_every, "N", "evaluate on valid every N steps [once per epoch]; with --bench, time N-step intervals with and without evaluation", 1, 1e15},
+        {"eval-async", RS_OPT_FLAG, &o->eval_async, NULL, "evaluate a snapshot of the parameters on a spare thread (1 OpenMP thread) while training goes on; the row of step s is logged when ready, and the schedule and --target-ppl react one evaluation late (step s's result is applied at the next evaluation, a checkpoint or the end)", 0, 0},
+        {"eval-ranks", RS_OPT_INT, &f->eval_ranks, "K", "ranks set aside for evaluation: not built yet (use --eval-async)", 1, 1 << 20},
         {"checkpoint", RS_OPT_STR, &o->ckpt_dir, "DIR", "write checkpoints into DIR (atomically) every K steps and at exit", 0, 0},
         {"checkpoint-every", RS_OPT_INT, &o->ckpt_every, "K", "checkpoint every K steps [at each evaluation]", 1, 1e15},
         {"resume", RS_OPT_FLAG, &o->resume, NULL, "continue from the newest checkpoint in --checkpoint DIR (bit-identical)", 0, 0},
@@ -91,7 +93,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"threads", RS_OPT_INT, &f->threads, "N", "threads for GEMM and the softmax [all CPUs]", 1, 1024},
         {"gemm", RS_OPT_STR, &o->gemm, "NAME", "GEMM backend: auto (each product shape on the fastest of the backends that load and pass the reference check, timed at start-up; a resume reuses the checkpoint's picks), openblas, blis, onednn, blocked or naive [auto]", 0, 0},
         {"completion", RS_OPT_INT, &f->completion, "N", "after training, an MSR-style sentence completion test of N held-out test sentences (one word blanked, 4 impostors of similar frequency); accuracy [0: off]", 0, 1000000},
-        {"log", RS_OPT_STR, &o->log, "FILE", "evaluation log, CSV: step,tokens,seconds,train_loss,valid_ppl,lr,b_simple", 0, 0},
+        {"log", RS_OPT_STR, &o->log, "FILE", "evaluation log, CSV: step,tokens,seconds,train_loss,valid_ppl,lr,eval_seconds,eval_exposed_seconds,b_simple", 0, 0},
         {"bench", RS_OPT_INT, &o->bench, "N", "time N training steps: tokens_per_s, gflops, frac_of_peak", 1, 1e9},
         {"workers", RS_OPT_INT, &f->workers, "N", "data-parallel: N synchronous workers of --batch streams each, N/P per MPI rank (run under mpirun -np P); the same data as --batch N*B [P]", 1, 1 << 20},
         {"sync", RS_OPT_STR, &o->sync, "MODE", "gradient exchange: fused (one allreduce of the whole gradient per step), bucketed (buckets of --bucket-mib summed on a communication thread while the backward goes on) or per-tensor (one allreduce per tensor per unrolled step, the Caffe-style baseline) [fused]", 0, 0},
@@ -128,6 +130,10 @@ static int check_names(const flag_values *f, train_opts *o, int kn3)
           "--classes");
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume "
           "from)");
+    RS_CHECK(!f->eval_ranks, "--eval-ranks: not built yet (use --eval-async)");
+    RS_CHECK(!o->bench || o->eval_every <= o->bench, "--bench %ld with --eval-every %ld: no "
+          "block of %ld steps to time (use --bench %ld or more)", o->bench, o->eval_every,
+          o->eval_every, o->eval_every);
     return 0;
 }
 

@@ -78,6 +78,8 @@ static void show_progress(const run_ctx *r, long start, double loss, double tok_
 static int stop_on_signal(run_ctx *r)
 {
     rs_progress_done();
+    if (train_eval_settle(r, 1) < 0)   /* the checkpoint takes the result in flight */
+        return RS_EXIT_WRONG;
     if (r->o->ckpt_dir && save_ckpt(r) != 0)
         return RS_EXIT_USAGE;
     if (r->o->ckpt_dir)
@@ -99,6 +101,8 @@ static int train_loop(run_ctx *r, long end)
     r->stop_reason = "steps";
     double win_tok = 0, win_s = 0;
     r->lr = sched_lr(&r->sched, r->st.step);
+    if (train_eval_launch_due(r) != 0)   /* --eval-async: resumed before its evaluation */
+        return RS_EXIT_WRONG;
     while (r->st.step < end) {
         double loss;
         uint64_t t0 = rs_now_ns();
@@ -114,13 +118,16 @@ static int train_loop(run_ctx *r, long end)
         win_s = 0.9 * win_s + dt;
         if (run_says(r))
             show_progress(r, start, loss, win_tok / win_s);
-        int stop = r->st.step % r->eval_every == 0 ? train_evaluate(r, 1) : 0;
+        int ckpt_due = r->o->ckpt_dir && r->st.step % r->ckpt_every == 0;
+        int stop = train_eval_after_step(r, ckpt_due);
         if (stop < 0)
             return RS_EXIT_WRONG;
-        if (r->o->ckpt_dir && (r->st.step % r->ckpt_every == 0 || stop) && save_ckpt(r) != 0)
+        if (r->o->ckpt_dir && (ckpt_due || stop) && save_ckpt(r) != 0)
             return RS_EXIT_USAGE;
         if (stop)
             break;
+        if (train_eval_launch_due(r) != 0)
+            return RS_EXIT_WRONG;
         if (train_stop_agreed(r))
             return stop_on_signal(r);
     }
@@ -140,21 +147,24 @@ static int completion_test(run_ctx *r)
     return 0;
 }
 
-/* After the loop: valid (unless the last step was just evaluated), the last checkpoint,
- * test, the parameters' hash, --completion, the final lines and the summary table. */
+/* After the loop: --eval-async's evaluation in flight, valid (unless the last step was
+ * just evaluated), the last checkpoint, test (both sharded over the ranks), the
+ * parameters' hash, --completion, the final lines and the summary table. */
 static int finish(run_ctx *r)
 {
     const train_opts *o = r->o;
+    if (train_eval_finish(r) != 0)
+        return RS_EXIT_WRONG;
     if ((r->st.last_eval_step != r->st.step || r->st.step == 0) && train_evaluate(r, 0) < 0)
         return RS_EXIT_WRONG;
     else if (!r->have_valid) {   /* resumed at the end: nothing trained, nothing logged */
-        eval_split_groups(&r->m, r->corp.valid, r->corp.nvalid, r->dp.N, &r->last_valid);
+        train_eval_split(r, r->corp.valid, r->corp.nvalid, &r->last_valid);
         r->last_train_loss = NAN;
     }
     if (o->ckpt_dir && save_ckpt(r) != 0)
         return RS_EXIT_USAGE;
     eval_result valid = r->last_valid, test;
-    eval_split_groups(&r->m, r->corp.test, r->corp.ntest, r->dp.N, &test);
+    train_eval_split(r, r->corp.test, r->corp.ntest, &test);
     sha256_hex(r->m.params, (size_t)r->m.lay.total * sizeof(float), r->params_sha256);
     if (o->completion > 0 && o->level == LEVEL_WORD && completion_test(r) != 0)
         return RS_EXIT_USAGE;

@@ -33,6 +33,8 @@ typedef struct {
     long epochs;             /* --epochs: stop after this many passes (0: no limit) */
     double target_ppl;       /* --target-ppl: stop at the first evaluation reaching it */
     long eval_every;         /* --eval-every steps (0: once per epoch) */
+    int eval_async;          /* --eval-async: score a snapshot on a spare thread while training
+                                goes on; the schedule takes it one evaluation late */
     const char *ckpt_dir;    /* --checkpoint DIR */
     long ckpt_every;         /* --checkpoint-every steps (0: at each evaluation) */
     int resume;              /* --resume: continue from the newest checkpoint in DIR */
@@ -91,5 +93,10 @@ void eval_split(model *m, const int *data, long n, eval_result *r);
 /* The same over G*B streams laid as --batch G*B lays them, scored B at a time (the
  * data-parallel run's G workers): eval_split is G = 1. */
 void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r);
+/* Groups [g0, g1) of that layout alone: the sum of their token losses and the tokens
+ * scored (a rank's shard; the sums over all shards give eval_split_groups's result). */
+void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g1,
+                         double *sum, long *tokens);
+void eval_result_set(eval_result *r, double sum, long tokens);   /* mean, ppl, bits */
 
 #endif

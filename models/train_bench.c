@@ -1,7 +1,9 @@
 /* train_bench.c — rnn-train's benchmark modes, run instead of training on the same
  * set-up: --bench N (N training steps timed one by one: tokens/s, GFLOP/s, fraction of
- * peak) and --pipeline (the two-stage pipelined forward against the sequential order,
+ * peak; with --eval-every k, blocks of k steps with an evaluation and without, in turn:
+ * the exposed evaluation time) and --pipeline (the two-stage pipelined forward against the sequential order,
  * pipeline.c).  One table each, written by train_report.c. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -55,6 +57,85 @@ static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
     return rc;
 }
 
+/* --bench with --eval-every k: the evaluation's cost alone and in the training loop. */
+typedef struct {
+    long every, evals;   /* k, and the evaluations timed (N/k) */
+    double alone_s;      /* one evaluation (valid, sharded), the trainer idle */
+    double without_s, with_s;   /* N/k blocks of k steps without evaluation, and with */
+    double held_s;       /* the time the evaluations held the loop (the log's exposed) */
+} eval_bench;
+
+/* k steps, after an evaluation started when `with` (synchronous: done first; async:
+ * running beside the steps, waited for at the end).  0, or an exit code as
+ * time_steps's. */
+static int time_block(run_ctx *r, long k, int with, double *seconds)
+{
+    double loss = 0;
+    uint64_t t0 = rs_now_ns();
+    if (with && train_eval_bench_start(r) != 0)
+        return -1;
+    for (long i = 0; i < k; i++) {
+        if (train_step(r, &loss) != 0) {
+            rs_seterr("loss became %g during --bench (lower --lr)", loss);
+            return -1;
+        }
+        if (train_eval_poll(r) != 0)
+            return -1;
+        if (train_stop_agreed(r)) {
+            rs_seterr("interrupted during --bench (nothing written)");
+            return RS_EXIT_INTR;
+        }
+    }
+    if (with && train_eval_settle(r, 0) != 0)
+        return -1;
+    *seconds += (double)(rs_now_ns() - t0) * 1e-9;
+    return 0;
+}
+
+/* One evaluation alone, then N/k blocks of k steps without evaluation and N/k with one,
+ * alternating, so that a load drifting over the run weighs on both alike. */
+static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
+{
+    eval_result ev;
+    uint64_t t0 = rs_now_ns();
+    train_eval_split(r, r->corp.valid, r->corp.nvalid, &ev);
+    eb->alone_s = (double)(rs_now_ns() - t0) * 1e-9;
+    long n0 = r->eval_count;
+    double held0 = r->eval_exposed_total_s;
+    int rc = 0;
+    for (long b = 0; b < N / eb->every && rc == 0; b++) {
+        rc = time_block(r, eb->every, 0, &eb->without_s);
+        if (rc == 0)
+            rc = time_block(r, eb->every, 1, &eb->with_s);
+    }
+    eb->evals = r->eval_count - n0;
+    eb->held_s = r->eval_exposed_total_s - held0;
+    return rc;
+}
+
+/* The evaluation's cells, and the report: the evaluation alone, the N steps with and
+ * without, the exposed fraction ((with - without) / evaluation time). */
+static void set_eval_cells(rs_table *tb, int row, const run_ctx *r, const eval_bench *eb, long N)
+{
+    double eval_s = eb->evals * eb->alone_s, exposed = eb->with_s - eb->without_s;
+    long steps = N / eb->every * eb->every;   /* in each of the two kinds of block */
+    rs_set_int(tb, row, "eval_every", eb->every);
+    rs_set_dbl(tb, row, "eval_ms", eb->alone_s * 1e3);
+    rs_set_dbl(tb, row, "eval_exposed_ms", eb->held_s / steps * 1e3);
+    rs_set_dbl(tb, row, "eval_exposed_fraction", exposed / eval_s);
+    if (!run_says(r))
+        return;
+    printf("\neval     every %ld steps, %s, valid scored on %d rank%s: one evaluation alone "
+           "%.4f s\n", eb->every, r->async ? "async (a spare thread)" : "synchronous",
+           r->dp.P, r->dp.P > 1 ? "s (sharded)" : "", eb->alone_s);
+    printf("         %ld steps in blocks of %ld, alternating: %.4f s without evaluation, %.4f s "
+           "with %ld (serial cost %.1f%% of training)\n", steps, eb->every, eb->without_s,
+           eb->with_s, eb->evals, 100 * eval_s / eb->without_s);
+    printf("         exposed %.4f s = %.1f%% of the evaluation time; the loop was held %.4f s "
+           "(%.3f ms per step)\n", exposed, 100 * exposed / eval_s, eb->held_s,
+           eb->held_s / steps * 1e3);
+}
+
 /* The data-parallel cells of the row; under mpirun, a line with the totals. */
 static void set_dp_cells(rs_table *tb, int row, const run_ctx *r, const step_parts *p,
                          double tok_per_s)
@@ -84,7 +165,10 @@ int train_bench(run_ctx *r)
     long N = r->o->bench;
     double *t = malloc((size_t)N * sizeof *t);
     step_parts parts;
+    eval_bench eb = {r->o->eval_every, 0, 0, 0, 0, 0};
     int code = time_steps(r, N, t, &parts);
+    if (code == 0 && eb.every)
+        code = time_with_eval(r, N, &eb);
     if (code != 0) {
         free(t);
         return code;
@@ -119,6 +203,10 @@ int train_bench(run_ctx *r)
         {"exchange_ms", RS_DBL, 4},
         {"exchange_exposed_ms", RS_DBL, 4},
         {"optimizer_ms", RS_DBL, 4},
+        {"eval_every", RS_INT, 0},
+        {"eval_ms", RS_DBL, 4},
+        {"eval_exposed_ms", RS_DBL, 4},
+        {"eval_exposed_fraction", RS_DBL, 4},
     };
     rs_table *tb = rs_table_new("rnn_train_bench", cols, RS_ARRAY_LEN(cols));
     int row = rs_table_row(tb);
@@ -140,6 +228,8 @@ int train_bench(run_ctx *r)
     rs_set_dbl(tb, row, "params_mib",
                r->m.lay.total * 4.0 * (2 + optim_nstate(r->opt.kind)) / 1048576.0);
     set_dp_cells(tb, row, r, &parts, tok / st.median);
+    if (eb.every)
+        set_eval_cells(tb, row, r, &eb, N);
     int rc = train_write_table(r, tb,
                          "model,hidden,layers,batch,bptt,vocab,threads,step_ms_median,tokens_per_s,"
                          "gflops,frac_of_peak,arena_mib,naive_mib");

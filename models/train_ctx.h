@@ -3,7 +3,8 @@
  *
  *   train.c         the run: set-up, the loop, evaluation on schedule, checkpoints, stop
  *   train_setup.c   corpus, model, optimizer, schedule, GEMM dispatch, resume; teardown
- *   train_step.c    one training step, and evaluation on the valid split
+ *   train_step.c    one training step
+ *   train_eval.c    evaluation: sharded over the ranks, on schedule, --eval-async
  *   train_log.c     the evaluation log (--log)
  *   train_report.c  the header, the final lines and the result tables
  *   train_bench.c   --bench N and --pipeline
@@ -41,6 +42,18 @@ typedef struct {
     grad_noise noise;             /* B_simple (N >= 2) */
 } dp_ctx;
 
+/* One evaluation's row: what the step it belongs to had, and the result. */
+typedef struct {
+    long step, epoch, tokens;
+    double seconds, train_loss, lr;
+    double b_simple;    /* the gradient noise scale at that step; NAN with one worker */
+    eval_result valid;
+    double eval_s;      /* the scoring's wall time */
+    double exposed_s;   /* the time the training loop was held by it */
+} eval_row;
+
+struct eval_async;      /* --eval-async's thread and model (train_eval.c) */
+
 typedef struct {
     const train_opts *o;
     corpus corp;
@@ -68,6 +81,9 @@ typedef struct {
     double completion_acc;
     char gemm_note[640];      /* resume: where the GEMM choice came from, for the header */
     dp_ctx dp;
+    struct eval_async *async;   /* --eval-async; NULL without */
+    long eval_count;            /* evaluations recorded in this process, their scoring */
+    double eval_total_s, eval_exposed_total_s;   /* time and the time they held the loop */
 } run_ctx;
 
 static inline int run_says(const run_ctx *r) { return !r->o->quiet; }
@@ -81,15 +97,42 @@ void train_handlers_install(void);
 /* ---- train_setup.c ---- */
 int train_setup(run_ctx *r);   /* 0, or -1 (rs_lasterr): bad input */
 void train_teardown(run_ctx *r);
+int train_set_classes(const run_ctx *r, model *m);   /* --classes: m's map from train */
 
 /* ---- train_step.c ---- */
 /* One step on the next window.  0 ok, 1 non-finite (nothing updated; *loss_out says). */
 int train_step(run_ctx *r, double *loss_out);
-/* Evaluate on valid, log a row, and (scheduled) feed the schedule and the target.
- * 1 to stop, 0 to go on, -1 when the perplexity is not finite (rs_lasterr). */
-int train_evaluate(run_ctx *r, int scheduled);
 /* Record the one line for a run whose `what` became `v` (not finite). */
 void train_diverged(const run_ctx *r, const char *what, double v);
+
+/* ---- train_eval.c: -1 is the one line in rs_lasterr (a perplexity not finite, the
+ * parameters' checksum differing across ranks) ---- */
+/* Collective: the split scored under the current parameters, this rank's shard of the
+ * N groups, the sums added over the ranks. */
+void train_eval_split(run_ctx *r, const int *data, long n, eval_result *ev);
+/* Evaluate on valid now, log a row, and (scheduled) feed the schedule and the target.
+ * 1 to stop, 0 to go on, -1. */
+int train_evaluate(run_ctx *r, int scheduled);
+int train_eval_setup(run_ctx *r);      /* --eval-async: the second model (after the GEMM) */
+void train_eval_teardown(run_ctx *r);
+/* After each step: the evaluation due (synchronous), or --eval-async's result collected
+ * when ready and taken by the schedule at an evaluation step or a checkpoint (ckpt_due).
+ * 1 to stop, 0 to go on, -1. */
+int train_eval_after_step(run_ctx *r, int ckpt_due);
+/* --eval-async: start the evaluation of this step if one is due (after its checkpoint,
+ * and after a resume at an evaluation step whose result the checkpoint lacks).  0 or -1. */
+int train_eval_launch_due(run_ctx *r);
+/* --eval-async: the evaluation in flight waited for, logged, and (apply) taken by the
+ * schedule and the target: 1 to stop, 0 to go on, -1.  0 when none is in flight. */
+int train_eval_settle(run_ctx *r, int apply);
+/* Before the final evaluation: the one in flight taken (the stop reason kept if the run
+ * ended before its step).  0 or -1. */
+int train_eval_finish(run_ctx *r);
+/* --eval-async in one process: a finished evaluation collected (logged) now.  0 or -1. */
+int train_eval_poll(run_ctx *r);
+/* --bench: an evaluation outside the schedule, done now (synchronous) or started
+ * (--eval-async: collect it with train_eval_poll and train_eval_settle(r, 0)).  0, -1. */
+int train_eval_bench_start(run_ctx *r);
 
 /* ---- train_dp.c ---- */
 int train_dp_check(const train_opts *o);   /* --workers against P, --sync, --allreduce */
@@ -128,7 +171,7 @@ void train_sync_wait(run_ctx *r);
 
 /* ---- train_log.c ---- */
 int train_log_open(run_ctx *r);   /* --log: new, or (--resume) cut back to the checkpoint */
-void train_log_row(run_ctx *r, double train_loss, double valid_ppl);
+void train_log_row(run_ctx *r, const eval_row *w);
 void train_log_close(run_ctx *r);
 
 /* ---- train_report.c ---- */

@@ -42,7 +42,7 @@ static int gemm_setup(run_ctx *r)
         }
         snprintf(r->gemm_note, sizeof r->gemm_note, "the checkpoint's choice, not timed again");
     } else if (is_auto) {
-        if (mm_init_auto(&r->m.cfg, o->threads, o->pipeline > 0) != 0)
+        if (mm_init_auto(&r->m.cfg, o->threads, o->pipeline > 0 || o->eval_async) != 0)
             return -1;
     } else {
         if (mm_init(o->gemm, o->threads) != 0)
@@ -77,13 +77,13 @@ static int check_inputs(const train_opts *o, char *path, size_t len)
 }
 
 /* The class map from the train split's unigram counts. */
-static int set_classes(run_ctx *r)
+int train_set_classes(const run_ctx *r, model *m)
 {
-    long *counts = calloc((size_t)r->m.cfg.vocab, sizeof *counts);
+    long *counts = calloc((size_t)m->cfg.vocab, sizeof *counts);
     RS_CHECK(counts, "out of memory");
     for (long i = 0; i < r->corp.ntrain; i++)
         counts[r->corp.train[i]]++;
-    int rc = model_set_classes(&r->m, counts);
+    int rc = model_set_classes(m, counts);
     free(counts);
     return rc;
 }
@@ -109,7 +109,7 @@ static int load_corpus_and_model(run_ctx *r, const char *path)
     if (model_create(&r->m, &cfg) != 0)
         return -1;
     model_init_params(&r->m, o->seed);
-    if (cfg.classes > 0 && set_classes(r) != 0)
+    if (cfg.classes > 0 && train_set_classes(r, &r->m) != 0)
         return -1;
     return 0;
 }
@@ -157,7 +157,7 @@ int train_setup(run_ctx *r)
             return -1;
         r->last_ckpt_step = r->st.step;
     }
-    if (gemm_setup(r) != 0)
+    if (gemm_setup(r) != 0 || train_eval_setup(r) != 0)
         return -1;
     omp_set_num_threads(o->threads);
     if (o->log && !o->bench && !o->pipeline && train_log_open(r) != 0)
@@ -167,6 +167,7 @@ int train_setup(run_ctx *r)
 
 void train_teardown(run_ctx *r)
 {
+    train_eval_teardown(r);
     train_dp_teardown(r);
     train_log_close(r);
     optim_free(&r->opt);

@@ -447,19 +447,26 @@ static void tmp_path(char *buf, size_t n, const char *name)
     snprintf(buf, n, "%s/%s", tmpdir, name);
 }
 
-/* The log's rows without the seconds column. */
+/* The log's rows without its timing columns (seconds, eval_seconds,
+ * eval_exposed_seconds): what equal runs must write alike. */
 static void log_rows(const char *path, char *out, size_t n)
 {
     FILE *f = fopen(path, "r");
     cr_assert(f, "no log %s", path);
     char line[512];
+    int timing[32] = {0};
     out[0] = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL, *c3 = c2 ? strchr(c2 + 1, ',') : NULL;
-        if (!c3)
-            continue;
-        strncat(out, line, (size_t)(c2 - line));
-        strncat(out, c3, n - strlen(out) - 1);
+    for (int row = 0; fgets(line, sizeof line, f); row++) {
+        int col = 0;
+        for (char *save, *cell = strtok_r(line, ",\n", &save); cell && col < 32;
+             cell = strtok_r(NULL, ",\n", &save), col++) {
+            if (row == 0)
+                timing[col] = strcmp(cell, "seconds") == 0 || strcmp(cell, "eval_seconds") == 0 ||
+                              strcmp(cell, "eval_exposed_seconds") == 0;
+            if (!timing[col])
+                snprintf(out + strlen(out), n - strlen(out), "%s,", cell);
+        }
+        snprintf(out + strlen(out), n - strlen(out), "\n");
     }
     fclose(f);
 }
@@ -486,7 +493,8 @@ Test(models, loss_decreases_on_tiny_corpus)
     double first = 0, last = 0, ppl = 0;
     int rows = 0;
     cr_assert(fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "step,tokens,seconds,train_loss,valid_ppl,lr,b_simple\n");
+    cr_expect_str_eq(line, "step,tokens,seconds,train_loss,valid_ppl,lr,eval_seconds,"
+                     "eval_exposed_seconds,b_simple\n");
     while (fgets(line, sizeof line, f)) {
         long step, tok;
         double s, tl, vp, lr;
@@ -891,6 +899,11 @@ Test(models, bad_input_exits_2_with_one_line)
     expect_usage((const char *[]){"--resume", NULL}, "--checkpoint");
     expect_usage((const char *[]){"--corpus", tiny, "--gemm", "nosuch", NULL},
                  "--gemm: unknown backend 'nosuch'");
+    expect_usage((const char *[]){"--corpus", tiny, "--eval-async", "--gemm", "blocked", SMALL, NULL},
+                 "--eval-async calls GEMM from two threads");
+    expect_usage((const char *[]){"--eval-ranks", "1", NULL}, "--eval-ranks: not built yet");
+    expect_usage((const char *[]){"--bench", "5", "--eval-every", "10", NULL},
+                 "no block of 10 steps");
 }
 
 /* A checkpoint whose --gemm auto picks name a backend this machine cannot run: one
@@ -1015,6 +1028,132 @@ Test(models, target_ppl_stops_and_reports)
     cr_expect_eq(steps, total, "the run stops at the evaluation that reached the target");
     cr_expect(summary_num(js, "tokens_to_target") == steps * 8 * 12);
     cr_expect(summary_num(js, "valid_ppl") <= 9);
+}
+
+/* The log's column `name` in every row; returns the rows. */
+static int log_column(const char *path, const char *name, double *v, int max)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no log %s", path);
+    char line[512];
+    int at = -1, n = 0;
+    for (int row = 0; fgets(line, sizeof line, f) && n < max; row++) {
+        int col = 0;
+        for (char *save, *cell = strtok_r(line, ",\n", &save); cell;
+             cell = strtok_r(NULL, ",\n", &save), col++) {
+            if (row == 0 && strcmp(cell, name) == 0)
+                at = col;
+            else if (row > 0 && col == at)
+                v[n++] = strtod(cell, NULL);
+        }
+        cr_assert(at >= 0, "%s: no column %s", path, name);
+    }
+    fclose(f);
+    return n;
+}
+
+/* --eval-async scores a snapshot of the same parameters with the same code as the
+ * synchronous evaluation, so it logs the same perplexities, to the bit, at the same
+ * steps (one trainer thread, as the evaluator has one). */
+Test(models, async_eval_logs_what_sync_logs)
+{
+    need_backend("openblas");
+    char log[2][300], js[2][300];
+    tmp_path(log[0], 300, "sync.csv"), tmp_path(log[1], 300, "async.csv");
+    tmp_path(js[0], 300, "sync.json"), tmp_path(js[1], 300, "async.json");
+    train_opts o;
+    for (int k = 0; k < 2; k++) {
+        small_opts(&o, log[k], NULL, 40);
+        o.gemm = "openblas", o.threads = 1, o.json = js[k], o.eval_async = k;
+        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    }
+    static char rs[8192], ra[8192];
+    log_rows(log[0], rs, sizeof rs), log_rows(log[1], ra, sizeof ra);
+    cr_expect_str_eq(rs, ra, "async evaluation logged other rows");
+    for (int i = 0; i < 2; i++) {
+        const char *col = i ? "test_ppl" : "valid_ppl";
+        double a = summary_num(js[0], col), b = summary_num(js[1], col);
+        cr_expect(a == b && isfinite(a), "%s: %.17g sync, %.17g async", col, a, b);
+    }
+    char hs[65], ha[65];
+    params_hash(js[0], hs), params_hash(js[1], ha);
+    cr_expect_str_eq(hs, ha);
+    double ev[2][8], ex[2][8];
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(log_column(log[k], "eval_seconds", ev[k], 8), 4);
+        cr_assert_eq(log_column(log[k], "eval_exposed_seconds", ex[k], 8), 4);
+        for (int i = 0; i < 4; i++)
+            cr_expect(ev[k][i] > 0 && ex[k][i] >= 0, "row %d: eval %g s, exposed %g s", i,
+                      ev[k][i], ex[k][i]);
+    }
+    for (int i = 0; i < 4; i++)   /* synchronous: the loop is held for all of it */
+        cr_expect_eq(ev[0][i], ex[0][i]);
+}
+
+/* With --eval-async the schedule takes each result at fixed steps (the next evaluation
+ * or checkpoint), so a plateau schedule repeats to the bit, and a run stopped at an
+ * evaluation step or between two, then resumed, equals the uninterrupted one. */
+Test(models, async_eval_schedule_repeats_and_resumes)
+{
+    need_backend("openblas");
+    char l[4][300], d[4][300], j[4][300], name[32];
+    for (int k = 0; k < 4; k++) {
+        snprintf(name, sizeof name, "as%d.csv", k), tmp_path(l[k], 300, name);
+        snprintf(name, sizeof name, "as%d", k), tmp_path(d[k], 300, name);
+        snprintf(name, sizeof name, "as%d.json", k), tmp_path(j[k], 300, name);
+    }
+    static const long stop_at[4] = {0, 0, 15, 20};   /* 0: uninterrupted */
+    train_opts o;
+    for (int k = 0; k < 4; k++) {
+        for (int part = stop_at[k] ? 0 : 1; part < 2; part++) {
+            small_opts(&o, l[k], d[k], part ? 40 : stop_at[k]);
+            o.gemm = "openblas", o.threads = 1, o.eval_async = 1, o.ckpt_every = 5;
+            o.sched = SCHED_PLATEAU, o.optim = OPT_SGD, o.lr = 1, o.resume = part && stop_at[k];
+            o.json = part ? j[k] : NULL;
+            cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+        }
+    }
+    static char r0[8192], rk[8192];
+    char h0[65], hk[65];
+    log_rows(l[0], r0, sizeof r0), params_hash(j[0], h0);
+    cr_expect(strstr(r0, ",0.5,"), "the plateau schedule never halved the rate:\n%s", r0);
+    for (int k = 1; k < 4; k++) {
+        log_rows(l[k], rk, sizeof rk), params_hash(j[k], hk);
+        cr_expect_str_eq(r0, rk, "run %d (stopped at %ld) logged other rows", k, stop_at[k]);
+        cr_expect_str_eq(h0, hk, "run %d (stopped at %ld): other parameters", k, stop_at[k]);
+    }
+}
+
+/* A sharded evaluation's pieces: the groups' partial sums, cut anywhere, add up to the
+ * whole split's loss, and every token is scored once. */
+Test(models, eval_shards_add_up_to_the_split)
+{
+    corpus c;
+    cr_assert_eq(corpus_load(&c, tiny_corpus(), LEVEL_WORD, 0, 0), 0, "%s", rs_lasterr());
+    model_cfg cfg = {CELL_LSTM, 1, 24, 16, c.vocab, 2, 8, 0};
+    cr_assert_eq(mm_init("blocked", 1), 0, "%s", rs_lasterr());
+    cr_assert_eq(output_init(), 0);
+    model m;
+    cr_assert_eq(model_create(&m, &cfg), 0, "%s", rs_lasterr());
+    model_init_params(&m, 3);
+    eval_result whole, parts;
+    eval_split_groups(&m, c.valid, c.nvalid, 4, &whole);
+    static const int cut[] = {0, 1, 3, 4};
+    double sum = 0;
+    long tokens = 0;
+    for (int i = 0; i < 3; i++) {
+        double s;
+        long t;
+        eval_groups_partial(&m, c.valid, c.nvalid, 4, cut[i], cut[i + 1], &s, &t);
+        cr_expect(t > 0 && s > 0, "groups [%d, %d): %ld tokens, loss sum %g", cut[i], cut[i + 1], t, s);
+        sum += s, tokens += t;
+    }
+    eval_result_set(&parts, sum, tokens);
+    cr_expect_eq(tokens, whole.tokens);
+    cr_expect(fabs(parts.loss - whole.loss) <= 1e-12 * whole.loss, "shards %.17g, whole %.17g",
+              parts.loss, whole.loss);
+    model_destroy(&m);
+    corpus_free(&c);
 }
 
 /* The valid perplexity of the small model after 80 steps (warmup 5, evaluated at 40

@@ -10,7 +10,10 @@
 #      per-tensor against fused at P = 2 and 3: the same curve within 1e-5; at P = 2 the
 #      same parameter bits (every sum has two addends, which commute);
 #   4. a parameter checksum mismatch (injected on rank 1) stops the run: exit 1, one line;
-#   5. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`).
+#   5. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`);
+#   6. evaluation: one checkpoint scored at P = 1 and sharded at P = 2 gives valid and
+#      test ppl within 1e-9 relative (the shards' sums added in another order); at P = 2
+#      --eval-async logs the rows the synchronous evaluation logs.
 # The corpus is generated here (a small grammar), the model tiny.  Exits 1 on failure.
 set -u
 bin=${1:?usage: train.sh RNN_TRAIN}
@@ -107,6 +110,36 @@ else
     echo "FAIL: checksum mismatch: exit $rc (want 1):"; head -n 10 "$tmp/err"; fail=1
 fi
 
+echo "== evaluation sharded over the ranks; --eval-async under mpirun"
+summary_num() { sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" "$1" | head -n 1; }
+"$bin" $common --workers 2 --steps 10 --checkpoint "$tmp/ck-ev" > /dev/null 2> "$tmp/err" \
+    || { echo "FAIL: the checkpoint to evaluate:"; cat "$tmp/err"; fail=1; }
+for p in 1 2; do   # resumed at its last step: nothing trained, valid and test scored
+    mpirun_q "$p" "$bin" $common --workers 2 --steps 10 --checkpoint "$tmp/ck-ev" --resume \
+        --json "$tmp/ev$p.json" > /dev/null 2> "$tmp/err" || { echo "FAIL: np=$p eval:"; cat "$tmp/err"; fail=1; }
+done
+for col in valid_ppl test_ppl; do
+    a=$(summary_num "$tmp/ev1.json" $col); b=$(summary_num "$tmp/ev2.json" $col)
+    if [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN { d = (a - b) / a;
+            if (d < 0) d = -d; exit !(d <= 1e-9) }'; then
+        echo "ok   $col sharded over 2 ranks equals one rank's within 1e-9 ($a, $b)"
+    else
+        echo "FAIL $col: one rank $a, sharded over 2 ranks $b"; fail=1
+    fi
+done
+for mode in sync async; do
+    flag=; [ $mode = async ] && flag=--eval-async
+    mpirun_q 2 "$bin" $common --workers 2 --steps 20 --eval-every 5 $flag --log "$tmp/$mode.csv" \
+        > /dev/null 2> "$tmp/err" || { echo "FAIL: np=2 $mode evaluation:"; cat "$tmp/err"; fail=1; }
+done
+rows() { cut -d, -f1,2,4,5,6 "$1"; }   # without the timing columns
+if [ "$(rows "$tmp/sync.csv")" = "$(rows "$tmp/async.csv")" ] && [ "$(wc -l < "$tmp/async.csv")" -eq 5 ] &&
+        head -n 1 "$tmp/async.csv" | grep -q eval_exposed_seconds; then
+    echo "ok   np=2 --eval-async logs the synchronous evaluation's rows"
+else
+    echo "FAIL np=2 --eval-async rows differ:"; paste -d' ' "$tmp/sync.csv" "$tmp/async.csv"; fail=1
+fi
+
 echo "== bad input: exit 2, one line from rank 0, no hang"
 : > "$tmp/exists.csv"
 expect_usage() {
@@ -128,6 +161,7 @@ expect_usage 2 "unknown mode 'lazy'" --sync lazy
 expect_usage 2 "expected a bucket size > 0" --sync bucketed --bucket-mib 0
 expect_usage 3 "expected a bucket size > 0" --sync bucketed --bucket-mib -2
 expect_usage 2 "already exists" --log "$tmp/exists.csv"
+expect_usage 2 "not built yet (use --eval-async)" --eval-ranks 1
 
 if [ $fail -eq 0 ]; then echo "check-mpi-train: all tests passed"; else echo "check-mpi-train: FAILED"; fi
 exit $fail

@@ -1,0 +1,289 @@
+/* train_eval.c — evaluation during training: the valid (and test) split sharded over the
+ * ranks, the evaluation row (logged, printed, then taken by the schedule and the
+ * target), and --eval-async, which scores a snapshot of the parameters on a spare thread
+ * while training goes on.  train.c calls these on its schedule; train_bench.c times them.
+ *
+ * Sharding: with N workers the split is laid as N groups (eval.c); rank r of P scores
+ * groups [r N/P, (r+1) N/P) and the (loss sum, tokens) pairs are summed over the ranks,
+ * so every rank gets the same perplexity at 1/P of the cost.
+ *
+ * --eval-async: at a scheduled evaluation the parameters are copied into a second model
+ * (its own activations and state) that a thread scores at one OpenMP thread.  The row of
+ * step s carries what step s had (tokens, seconds, train loss, lr).  It is logged when
+ * collected: as soon as it is ready in one process; under mpirun at the next evaluation,
+ * since the sum over ranks is an MPI call, made by the main thread.  The schedule and the
+ * target take it at the next scheduled evaluation, at a checkpoint or at the end,
+ * whichever comes first, after waiting for it if need be (that wait is the exposed time):
+ * the schedule reacts one evaluation late, at steps that timing cannot move, and no
+ * checkpoint holds a result half taken.  A checkpoint due at an evaluation step is written
+ * before that evaluation starts, and a run resumed from it starts that evaluation again. */
+#include <math.h>
+#include <omp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "matmul.h"
+#include "progress.h"
+#include "timer.h"
+#include "train_ctx.h"
+
+struct eval_async {
+    model m;              /* the evaluator's own model; its parameters are the snapshot */
+    const run_ctx *r;     /* the split and the shard: read only while the thread runs */
+    pthread_t thread;
+    int running;          /* started and not joined */
+    int pending;          /* a row the schedule has not taken yet */
+    int logged;           /* that row is collected and logged */
+    atomic_int done;      /* the thread's scoring has finished */
+    eval_row row;
+    double sums[2];       /* this rank's (loss sum, tokens) */
+    double launch_s;      /* the loop's time spent starting it: the snapshot, the thread */
+};
+
+static double seconds_since(uint64_t t0) { return (double)(rs_now_ns() - t0) * 1e-9; }
+
+/* This rank's shard of model m's evaluation of the split, groups [rank G/P, (rank+1) G/P)
+ * of the G groups: (loss sum, tokens). */
+static void score_shard(const run_ctx *r, model *m, const int *data, long n, double sums[2])
+{
+    long G = r->dp.N, P = r->dp.P, rank = r->dp.rank, tokens;
+    eval_groups_partial(m, data, n, (int)G, (int)(rank * G / P), (int)((rank + 1) * G / P),
+                        &sums[0], &tokens);
+    sums[1] = (double)tokens;
+}
+
+void train_eval_split(run_ctx *r, const int *data, long n, eval_result *ev)
+{
+    double v[2];
+    score_shard(r, &r->m, data, n, v);
+    dp_comm_sum_doubles(v, 2);
+    eval_result_set(ev, v[0], (long)v[1]);
+}
+
+/* What the current step has, for its row. */
+static eval_row row_now(const run_ctx *r)
+{
+    eval_row w;
+    memset(&w, 0, sizeof w);
+    w.step = r->st.step;
+    w.epoch = r->st.epoch;
+    w.tokens = r->st.tokens;
+    w.seconds = r->st.seconds;
+    w.train_loss = r->st.loss_count ? r->st.loss_sum / (double)r->st.loss_count : NAN;
+    w.lr = r->lr;
+    w.b_simple = r->dp.N > 1 ? grad_noise_bsimple(&r->dp.noise) : NAN;
+    return w;
+}
+
+static void print_eval_line(const eval_row *w, int chars)
+{
+    rs_progress_done();
+    printf("step %6ld  epoch %ld  tokens %9ld  train loss %.4f  valid ppl %8.2f  lr %.4g  "
+           "%.0f tok/s  %.1f s\n", w->step, w->epoch, w->tokens, w->train_loss, w->valid.ppl,
+           w->lr, w->seconds > 0 ? w->tokens / w->seconds : 0, w->seconds);
+    if (chars)
+        printf("             valid %.4f bits per character\n", w->valid.bits);
+    fflush(stdout);
+}
+
+/* The row logged, printed, kept as the last evaluation and checked against the target.
+ * 0, or -1 when the perplexity is not finite (rs_lasterr). */
+static int record_row(run_ctx *r, const eval_row *w)
+{
+    r->last_train_loss = w->train_loss;
+    r->last_valid = w->valid;
+    r->have_valid = 1;
+    r->eval_count++;
+    r->eval_total_s += w->eval_s;
+    r->eval_exposed_total_s += w->exposed_s;
+    train_log_row(r, w);
+    if (run_says(r) && !r->o->bench)
+        print_eval_line(w, r->o->level == LEVEL_CHAR);
+    if (!isfinite(w->valid.ppl)) {   /* mean loss > 709 nats: the weights have blown up */
+        train_diverged(r, "the validation perplexity", w->valid.ppl);
+        return -1;
+    }
+    if (r->o->target_ppl > 0 && w->valid.ppl <= r->o->target_ppl && r->target_step < 0) {
+        r->target_step = w->step;
+        r->target_tokens = w->tokens;
+        r->target_seconds = w->seconds;
+    }
+    return 0;
+}
+
+/* A scheduled evaluation's row taken by the schedule and the target: 1 to stop, 0 not. */
+static int apply_row(run_ctx *r, const eval_row *w)
+{
+    r->st.last_valid_ppl = w->valid.ppl;
+    r->st.last_eval_step = w->step;
+    if (r->o->target_ppl > 0 && r->target_step == w->step) {
+        r->stop_reason = "target reached";
+        return 1;
+    }
+    if (sched_on_eval(&r->sched, w->valid.ppl)) {
+        r->stop_reason = "plateau (valid ppl gain < 1.003 while halving)";
+        return 1;
+    }
+    return 0;
+}
+
+/* A scheduled evaluation also closes the train-loss average and feeds the schedule and
+ * the target; the one at the end of a run that stops between them (--steps, Ctrl-C)
+ * only reports, so stopping and resuming changes nothing the training sees. */
+int train_evaluate(run_ctx *r, int scheduled)
+{
+    uint64_t t0 = rs_now_ns();
+    if (train_dp_check_params(r) != 0)
+        return -1;
+    eval_row w = row_now(r);
+    train_eval_split(r, r->corp.valid, r->corp.nvalid, &w.valid);
+    w.eval_s = w.exposed_s = seconds_since(t0);
+    if (record_row(r, &w) != 0)
+        return -1;
+    if (!scheduled)
+        return 0;
+    r->st.loss_sum = 0;
+    r->st.loss_count = 0;
+    return apply_row(r, &w);
+}
+
+/* ---- --eval-async ---- */
+
+static void *eval_thread(void *arg)
+{
+    struct eval_async *a = arg;
+    omp_set_num_threads(1);   /* the trainer keeps its threads */
+    uint64_t t0 = rs_now_ns();
+    score_shard(a->r, &a->m, a->r->corp.valid, a->r->corp.nvalid, a->sums);
+    a->row.eval_s = seconds_since(t0);
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+int train_eval_setup(run_ctx *r)
+{
+    if (!r->o->eval_async)
+        return 0;
+    RS_CHECK(mm_reentrant(), "--eval-async calls GEMM from two threads at once, which --gemm %s "
+             "does not allow (it packs into shared buffers): use --gemm auto, openblas, blis or "
+             "onednn", mm_backend_name());
+    struct eval_async *a = calloc(1, sizeof *a);
+    RS_CHECK(a, "out of memory");
+    r->async = a;
+    a->r = r;
+    if (model_create(&a->m, &r->m.cfg) != 0)
+        return -1;
+    return r->m.cfg.classes > 0 ? train_set_classes(r, &a->m) : 0;
+}
+
+void train_eval_teardown(run_ctx *r)
+{
+    struct eval_async *a = r->async;
+    if (!a)
+        return;
+    if (a->running)
+        pthread_join(a->thread, NULL);
+    model_destroy(&a->m);
+    free(a);
+    r->async = NULL;
+}
+
+/* The checksum (collective), the row of this step, the snapshot and the thread.  0, or
+ * -1 (rs_lasterr). */
+static int launch(run_ctx *r)
+{
+    struct eval_async *a = r->async;
+    uint64_t t0 = rs_now_ns();
+    if (train_dp_check_params(r) != 0)
+        return -1;
+    a->row = row_now(r);
+    r->st.loss_sum = 0;
+    r->st.loss_count = 0;
+    memcpy(a->m.params, r->m.params, (size_t)r->m.lay.total * sizeof(float));
+    atomic_store(&a->done, 0);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals stay with the trainer's thread */
+    int rc = pthread_create(&a->thread, NULL, eval_thread, a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    RS_CHECK(rc == 0, "--eval-async: cannot start the evaluation thread: %s", strerror(rc));
+    a->running = a->pending = 1;
+    a->logged = 0;
+    a->launch_s = seconds_since(t0);
+    return 0;
+}
+
+/* Wait for the thread (the wait is exposed), sum the shards over the ranks (collective)
+ * and record the row.  0, or -1 (rs_lasterr). */
+static int collect(run_ctx *r)
+{
+    struct eval_async *a = r->async;
+    uint64_t t0 = rs_now_ns();
+    pthread_join(a->thread, NULL);
+    a->running = 0;
+    dp_comm_sum_doubles(a->sums, 2);
+    eval_result_set(&a->row.valid, a->sums[0], (long)a->sums[1]);
+    a->row.exposed_s = a->launch_s + seconds_since(t0);
+    a->logged = 1;
+    return record_row(r, &a->row);
+}
+
+int train_eval_poll(run_ctx *r)
+{
+    struct eval_async *a = r->async;
+    if (!a || r->dp.P > 1 || !a->running || !atomic_load(&a->done))
+        return 0;
+    return collect(r);
+}
+
+int train_eval_settle(run_ctx *r, int apply)
+{
+    struct eval_async *a = r->async;
+    if (!a || !a->pending)
+        return 0;
+    if (!a->logged && collect(r) != 0)
+        return -1;
+    a->pending = 0;
+    return apply ? apply_row(r, &a->row) : 0;
+}
+
+int train_eval_after_step(run_ctx *r, int ckpt_due)
+{
+    int due = r->st.step % r->eval_every == 0;
+    if (!r->async)
+        return due ? train_evaluate(r, 1) : 0;
+    if (train_eval_poll(r) != 0)
+        return -1;
+    return due || ckpt_due ? train_eval_settle(r, 1) : 0;
+}
+
+int train_eval_launch_due(run_ctx *r)
+{
+    const struct eval_async *a = r->async;
+    if (!a || a->pending || r->st.step == 0 || r->st.step % r->eval_every != 0 ||
+        r->st.last_eval_step == r->st.step)
+        return 0;
+    return launch(r);
+}
+
+int train_eval_finish(run_ctx *r)
+{
+    const char *why = r->stop_reason;
+    long step = r->async && r->async->pending ? r->async->row.step : -1;
+    int rc = train_eval_settle(r, 1);
+    if (step >= 0 && step != r->st.step)   /* the run ended before the result could act */
+        r->stop_reason = why;
+    return rc < 0 ? -1 : 0;
+}
+
+int train_eval_bench_start(run_ctx *r)
+{
+    if (!r->async)
+        return train_evaluate(r, 0);
+    return train_eval_settle(r, 0) != 0 ? -1 : launch(r);
+}
