@@ -11,7 +11,7 @@
 #include "allreduce.h"
 #include "check.h"
 
-static int started, rank, size = 1;
+static int started, rank, size = 1, thread_level;
 
 /* mpirun (Open MPI, PMIx) sets these; a singleton MPI_Init would cost time and
  * can print warnings, so a plain run stays without MPI. */
@@ -24,7 +24,9 @@ int dp_comm_start(int *argc, char ***argv)
     for (int i = 1; i < *argc; i++)   /* library:K needs its setting before MPI_Init */
         if (strstr((*argv)[i], "library:"))
             ar_library_prepare_env();
-    RS_CHECK(MPI_Init(argc, argv) == MPI_SUCCESS, "MPI_Init failed");
+    /* --sync bucketed's communication thread calls MPI while this one does not */
+    RS_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &thread_level) == MPI_SUCCESS,
+             "MPI_Init_thread failed");
     started = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -41,6 +43,7 @@ void dp_comm_finish(void)
 int dp_comm_rank(void) { return rank; }
 int dp_comm_size(void) { return size; }
 int dp_comm_active(void) { return started; }
+int dp_comm_threads_ok(void) { return !started || thread_level >= MPI_THREAD_SERIALIZED; }
 
 int dp_comm_agree(int rc)
 {

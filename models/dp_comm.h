@@ -16,6 +16,9 @@ void dp_comm_finish(void);   /* MPI_Finalize if started */
 int dp_comm_rank(void);      /* 0 without MPI */
 int dp_comm_size(void);      /* P; 1 without MPI */
 int dp_comm_active(void);    /* MPI was started */
+/* A second thread may make MPI calls while this one makes none (MPI started with at
+ * least MPI_THREAD_SERIALIZED; 1 without MPI). */
+int dp_comm_threads_ok(void);
 
 /* Collective: did any rank fail (rc != 0)?  Returns 0 when none did; otherwise -1 on
  * every rank, with rs_lasterr set to the lowest failing rank's line. */
@@ -44,5 +47,18 @@ int dp_exchange_create(const dp_exchange_opts *xo, long max_count, dp_exchange *
 int dp_exchange_sum(dp_exchange *x, float *buf, long count);   /* collective; 0 or -1 */
 const char *dp_exchange_name(const dp_exchange *x);   /* "none" without MPI */
 void dp_exchange_free(dp_exchange *x);                 /* collective */
+
+/* Buckets (dp_buckets.c): dp_exchange_sum of ranges of a buffer, run in the order
+ * started on a communication thread while the caller goes on computing.  Between a
+ * dp_buckets_start and the dp_buckets_wait after it the caller makes no MPI call and
+ * leaves the ranges alone; every rank starts the same ranges in the same order.
+ * x NULL (no MPI): *out is NULL and start and wait do nothing. */
+typedef struct dp_buckets dp_buckets;
+int dp_buckets_create(dp_exchange *x, dp_buckets **out);      /* 0, or -1 (rs_lasterr) */
+int dp_buckets_start(dp_buckets *b, float *buf, long count);  /* 0, or -1 (rs_lasterr) */
+/* Until every started bucket is summed; *busy_s gets the thread's seconds in
+ * dp_exchange_sum since the last wait.  0, or -1 when an allreduce failed. */
+int dp_buckets_wait(dp_buckets *b, double *busy_s);
+void dp_buckets_free(dp_buckets *b);                          /* after a wait */
 
 #endif

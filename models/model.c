@@ -176,6 +176,12 @@ const float *model_forward_layers(model *m, int Tw)
     return x;
 }
 
+static void grad_ready(model *m, long from)
+{
+    if (m->grad_ready)
+        m->grad_ready(m->grad_ready_ctx, from);
+}
+
 void model_backward(model *m, int Tw)
 {
     const model_cfg *c = &m->cfg;
@@ -186,9 +192,11 @@ void model_backward(model *m, int Tw)
     memset(m->grads, 0, (size_t)m->lay.total * sizeof(float));
     float *dH = a->dA, *dX = a->dB;   /* (Tw, B, H), (Tw, B, I) */
     output_backward(m, a->h[L - 1] + B * H, dH, Tw);
+    grad_ready(m, m->lay.t[P_WOUT(L)].offset);
     for (int l = L - 1; l >= 0; l--) {
         const float *x = l == 0 ? a->x0 : a->h[l - 1] + B * H;
         cell->backward(m, l, x, dH, dX, Tw);
+        grad_ready(m, m->lay.t[P_WX(l)].offset);
         float *t = dH;
         dH = dX, dX = t;   /* this layer's dX is the next one's dH */
     }
@@ -200,6 +208,7 @@ void model_backward(model *m, int Tw)
         for (long j = 0; j < D; j++)
             row[j] += g[j];
     }
+    grad_ready(m, 0);
 }
 
 void model_carry(model *m, int Tw)

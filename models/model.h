@@ -139,6 +139,10 @@ typedef struct {
     class_map cls;     /* --classes: set by model_set_classes (C = 0: full softmax) */
     int *progress;     /* NULL, or (pipeline.c) where the top layer's forward publishes
                           the steps it has finished (release store of t + 1) */
+    /* NULL, or called by model_backward each time grads[from, lay.total) is final: the
+     * trainer starts exchanging that part while the backward goes on. */
+    void (*grad_ready)(void *ctx, long from);
+    void *grad_ready_ctx;
 } model;
 
 /* One recurrent cell type: forward and backward of layer l over a window (elman.c,
@@ -177,7 +181,9 @@ double model_forward(model *m, int Tw, int train);
 /* The embedding and the recurrent layers of model_forward: returns h_top[1..Tw]
  * (Tw, B, H), the output layer's input. */
 const float *model_forward_layers(model *m, int Tw);
-/* Gradients of the mean loss of the last forward(train=1) into m->grads (overwritten). */
+/* Gradients of the mean loss of the last forward(train=1) into m->grads (overwritten).
+ * They are readied from the end of the layout: output layer, layers L-1..0, embedding;
+ * m->grad_ready (if set) hears of each finished suffix. */
 void model_backward(model *m, int Tw);
 /* state := h[Tw] (and c[Tw]): the next window continues the streams. */
 void model_carry(model *m, int Tw);

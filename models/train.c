@@ -38,6 +38,7 @@ void train_opts_defaults(train_opts *o)
     o->eval_every = 0;
     o->seed = 1;
     o->threads = 0;
+    o->bucket_mib = 25;   /* PyTorch DDP's default bucket_cap_mb */
 }
 
 /* ---- signals: a flag while training ---- */

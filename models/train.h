@@ -50,7 +50,8 @@ typedef struct {
                                 and the two-stage pipelined order (pipeline.h); 0 off */
     const char *csv, *json;  /* --csv / --json: the summary (or benchmark) table */
     int workers;             /* --workers N: synchronous workers, N/P per rank (0: P) */
-    const char *sync;        /* --sync: the gradient exchange ("fused") */
+    const char *sync;        /* --sync: the gradient exchange (fused, bucketed, per-tensor) */
+    double bucket_mib;       /* --bucket-mib: bucketed's bucket size, MiB (> 0) */
     dp_exchange_opts exchange; /* --allreduce, --group-size, --group-max, --inner */
     int quiet;               /* no stdout (tests) */
     int argc;                /* for the tables' metadata */

@@ -17,6 +17,7 @@
 /* The medians of the step's parts (train_dp.c) over the timed steps, in ms. */
 typedef struct {
     double compute, exchange, optimizer;
+    double exchange_total;   /* in allreduce calls, hidden or not */
 } step_parts;
 
 static double median_ms(double *v, long n)
@@ -30,7 +31,7 @@ static double median_ms(double *v, long n)
  * exit code. */
 static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
 {
-    double *part = malloc((size_t)3 * N * sizeof *part), loss = 0;
+    double *part = malloc((size_t)4 * N * sizeof *part), loss = 0;
     int rc = 0;
     for (long i = 0; i < N + 2 && rc == 0; i++) {   /* two untimed steps first */
         uint64_t t0 = rs_now_ns();
@@ -42,6 +43,7 @@ static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
             part[i - 2] = r->dp.compute_s;
             part[N + i - 2] = r->dp.exchange_s;
             part[2 * N + i - 2] = r->dp.optimizer_s;
+            part[3 * N + i - 2] = r->dp.exchange_total_s;
         }
         if (rc == 0 && train_stop_agreed(r)) {
             rs_seterr("interrupted during --bench (nothing written)");
@@ -50,7 +52,7 @@ static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
     }
     if (rc == 0)
         *parts = (step_parts){median_ms(part, N), median_ms(part + N, N),
-                              median_ms(part + 2 * N, N)};
+                              median_ms(part + 2 * N, N), median_ms(part + 3 * N, N)};
     free(part);
     return rc;
 }
@@ -144,14 +146,16 @@ static void set_dp_cells(rs_table *tb, int row, const run_ctx *r, const step_par
     rs_set_str(tb, row, "sync", r->o->sync);
     rs_set_str(tb, row, "allreduce", dp_exchange_name(d->exchange));
     rs_set_dbl(tb, row, "compute_ms", p->compute);
+    rs_set_dbl(tb, row, "exchange_ms", p->exchange_total);
     rs_set_dbl(tb, row, "exchange_exposed_ms", p->exchange);
     rs_set_dbl(tb, row, "optimizer_ms", p->optimizer);
     if (run_says(r) && (d->P > 1 || d->N > 1))
         printf("\nbench    %d rank%s x %d worker%s of batch %d: %.0f tokens/s in total, %.0f per "
-               "rank; step: compute %.2f ms, exposed exchange (%s) %.2f ms, optimizer %.2f ms\n",
+               "rank; step: compute %.2f ms, exchange (%s, %s) %.2f ms of which exposed %.2f ms, "
+               "optimizer %.2f ms\n",
                d->P, d->P > 1 ? "s" : "", d->local, d->local > 1 ? "s" : "", r->m.cfg.batch,
-               tok_per_s, tok_per_s / d->P, p->compute, dp_exchange_name(d->exchange),
-               p->exchange, p->optimizer);
+               tok_per_s, tok_per_s / d->P, p->compute, r->o->sync, dp_exchange_name(d->exchange),
+               p->exchange_total, p->exchange, p->optimizer);
 }
 
 /* --bench N: two untimed steps, then N steps timed one by one. */
@@ -196,6 +200,7 @@ int train_bench(run_ctx *r)
         {"sync", RS_STR, 0},
         {"allreduce", RS_STR, 0},
         {"compute_ms", RS_DBL, 4},
+        {"exchange_ms", RS_DBL, 4},
         {"exchange_exposed_ms", RS_DBL, 4},
         {"optimizer_ms", RS_DBL, 4},
         {"eval_every", RS_INT, 0},

@@ -8,13 +8,15 @@
  *   train_log.c     the evaluation log (--log)
  *   train_report.c  the header, the final lines and the result tables
  *   train_bench.c   --bench N and --pipeline
- *   train_dp.c      --workers over ranks: the workers' state, their step, the exchange */
+ *   train_dp.c      --workers over ranks: the workers' state, their step, the exchange
+ *   train_sync.c    --sync: fused, bucketed (a communication thread), per-tensor */
 #ifndef RS_MODELS_TRAIN_CTX_H
 #define RS_MODELS_TRAIN_CTX_H
 
 #include <stdio.h>
 
 #include "checkpoint.h"
+#include "grad_noise.h"
 #include "record.h"
 #include "train.h"
 
@@ -28,12 +30,23 @@ typedef struct {
     int stop_any;                 /* P > 1: some rank was asked to stop (agreed per step) */
     int perturbed;                /* the checksum test hook has fired */
     double compute_s, exchange_s, optimizer_s;   /* the last step's parts */
+    double exchange_total_s;      /* the last step's seconds in allreduce calls (any thread) */
+    int sync;                     /* --sync (train_sync.c) */
+    int Tw;                       /* the last window's steps */
+    dp_buckets *buckets;          /* bucketed: the communication thread (NULL without MPI) */
+    long bucket_floats;           /* bucketed: one bucket */
+    long ready_from, sent_from;   /* bucketed, during the backward: grads[ready_from..] taken,
+                                     [sent_from..] handed to the thread */
+    float *zeros;                 /* per-tensor: what rounds 2..Tw send */
+    double small_sq;              /* sum over workers of |own mean gradient|^2 (N >= 2) */
+    grad_noise noise;             /* B_simple (N >= 2) */
 } dp_ctx;
 
 /* One evaluation's row: what the step it belongs to had, and the result. */
 typedef struct {
     long step, epoch, tokens;
     double seconds, train_loss, lr;
+    double b_simple;    /* the gradient noise scale at that step (N >= 2) */
     eval_result valid;
     double eval_s;      /* the scoring's wall time */
     double exposed_s;   /* the time the training loop was held by it */
@@ -143,6 +156,18 @@ int train_dp_save(run_ctx *r);             /* collective: rank 0 writes the chec
 int train_dp_resume(run_ctx *r);           /* every rank reads the newest checkpoint */
 /* Ctrl-C / SIGTERM for the loop: on P > 1 the request agreed at the last step. */
 int train_stop_agreed(const run_ctx *r);
+
+/* ---- train_sync.c: --sync and the workers' squared norms ---- */
+int train_sync_setup(run_ctx *r);       /* after train_dp_setup */
+int train_sync_start(run_ctx *r);       /* after the exchange exists: bucketed's thread */
+void train_sync_teardown(run_ctx *r);
+/* Worker k's backward: its gradient into the rank's sum (and its squared norm); the
+ * last worker's under bucketed starts the buckets as the backward readies them. */
+void train_sync_backward(run_ctx *r, int Tw, int k);
+/* P > 1: the gradient summed over ranks (bucketed: the wait for its buckets). */
+void train_sync_exchange(run_ctx *r, float *grad);
+/* Bucketed: the wait for this step's buckets (before any other MPI call). */
+void train_sync_wait(run_ctx *r);
 
 /* ---- train_log.c ---- */
 int train_log_open(run_ctx *r);   /* --log: new, or (--resume) cut back to the checkpoint */

@@ -1,11 +1,11 @@
-/* train_dp.c — N synchronous workers over P ranks (--workers, --sync fused): the
- * workers' streams and carried state, one step's forward and backward of this rank's
- * workers, the fused gradient exchange, and the checkpoint's global view.
+/* train_dp.c — N synchronous workers over P ranks (--workers): the workers' streams
+ * and carried state, one step's forward and backward of this rank's workers, the
+ * exchange over ranks (its --sync modes: train_sync.c), and the checkpoint's global view.
  *
  * The global batch N*b is laid over the train split as a one-process run with
  * --batch N*b lays its streams; worker w owns streams [w*b, (w+1)*b) and its own
  * carried state.  Rank r runs workers [r*N/P, (r+1)*N/P) one after another on the one
- * model (each worker's state swapped in), sums their gradients, and one allreduce
+ * model (each worker's state swapped in), sums their gradients, and the allreduce
  * (dp_comm.h) sums that over ranks; train_step.c divides by N.  With N = P = 1 nothing
  * here adds work: the model's own gradient and state are used. */
 #include <math.h>
@@ -23,7 +23,8 @@ int train_dp_check(const train_opts *o)
     RS_CHECK(strcmp(o->sync, "fused") == 0 || strcmp(o->sync, "bucketed") == 0 ||
              strcmp(o->sync, "per-tensor") == 0,
              "--sync: unknown mode '%s' (expected fused, bucketed or per-tensor)", o->sync);
-    RS_CHECK(strcmp(o->sync, "fused") == 0, "--sync %s: not built yet (use fused)", o->sync);
+    RS_CHECK(o->bucket_mib > 0, "--bucket-mib %g: expected a bucket size > 0 MiB (e.g. 25, or "
+             "0.5)", o->bucket_mib);
     return dp_exchange_check(&o->exchange, P);
 }
 
@@ -53,12 +54,14 @@ int train_dp_setup(run_ctx *r)
                  "workers", d->local);
         m->state_h = d->state_h, m->state_c = d->state_c;
     }
-    return 0;
+    return train_sync_setup(r);
 }
 
 int train_dp_start(run_ctx *r)
 {
     int rc = dp_exchange_create(&r->o->exchange, r->m.lay.total, &r->dp.exchange);
+    if (rc == 0)
+        rc = train_sync_start(r);
     return dp_comm_agree(rc);
 }
 
@@ -72,6 +75,7 @@ void train_dp_teardown(run_ctx *r)
     }
     if (d->own_h)
         r->m.state_h = d->own_h, r->m.state_c = d->own_c;
+    train_sync_teardown(r);
     dp_exchange_free(d->exchange);
     memset(d, 0, sizeof *d);
 }
@@ -88,18 +92,6 @@ stream_set train_dp_worker_streams(const stream_set *global, int w, int b)
     return (stream_set){global->data + (long)w * b * global->len, global->len, b};
 }
 
-/* dst = src (first) or dst += src. */
-static void accumulate(float *dst, const float *src, long n, int first)
-{
-    if (first) {
-        memcpy(dst, src, (size_t)n * sizeof(float));
-        return;
-    }
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; i++)
-        dst[i] += src[i];
-}
-
 double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out)
 {
     dp_ctx *d = &r->dp;
@@ -108,6 +100,7 @@ double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out)
     long S = state_floats(m);
     double loss_sum = 0;
     int Tw = 0;
+    d->small_sq = 0;
     for (int k = 0; k < d->local; k++) {
         stream_set ws = train_dp_worker_streams(&r->train, d->rank * d->local + k, c->batch);
         m->state_h = d->state_h + k * S, m->state_c = d->state_c + k * S;
@@ -119,13 +112,11 @@ double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out)
             loss_sum = loss;
             break;
         }
-        model_backward(m, Tw);
-        if (d->local > 1)
-            accumulate(d->grad_sum, m->grads, m->lay.total, k == 0);
+        train_sync_backward(r, Tw, k);
         model_carry(m, Tw);
     }
     m->state_h = d->state_h, m->state_c = d->state_c;
-    *Tw_out = Tw;
+    *Tw_out = d->Tw = Tw;
     *grad_out = d->local > 1 ? d->grad_sum : m->grads;
     return loss_sum;
 }
@@ -133,13 +124,17 @@ double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out)
 double train_dp_exchange(run_ctx *r, float *grad, double loss_sum, int stop)
 {
     dp_ctx *d = &r->dp;
+    d->exchange_total_s = 0;
+    train_sync_wait(r);   /* bucketed: no other MPI call while its thread may run */
     if (d->P > 1) {
-        double v[2] = {loss_sum, stop};   /* the stop request rides along: all ranks agree */
-        dp_comm_sum_doubles(v, 2);
+        /* the stop request rides along (all ranks agree), and B_simple's norms */
+        double v[3] = {loss_sum, stop, d->small_sq};
+        dp_comm_sum_doubles(v, 3);
         loss_sum = v[0];
         d->stop_any = v[1] > 0;
+        d->small_sq = v[2];
         if (isfinite(loss_sum))
-            RS_ASSERT(dp_exchange_sum(d->exchange, grad, r->m.lay.total) == 0);
+            train_sync_exchange(r, grad);
     }
     return loss_sum / d->N;
 }

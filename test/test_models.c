@@ -38,6 +38,7 @@
 #include "checkpoint.h"
 #include "completion.h"
 #include "corpus.h"
+#include "grad_noise.h"
 #include "json.h"
 #include "kn3.h"
 #include "matmul.h"
@@ -457,8 +458,9 @@ static void log_rows(const char *path, char *out, size_t n)
     out[0] = 0;
     for (int row = 0; fgets(line, sizeof line, f); row++) {
         int col = 0;
-        for (char *save, *cell = strtok_r(line, ",\n", &save); cell && col < 32;
-             cell = strtok_r(NULL, ",\n", &save), col++) {
+        line[strcspn(line, "\n")] = 0;
+        for (char *rest = line, *cell = strsep(&rest, ","); cell && col < 32;
+             cell = strsep(&rest, ","), col++) {   /* strsep: empty cells count */
             if (row == 0)
                 timing[col] = strcmp(cell, "seconds") == 0 || strcmp(cell, "eval_seconds") == 0 ||
                               strcmp(cell, "eval_exposed_seconds") == 0;
@@ -492,7 +494,7 @@ Test(models, loss_decreases_on_tiny_corpus)
     double first = 0, last = 0, ppl = 0;
     int rows = 0;
     cr_assert(fgets(line, sizeof line, f));
-    cr_expect_str_eq(line, "step,tokens,seconds,train_loss,valid_ppl,lr,eval_seconds,"
+    cr_expect_str_eq(line, "step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,"
                      "eval_exposed_seconds\n");
     while (fgets(line, sizeof line, f)) {
         long step, tok;
@@ -552,8 +554,9 @@ Test(models, same_seed_same_bits_and_resume_equals_uninterrupted)
     cr_expect(strstr(pa, "ckpt-000000040.bin") && strstr(pc, "ckpt-000000040.bin"), "%s %s", pa, pc);
 }
 
-/* The log's rows as (step, tokens, train_loss, valid_ppl); returns the count. */
-static int log_curve(const char *path, double (*row)[4], int max)
+/* The log's rows as (step, tokens, train_loss, valid_ppl, b_simple: NAN when empty);
+ * returns the count. */
+static int log_curve(const char *path, double (*row)[5], int max)
 {
     FILE *f = fopen(path, "r");
     cr_assert(f, "no log %s", path);
@@ -562,8 +565,12 @@ static int log_curve(const char *path, double (*row)[4], int max)
     while (n < max && fgets(line, sizeof line, f)) {
         double s, lr;
         if (sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf", &row[n][0], &row[n][1], &s, &row[n][2],
-                   &row[n][3], &lr) == 6)
-            n++;
+                   &row[n][3], &lr) != 6)
+            continue;
+        const char *b = line;   /* b_simple: the 7th column */
+        for (int c = 0; c < 6 && b; c++)
+            b = strchr(b, ',') ? strchr(b, ',') + 1 : NULL;
+        row[n++][4] = !b || *b == ',' || *b == '\n' || *b == 0 ? NAN : strtod(b, NULL);
     }
     fclose(f);
     return n;
@@ -586,7 +593,7 @@ Test(models, workers_emulation_equals_the_global_batch)
     o.cfg.batch = 2;
     o.workers = 4;
     cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
-    static double a[64][4], b[64][4];
+    static double a[64][5], b[64][5];
     int na = log_curve(l1, a, 64), nb = log_curve(l4, b, 64);
     cr_assert_eq(na, 50);
     cr_assert_eq(nb, 50);
@@ -597,6 +604,76 @@ Test(models, workers_emulation_equals_the_global_batch)
             cr_expect(fabs(a[i][k] - b[i][k]) <= 1e-5 * fabs(a[i][k]), "step %g: %s %.6f (batch 8) "
                       "vs %.6f (4 workers)", a[i][0], k == 2 ? "train loss" : "valid ppl", a[i][k],
                       b[i][k]);
+    }
+}
+
+/* Small and big batch norms made from a known |G|^2 and tr(Sigma) (E|g_B|^2 =
+ * |G|^2 + tr(Sigma)/B) give back B_simple = tr(Sigma)/|G|^2, whatever the step count. */
+Test(models, grad_noise_recovers_a_known_noise_scale)
+{
+    grad_noise gn = {0};
+    cr_expect(isnan(grad_noise_bsimple(&gn)), "B_simple before any step");
+    double G2 = 0.5, trace = 40, Bs = 8, Bb = 32;
+    for (int i = 0; i < 3; i++) {
+        grad_noise_add(&gn, G2 + trace / Bs, G2 + trace / Bb, Bs, Bb);
+        cr_expect(fabs(grad_noise_bsimple(&gn) - trace / G2) < 1e-9 * trace / G2,
+                  "B_simple %.12g after %d steps, want %g", grad_noise_bsimple(&gn), i + 1,
+                  trace / G2);
+    }
+    grad_noise_add(&gn, NAN, 1, Bs, Bb);   /* skipped */
+    cr_expect_eq(gn.n, 3);
+}
+
+/* b_simple needs N >= 2 workers: finite and positive with 4 (early on the gradient is
+ * far from noise-dominated, but a tiny batch makes the noise visible), empty with 1. */
+Test(models, b_simple_logged_with_workers_only)
+{
+    char l4[300], l1[300];
+    tmp_path(l4, sizeof l4, "bsimple4.csv"), tmp_path(l1, sizeof l1, "bsimple1.csv");
+    train_opts o;
+    small_opts(&o, l4, NULL, 20);
+    o.cfg.batch = 2;
+    o.workers = 4;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    small_opts(&o, l1, NULL, 20);
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    double r4[8][5], r1[8][5];
+    cr_assert_eq(log_curve(l4, r4, 8), 2);
+    cr_assert_eq(log_curve(l1, r1, 8), 2);
+    for (int i = 0; i < 2; i++) {
+        cr_expect(isfinite(r4[i][4]) && r4[i][4] > 0, "b_simple %g at step %g", r4[i][4], r4[i][0]);
+        cr_expect(isnan(r1[i][4]), "b_simple %g with one worker", r1[i][4]);
+    }
+}
+
+/* In one process there is nothing to exchange: bucketed (its per-range sums of the
+ * workers' gradients) and per-tensor give fused's log and parameters bit for bit. */
+Test(models, sync_modes_equal_fused_in_one_process)
+{
+    static const char *const modes[][3] = {{"fused", "sync-f.csv", "sync-f.json"},
+                                           {"bucketed", "sync-b.csv", "sync-b.json"},
+                                           {"per-tensor", "sync-p.csv", "sync-p.json"}};
+    static char rows[3][8192];
+    char hash[3][65];
+    for (int k = 0; k < 3; k++) {
+        char log[300], json[300];
+        tmp_path(log, sizeof log, modes[k][1]);
+        tmp_path(json, sizeof json, modes[k][2]);
+        train_opts o;
+        small_opts(&o, log, NULL, 20);
+        o.gemm = "blocked";
+        o.cfg.batch = 2;
+        o.workers = 4;
+        o.sync = modes[k][0];
+        o.bucket_mib = 0.002;
+        o.json = json;
+        cr_assert_eq(train_run(&o), 0, "%s: %s", modes[k][0], rs_lasterr());
+        log_rows(log, rows[k], sizeof rows[k]);
+        params_hash(json, hash[k]);
+    }
+    for (int k = 1; k < 3; k++) {
+        cr_expect_str_eq(rows[0], rows[k], "--sync %s: the log differs from fused's", modes[k][0]);
+        cr_expect_str_eq(hash[0], hash[k], "--sync %s: other parameters than fused", modes[k][0]);
     }
 }
 
@@ -965,8 +1042,9 @@ static int log_column(const char *path, const char *name, double *v, int max)
     int at = -1, n = 0;
     for (int row = 0; fgets(line, sizeof line, f) && n < max; row++) {
         int col = 0;
-        for (char *save, *cell = strtok_r(line, ",\n", &save); cell;
-             cell = strtok_r(NULL, ",\n", &save), col++) {
+        line[strcspn(line, "\n")] = 0;
+        for (char *rest = line, *cell = strsep(&rest, ","); cell;
+             cell = strsep(&rest, ","), col++) {
             if (row == 0 && strcmp(cell, name) == 0)
                 at = col;
             else if (row > 0 && col == at)

@@ -6,9 +6,12 @@
 #   2. resume: a checkpoint written at P = 2 resumed at P = 2 gives bit-identical
 #      parameters to an uninterrupted P = 2 run; resumed at P = 1 and P = 3, the same
 #      losses within 1e-5;
-#   3. a parameter checksum mismatch (injected on rank 1) stops the run: exit 1, one line;
-#   4. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`);
-#   5. evaluation: one checkpoint scored at P = 1 and sharded at P = 2 gives valid and
+#   3. --sync bucketed (buckets small enough that the tiny model has several) and
+#      per-tensor against fused at P = 2 and 3: the same curve within 1e-5; at P = 2 the
+#      same parameter bits (every sum has two addends, which commute);
+#   4. a parameter checksum mismatch (injected on rank 1) stops the run: exit 1, one line;
+#   5. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`);
+#   6. evaluation: one checkpoint scored at P = 1 and sharded at P = 2 gives valid and
 #      test ppl within 1e-9 relative (the shards' sums added in another order); at P = 2
 #      --eval-async logs the rows the synchronous evaluation logs.
 # The corpus is generated here (a small grammar), the model tiny.  Exits 1 on failure.
@@ -74,6 +77,29 @@ fi
 same_curve "$tmp/ref6.csv" "$tmp/res1.csv" "written at P = 2, resumed at P = 1"
 same_curve "$tmp/ref6.csv" "$tmp/res3.csv" "written at P = 2, resumed at P = 3"
 
+echo "== --sync bucketed and per-tensor against fused"
+# the tiny model's gradient is about 18 KiB: buckets of 0.005 MiB make four of them;
+# one worker per rank sums the model's own gradient in place, two a separate sum
+for pn in 2:4 3:6 2:2; do
+    p=${pn%:*}; n=${pn#*:}; k=$p-$n
+    for s in fused bucketed per-tensor; do
+        mpirun_q "$p" "$bin" $common --workers "$n" --steps 50 --sync "$s" --bucket-mib 0.005 \
+            --log "$tmp/sync-$s$k.csv" > "$tmp/sync-$s$k.out" 2> "$tmp/err" \
+            || { echo "FAIL: np=$p --workers $n --sync $s:"; cat "$tmp/err"; fail=1; }
+    done
+    for s in bucketed per-tensor; do
+        same_curve "$tmp/sync-fused$k.csv" "$tmp/sync-$s$k.csv" \
+            "np=$p --workers $n --sync $s against fused"
+        [ "$p" -eq 2 ] || continue
+        hf=$(final_hash "$tmp/sync-fused$k.out"); h=$(final_hash "$tmp/sync-$s$k.out")
+        if [ -n "$hf" ] && [ "$hf" = "$h" ]; then
+            echo "ok   np=2 --workers $n --sync $s: parameters bit-identical to fused ($hf)"
+        else
+            echo "FAIL np=2 --workers $n --sync $s: parameters $h, fused $hf"; fail=1
+        fi
+    done
+done
+
 echo "== a parameter checksum mismatch stops the run (exit 1, one line)"
 RNN_TRAIN_TEST_PERTURB_RANK=1 mpirun_q 2 -x RNN_TRAIN_TEST_PERTURB_RANK "$bin" $common \
     --workers 2 --steps 5 > /dev/null 2> "$tmp/err"
@@ -131,7 +157,9 @@ expect_usage() {
 expect_usage 2 "not a multiple of the 2 ranks" --workers 3
 expect_usage 3 "unknown algorithm 'foo'" --allreduce foo
 expect_usage 4 "does not divide the 4 ranks" --allreduce hier --group-size 3
-expect_usage 2 "not built yet" --sync bucketed
+expect_usage 2 "unknown mode 'lazy'" --sync lazy
+expect_usage 2 "expected a bucket size > 0" --sync bucketed --bucket-mib 0
+expect_usage 3 "expected a bucket size > 0" --sync bucketed --bucket-mib -2
 expect_usage 2 "already exists" --log "$tmp/exists.csv"
 expect_usage 2 "not built yet (use --eval-async)" --eval-ranks 1
 
