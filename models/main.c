@@ -93,7 +93,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"threads", RS_OPT_INT, &f->threads, "N", "threads for GEMM and the softmax [all CPUs]", 1, 1024},
         {"gemm", RS_OPT_STR, &o->gemm, "NAME", "GEMM backend: auto (each product shape on the fastest of the backends that load and pass the reference check, timed at start-up; a resume reuses the checkpoint's picks), openblas, blis, onednn, blocked or naive [auto]", 0, 0},
         {"completion", RS_OPT_INT, &f->completion, "N", "after training, an MSR-style sentence completion test of N held-out test sentences (one word blanked, 4 impostors of similar frequency); accuracy [0: off]", 0, 1000000},
-        {"log", RS_OPT_STR, &o->log, "FILE", "evaluation log, CSV: step,tokens,seconds,train_loss,valid_ppl,lr,eval_seconds,eval_exposed_seconds,b_simple", 0, 0},
+        {"log", RS_OPT_STR, &o->log, "FILE", "evaluation log, CSV: step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,eval_exposed_seconds", 0, 0},
         {"bench", RS_OPT_INT, &o->bench, "N", "time N training steps: tokens_per_s, gflops, frac_of_peak", 1, 1e9},
         {"workers", RS_OPT_INT, &f->workers, "N", "data-parallel: N synchronous workers of --batch streams each, N/P per MPI rank (run under mpirun -np P); the same data as --batch N*B [P]", 1, 1 << 20},
         {"sync", RS_OPT_STR, &o->sync, "MODE", "gradient exchange: fused (one allreduce of the whole gradient per step), bucketed (buckets of --bucket-mib summed on a communication thread while the backward goes on) or per-tensor (one allreduce per tensor per unrolled step, the Caffe-style baseline) [fused]", 0, 0},

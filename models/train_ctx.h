@@ -46,7 +46,7 @@ typedef struct {
 typedef struct {
     long step, epoch, tokens;
     double seconds, train_loss, lr;
-    double b_simple;    /* the gradient noise scale at that step; NAN with one worker */
+    double b_simple;    /* the gradient noise scale at that step (N >= 2) */
     eval_result valid;
     double eval_s;      /* the scoring's wall time */
     double exposed_s;   /* the time the training loop was held by it */

@@ -1,12 +1,11 @@
 /* train_log.c — the evaluation log (--log FILE): CSV, one row per evaluation,
- *   step,tokens,seconds,train_loss,valid_ppl,lr,eval_seconds,eval_exposed_seconds,b_simple
- * (eval_seconds: the wall time of that evaluation's scoring; eval_exposed_seconds: the
+ *   step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,eval_exposed_seconds
+ * (b_simple: the gradient noise scale in sequences, grad_noise.h, empty with one worker;
+ * eval_seconds: the wall time of that evaluation's scoring; eval_exposed_seconds: the
  * time it held the training loop, all of it when synchronous, the snapshot and the wait
- * for the result with --eval-async; b_simple: the gradient noise scale in sequences,
- * grad_noise.h, empty with one worker), flushed at each row so a stopped run leaves
- * every row it printed.  Logs are never overwritten; --resume continues the existing one. */
+ * for the result with --eval-async), flushed at each row so a stopped run leaves every
+ * row it printed.  Logs are never overwritten; --resume continues the existing one. */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,8 +59,8 @@ int train_log_open(run_ctx *r)
             return -1;
         r->log = fopen(path, "w");
         RS_CHECK(r->log, "cannot write %s: %s", path, strerror(errno));
-        fprintf(r->log, "step,tokens,seconds,train_loss,valid_ppl,lr,eval_seconds,"
-                "eval_exposed_seconds,b_simple\n");
+        fprintf(r->log, "step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,"
+                "eval_exposed_seconds\n");
         fflush(r->log);
         return 0;
     }
@@ -76,11 +75,11 @@ void train_log_row(run_ctx *r, const eval_row *w)
 {
     if (!r->log)
         return;
-    fprintf(r->log, "%ld,%ld,%.3f,%.6f,%.4f,%.6g,%.4f,%.4f,", w->step, w->tokens, w->seconds,
-            w->train_loss, w->valid.ppl, w->lr, w->eval_s, w->exposed_s);
-    if (isfinite(w->b_simple))
+    fprintf(r->log, "%ld,%ld,%.3f,%.6f,%.4f,%.6g,", w->step, w->tokens, w->seconds,
+            w->train_loss, w->valid.ppl, w->lr);
+    if (r->dp.N > 1)
         fprintf(r->log, "%.6g", w->b_simple);
-    fputc('\n', r->log);
+    fprintf(r->log, ",%.4f,%.4f\n", w->eval_s, w->exposed_s);
     fflush(r->log);
 }
 
