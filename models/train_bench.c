@@ -9,8 +9,8 @@
 #include "peak.h"
 #include "pipeline.h"
 #include "stats.h"
-#include "timer.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 /* The medians of the step's parts (train_dp.c) over the timed steps, in ms. */
 typedef struct {
@@ -31,12 +31,12 @@ static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
     double *part = malloc((size_t)3 * N * sizeof *part), loss = 0;
     int rc = 0;
     for (long i = 0; i < N + 2 && rc == 0; i++) {   /* two untimed steps first */
-        uint64_t t0 = rs_now_ns();
+        uint64_t t0 = train_now_ns();
         if (train_step(r, &loss) != 0) {
             rs_seterr("loss became %g during --bench (lower --lr)", loss);
             rc = -1;   /* as RS_CHECK returned it here before */
         } else if (i >= 2) {
-            t[i - 2] = (double)(rs_now_ns() - t0) * 1e-9;
+            t[i - 2] = (double)(train_now_ns() - t0) * 1e-9;
             part[i - 2] = r->dp.compute_s;
             part[N + i - 2] = r->dp.exchange_s;
             part[2 * N + i - 2] = r->dp.optimizer_s;
@@ -91,7 +91,7 @@ int train_bench(run_ctx *r)
     /* this rank's GEMM work (its N/P workers), and the tokens of all N workers */
     double flops = model_step_flops(c, c->bptt) * r->dp.local;
     double tok = (double)c->batch * c->bptt * r->dp.N;
-    double peak = peak_fma_gflops_for(r->o->threads, NULL);
+    double peak = train_peak_gflops(r->o->threads);
     static const rs_col cols[] = {
         TRAIN_CONFIG_COLS,
         {"gemm", RS_STR, 0},

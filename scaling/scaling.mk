@@ -44,7 +44,8 @@ SMPI_CFLAGS = $(filter-out -fopenmp,$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollec
 SMPI_LDLIBS := -ldl -lm
 
 ifeq ($(HAVE_SMPICC),1)
-PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD)
+include scaling/train_smpi.mk
+PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD) $(SMPI_TRAIN)
 else
 PROGRAMS += allreduce-bench-smpi-skipped
 endif
