@@ -116,10 +116,11 @@ void *_Znam(size_t n);            /* operator new[](size_t) */
 void _ZdaPv(void *p);             /* operator delete[](void*) */
 void _ZdaPvm(void *p, size_t n);  /* operator delete[](void*, size_t) */
 
-void *_Znam(size_t n)
+/* A region when n >= min (min 0: never), else malloc; never NULL (operator new may not
+ * return it). */
+static void *fold_or_malloc(size_t n, size_t min)
 {
-    size_t t = rs_fold_threshold();
-    if (t && n >= t) {
+    if (min && n >= min) {
         void *p = rs_fold_alloc(n);
         if (p)
             return p;
@@ -127,10 +128,12 @@ void *_Znam(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) {
         fprintf(stderr, "rs-smpi-fold: out of memory for %zu bytes\n", n);
-        abort(); /* operator new[] may not return NULL */
+        abort();
     }
     return p;
 }
+
+void *_Znam(size_t n) { return fold_or_malloc(n, rs_fold_threshold()); }
 
 void _ZdaPv(void *p)
 {
@@ -152,27 +155,9 @@ void _ZdlPvm(void *p, size_t n);  /* operator delete(void*, size_t) */
 void *_Znwm(size_t n)
 {
     size_t t = rs_fold_threshold();
-    if (t && n >= NEW_FOLD_FACTOR * t && fold.self_pid() > 0) {   /* a rank, not SimGrid's maestro */
-        void *p = rs_fold_alloc(n);
-        if (p)
-            return p;
-    }
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "rs-smpi-fold: out of memory for %zu bytes\n", n);
-        abort(); /* operator new may not return NULL */
-    }
-    return p;
+    /* inside a rank only: SimGrid's maestro keeps its containers */
+    return fold_or_malloc(n, t && fold.self_pid() > 0 ? NEW_FOLD_FACTOR * t : 0);
 }
 
-void _ZdlPv(void *p)
-{
-    if (p && !rs_fold_free(p))
-        free(p);
-}
-
-void _ZdlPvm(void *p, size_t n)
-{
-    (void)n;
-    _ZdlPv(p);
-}
+void _ZdlPv(void *p) { _ZdaPv(p); }
+void _ZdlPvm(void *p, size_t n) { _ZdaPvm(p, n); }

@@ -118,13 +118,7 @@ fi
 
 echo "== rnn-train-smpi: a tiny LSTM on 4 simulated nodes (scaling/train-sim)"
 train=$here/build/bin/rnn-train-smpi
-awk 'BEGIN { split("the whale|ahab|the sea|ishmael|the ship", s, "|");
-             split("sees|hunts|follows|loves|fears", v, "|");
-             split("the captain.|the white whale.|the harpoon.|the sea.|the crew.", o, "|");
-             x = 7; for (i = 0; i < 800; i++) { x = (x * 1103515245 + 12345) % 2147483648;
-               printf "%s %s %s\n", s[x % 5 + 1], v[int(x / 8) % 5 + 1], o[int(x / 64) % 5 + 1] } }' \
-    > "$tmp/corpus.txt"
-tiny="--corpus $tmp/corpus.txt --hidden 16 --embed 8 --bptt 8 --batch 2 --optimizer adam --lr 0.02
+tiny="--corpus mobydick --vocab 200 --hidden 16 --embed 8 --bptt 8 --batch 2 --optimizer adam --lr 0.02
       --schedule const --seed 5 --threads 1 --gemm openblas"
 for run in 1 2; do
     SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold no --bench 3 \
