@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 
-/* 64-byte aligned and zeroed; NULL when out of memory.  Free with train_big_free. */
+/* 64-byte aligned and zeroed (folded: garbage); NULL when out of memory.  Free with
+ * train_big_free. */
 void *train_big_alloc(size_t bytes);
 void train_big_free(void *p);
 

@@ -154,9 +154,9 @@ void _ZdlPvm(void *p, size_t n);  /* operator delete(void*, size_t) */
 
 void *_Znwm(size_t n)
 {
-    size_t t = rs_fold_threshold();
-    /* inside a rank only: SimGrid's maestro keeps its containers */
-    return fold_or_malloc(n, t && fold.self_pid() > 0 ? NEW_FOLD_FACTOR * t : 0);
+    size_t min = NEW_FOLD_FACTOR * rs_fold_threshold();
+    /* inside a rank only (asked last: before SimGrid starts there is no actor to ask) */
+    return fold_or_malloc(n, min && n >= min && fold.self_pid() > 0 ? min : 0);
 }
 
 void _ZdlPv(void *p) { _ZdaPv(p); }

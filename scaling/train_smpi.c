@@ -92,7 +92,8 @@ void *train_big_alloc(size_t bytes)
     void *p;
     if (ar_big_memalign(&p, bytes) != 0)
         return NULL;
-    memset(p, 0, bytes);
+    if (!folded || bytes < smpi_hooks_fold_bytes())   /* folded: garbage anyway, 200 MB a rank */
+        memset(p, 0, bytes);
     return p;
 }
 
