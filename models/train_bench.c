@@ -6,7 +6,6 @@
 
 #include "check.h"
 #include "matmul.h"
-#include "peak.h"
 #include "pipeline.h"
 #include "stats.h"
 #include "train_ctx.h"
