@@ -28,17 +28,17 @@ static double median_ms(double *v, long n)
 static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
 {
     double *part = malloc((size_t)3 * N * sizeof *part), loss = 0;
-    int rc = 0;
-    for (long i = 0; i < N + 2 && rc == 0; i++) {   /* two untimed steps first */
+    int rc = 0, w = train_bench_warmup();
+    for (long i = 0; i < N + w && rc == 0; i++) {   /* untimed steps first */
         uint64_t t0 = train_now_ns();
         if (train_step(r, &loss) != 0) {
             rs_seterr("loss became %g during --bench (lower --lr)", loss);
             rc = -1;   /* as RS_CHECK returned it here before */
-        } else if (i >= 2) {
-            t[i - 2] = (double)(train_now_ns() - t0) * 1e-9;
-            part[i - 2] = r->dp.compute_s;
-            part[N + i - 2] = r->dp.exchange_s;
-            part[2 * N + i - 2] = r->dp.optimizer_s;
+        } else if (i >= w) {
+            t[i - w] = (double)(train_now_ns() - t0) * 1e-9;
+            part[i - w] = r->dp.compute_s;
+            part[N + i - w] = r->dp.exchange_s;
+            part[2 * N + i - w] = r->dp.optimizer_s;
         }
         if (rc == 0 && train_stop_agreed(r)) {
             rs_seterr("interrupted during --bench (nothing written)");
@@ -72,7 +72,7 @@ static void set_dp_cells(rs_table *tb, int row, const run_ctx *r, const step_par
                p->exchange, p->optimizer);
 }
 
-/* --bench N: two untimed steps, then N steps timed one by one. */
+/* --bench N: untimed steps (train_bench_warmup), then N steps timed one by one. */
 int train_bench(run_ctx *r)
 {
     const model_cfg *c = &r->m.cfg;

@@ -36,6 +36,7 @@ int train_gemm_auto(const model_cfg *c, int threads, int reentrant)
     return mm_init_auto(c, threads, reentrant);
 }
 
+int train_bench_warmup(void) { return 2; }
 double train_peak_gflops(int threads) { return peak_fma_gflops_for(threads, NULL); }
 int train_numerics_checked(void) { return 1; }
 

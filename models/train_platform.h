@@ -26,6 +26,9 @@ int train_corpus_load(corpus *c, const char *path, corpus_level level, int cap, 
 void train_corpus_free(corpus *c);
 /* --gemm auto: tuned once per process, every rank dispatching alike.  0, or -1. */
 int train_gemm_auto(const model_cfg *c, int threads, int reentrant);
+/* --bench's untimed steps before the timed ones: 2 (caches, pages, a library's pool);
+ * none where every step is charged alike (nothing to warm in a simulation). */
+int train_bench_warmup(void);
 /* The peak the benchmark's frac_of_peak divides by (GFLOP/s; <= 0: unknown). */
 double train_peak_gflops(int threads);
 /* 1 when the numbers mean something; 0 when buffers are folded or compute is charged

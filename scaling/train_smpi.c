@@ -148,6 +148,9 @@ int train_gemm_auto(const model_cfg *c, int threads, int reentrant)
     return 0;
 }
 
+/* flops mode charges every step alike; run and sample need their first steps */
+int train_bench_warmup(void) { return mode == COMPUTE_FLOPS ? 0 : 2; }
+
 /* The simulated node's speed where it is stated (flops:GF); else unknown. */
 double train_peak_gflops(int threads)
 {
