@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "check.h"
 #include "model.h"
 
@@ -92,10 +93,9 @@ int arena_create(arena *a, activations *act, const model_cfg *c)
     planner p = {NULL, 0};
     plan(&p, act, c);
     a->bytes = p.off;
-    a->base = aligned_alloc(ARENA_ALIGN, a->bytes);
+    a->base = train_big_alloc(a->bytes);   /* 64-byte aligned, zeroed: first touch here */
     RS_CHECK(a->base, "cannot allocate the activation arena (%.1f MiB) for this configuration",
           a->bytes / 1048576.0);
-    memset(a->base, 0, a->bytes);   /* first touch here, not in the first timed step */
     p = (planner){a->base, 0};
     plan(&p, act, c);
     RS_ASSERT(p.off == a->bytes);
@@ -107,6 +107,6 @@ int arena_create(arena *a, activations *act, const model_cfg *c)
 
 void arena_destroy(arena *a)
 {
-    free(a->base);
+    train_big_free(a->base);
     a->base = NULL;
 }

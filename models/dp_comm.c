@@ -10,12 +10,16 @@
 
 #include "allreduce.h"
 #include "check.h"
+#include "train_platform.h"
 
 static int started, rank, size = 1, thread_level;
 
-/* mpirun (Open MPI, PMIx) sets these; a singleton MPI_Init would cost time and
- * can print warnings, so a plain run stays without MPI. */
-static int launched(void) { return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK"); }
+/* mpirun (Open MPI, PMIx) sets these, smpirun SMPI_GLOBAL_SIZE; a singleton MPI_Init
+ * would cost time and can print warnings, so a plain run stays without MPI. */
+static int launched(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("SMPI_GLOBAL_SIZE");
+}
 
 int dp_comm_start(int *argc, char ***argv)
 {
@@ -30,7 +34,7 @@ int dp_comm_start(int *argc, char ***argv)
     started = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return 0;
+    return train_platform_start();
 }
 
 void dp_comm_finish(void)

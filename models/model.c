@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "check.h"
 #include "pointwise.h"
 #include "registry.h"
@@ -86,16 +87,14 @@ int model_create(model *m, const model_cfg *cfg)
     model_layout(cfg, &m->lay);
     size_t pbytes = (size_t)m->lay.total * sizeof(float);
     size_t sbytes = (size_t)cfg->layers * cfg->batch * cfg->hidden * sizeof(float);
-    m->params = aligned_alloc(64, pbytes);
-    m->grads = aligned_alloc(64, pbytes);
-    m->state_h = calloc(1, sbytes);
-    m->state_c = calloc(1, sbytes);
+    m->params = train_big_alloc(pbytes);
+    m->grads = train_big_alloc(pbytes);
+    m->state_h = train_big_alloc(sbytes);
+    m->state_c = train_big_alloc(sbytes);
     if (!m->params || !m->grads || !m->state_h || !m->state_c) {
         model_destroy(m);
         RS_CHECK(0, "cannot allocate %.1f MiB of parameters", 2 * pbytes / 1048576.0);
     }
-    memset(m->params, 0, pbytes);
-    memset(m->grads, 0, pbytes);
     if (arena_create(&m->arena, &m->act, cfg) != 0) {
         model_destroy(m);
         return -1;
@@ -114,10 +113,10 @@ int model_set_classes(model *m, const long *counts)
 
 void model_destroy(model *m)
 {
-    free(m->params);
-    free(m->grads);
-    free(m->state_h);
-    free(m->state_c);
+    train_big_free(m->params);
+    train_big_free(m->grads);
+    train_big_free(m->state_h);
+    train_big_free(m->state_c);
     arena_destroy(&m->arena);
     class_map_free(&m->cls);
     m->params = m->grads = m->state_h = m->state_c = NULL;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "check.h"
 #include "opts.h"
 #include "optim_trust.h"
@@ -48,11 +49,11 @@ int optim_init(optimizer *o, optim_kind kind, long n)
     o->norm_max = 10;
     int ns = optim_nstate(kind);
     if (ns >= 1)
-        o->m = calloc((size_t)n, sizeof(float));
+        o->m = train_big_alloc((size_t)n * sizeof(float));
     if (ns >= 2)
-        o->v = calloc((size_t)n, sizeof(float));
+        o->v = train_big_alloc((size_t)n * sizeof(float));
     if (kind == OPT_LAMB)
-        o->dir = calloc((size_t)n, sizeof(float));
+        o->dir = train_big_alloc((size_t)n * sizeof(float));
     RS_CHECK((ns < 1 || o->m) && (ns < 2 || o->v) && (kind != OPT_LAMB || o->dir),
              "cannot allocate optimizer state (%ld floats)", n * (ns + (kind == OPT_LAMB)));
     return 0;
@@ -60,9 +61,9 @@ int optim_init(optimizer *o, optim_kind kind, long n)
 
 void optim_free(optimizer *o)
 {
-    free(o->m);
-    free(o->v);
-    free(o->dir);
+    train_big_free(o->m);
+    train_big_free(o->v);
+    train_big_free(o->dir);
     o->m = o->v = o->dir = NULL;
 }
 

@@ -16,12 +16,11 @@
 
 #include "check.h"
 #include "completion.h"
-#include "bench.h"
 #include "fsio.h"
 #include "progress.h"
 #include "sha256.h"
-#include "timer.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 void train_opts_defaults(train_opts *o)
 {
@@ -105,14 +104,14 @@ static int train_loop(run_ctx *r, long end)
         return RS_EXIT_WRONG;
     while (r->st.step < end) {
         double loss;
-        uint64_t t0 = rs_now_ns();
+        uint64_t t0 = train_now_ns();
         long tok0 = r->st.tokens;
         if (train_step(r, &loss) != 0) {
             r->st.step++;   /* name the step that failed */
             train_diverged(r, "the training loss", loss);
             return RS_EXIT_WRONG;
         }
-        double dt = (double)(rs_now_ns() - t0) * 1e-9;
+        double dt = (double)(train_now_ns() - t0) * 1e-9;
         r->st.seconds += dt;
         win_tok = 0.9 * win_tok + (double)(r->st.tokens - tok0);
         win_s = 0.9 * win_s + dt;
@@ -193,7 +192,7 @@ int train_run(const train_opts *opts)
 {
     train_opts o = *opts;
     if (o.threads <= 0)
-        o.threads = rs_ncpus();
+        o.threads = train_default_threads();
     if (o.workers <= 0)
         o.workers = dp_comm_size();
     if (!o.sync)

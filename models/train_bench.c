@@ -8,11 +8,10 @@
 
 #include "check.h"
 #include "matmul.h"
-#include "peak.h"
 #include "pipeline.h"
 #include "stats.h"
-#include "timer.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 /* The medians of the step's parts (train_dp.c) over the timed steps, in ms. */
 typedef struct {
@@ -32,18 +31,18 @@ static double median_ms(double *v, long n)
 static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
 {
     double *part = malloc((size_t)4 * N * sizeof *part), loss = 0;
-    int rc = 0;
-    for (long i = 0; i < N + 2 && rc == 0; i++) {   /* two untimed steps first */
-        uint64_t t0 = rs_now_ns();
+    int rc = 0, w = train_bench_warmup();
+    for (long i = 0; i < N + w && rc == 0; i++) {   /* untimed steps first */
+        uint64_t t0 = train_now_ns();
         if (train_step(r, &loss) != 0) {
             rs_seterr("loss became %g during --bench (lower --lr)", loss);
             rc = -1;   /* as RS_CHECK returned it here before */
-        } else if (i >= 2) {
-            t[i - 2] = (double)(rs_now_ns() - t0) * 1e-9;
-            part[i - 2] = r->dp.compute_s;
-            part[N + i - 2] = r->dp.exchange_s;
-            part[2 * N + i - 2] = r->dp.optimizer_s;
-            part[3 * N + i - 2] = r->dp.exchange_total_s;
+        } else if (i >= w) {
+            t[i - w] = (double)(train_now_ns() - t0) * 1e-9;
+            part[i - w] = r->dp.compute_s;
+            part[N + i - w] = r->dp.exchange_s;
+            part[2 * N + i - w] = r->dp.optimizer_s;
+            part[3 * N + i - w] = r->dp.exchange_total_s;
         }
         if (rc == 0 && train_stop_agreed(r)) {
             rs_seterr("interrupted during --bench (nothing written)");
@@ -71,7 +70,7 @@ typedef struct {
 static int time_block(run_ctx *r, long k, int with, double *seconds)
 {
     double loss = 0;
-    uint64_t t0 = rs_now_ns();
+    uint64_t t0 = train_now_ns();
     if (with && train_eval_bench_start(r) != 0)
         return -1;
     for (long i = 0; i < k; i++) {
@@ -88,7 +87,7 @@ static int time_block(run_ctx *r, long k, int with, double *seconds)
     }
     if (with && train_eval_settle(r, 0) != 0)
         return -1;
-    *seconds += (double)(rs_now_ns() - t0) * 1e-9;
+    *seconds += (double)(train_now_ns() - t0) * 1e-9;
     return 0;
 }
 
@@ -97,9 +96,9 @@ static int time_block(run_ctx *r, long k, int with, double *seconds)
 static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
 {
     eval_result ev;
-    uint64_t t0 = rs_now_ns();
+    uint64_t t0 = train_now_ns();
     train_eval_split(r, r->corp.valid, r->corp.nvalid, &ev);
-    eb->alone_s = (double)(rs_now_ns() - t0) * 1e-9;
+    eb->alone_s = (double)(train_now_ns() - t0) * 1e-9;
     long n0 = r->eval_count;
     double held0 = r->eval_exposed_total_s;
     int rc = 0;
@@ -158,7 +157,7 @@ static void set_dp_cells(rs_table *tb, int row, const run_ctx *r, const step_par
                p->exchange_total, p->exchange, p->optimizer);
 }
 
-/* --bench N: two untimed steps, then N steps timed one by one. */
+/* --bench N: untimed steps (train_bench_warmup), then N steps timed one by one. */
 int train_bench(run_ctx *r)
 {
     const model_cfg *c = &r->m.cfg;
@@ -179,7 +178,7 @@ int train_bench(run_ctx *r)
     /* this rank's GEMM work (its N/P workers), and the tokens of all N workers */
     double flops = model_step_flops(c, c->bptt) * r->dp.local;
     double tok = (double)c->batch * c->bptt * r->dp.N;
-    double peak = peak_fma_gflops_for(r->o->threads, NULL);
+    double peak = train_peak_gflops(r->o->threads);
     static const rs_col cols[] = {
         TRAIN_CONFIG_COLS,
         {"gemm", RS_STR, 0},

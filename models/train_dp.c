@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 int train_dp_check(const train_opts *o)
 {
@@ -25,6 +26,10 @@ int train_dp_check(const train_opts *o)
              "--sync: unknown mode '%s' (expected fused, bucketed or per-tensor)", o->sync);
     RS_CHECK(o->bucket_mib > 0, "--bucket-mib %g: expected a bucket size > 0 MiB (e.g. 25, or "
              "0.5)", o->bucket_mib);
+    RS_CHECK(train_spare_threads() || (strcmp(o->sync, "bucketed") != 0 && !o->eval_async),
+             "%s needs a second thread per rank, which simulated ranks cannot run: use --sync "
+             "fused or per-tensor, without --eval-async", o->eval_async ? "--eval-async" :
+             "--sync bucketed");
     return dp_exchange_check(&o->exchange, P);
 }
 
@@ -47,9 +52,9 @@ int train_dp_setup(run_ctx *r)
     if (d->local > 1) {
         size_t sb = (size_t)d->local * state_floats(m) * sizeof(float);
         size_t gb = (size_t)m->lay.total * sizeof(float);
-        d->state_h = calloc(1, sb);
-        d->state_c = calloc(1, sb);
-        d->grad_sum = aligned_alloc(64, (gb + 63) / 64 * 64);
+        d->state_h = train_big_alloc(sb);
+        d->state_c = train_big_alloc(sb);
+        d->grad_sum = train_big_alloc(gb);
         RS_CHECK(d->state_h && d->state_c && d->grad_sum, "cannot allocate the state of %d "
                  "workers", d->local);
         m->state_h = d->state_h, m->state_c = d->state_c;
@@ -69,9 +74,9 @@ void train_dp_teardown(run_ctx *r)
 {
     dp_ctx *d = &r->dp;
     if (d->local > 1) {
-        free(d->state_h);
-        free(d->state_c);
-        free(d->grad_sum);
+        train_big_free(d->state_h);
+        train_big_free(d->state_c);
+        train_big_free(d->grad_sum);
     }
     if (d->own_h)
         r->m.state_h = d->own_h, r->m.state_c = d->own_c;
@@ -161,7 +166,7 @@ static uint64_t params_hash64(const float *p, long n)
 int train_dp_check_params(run_ctx *r)
 {
     dp_ctx *d = &r->dp;
-    if (d->P == 1)
+    if (d->P == 1 || !train_numerics_checked())   /* folded: the parameters are garbage */
         return 0;
     /* Test hook: RNN_TRAIN_TEST_PERTURB_RANK=K nudges rank K's parameters once. */
     const char *hook = getenv("RNN_TRAIN_TEST_PERTURB_RANK");

@@ -31,6 +31,7 @@
 #include "progress.h"
 #include "timer.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 struct eval_async {
     model m;              /* the evaluator's own model; its parameters are the snapshot */
@@ -45,7 +46,7 @@ struct eval_async {
     double launch_s;      /* the loop's time spent starting it: the snapshot, the thread */
 };
 
-static double seconds_since(uint64_t t0) { return (double)(rs_now_ns() - t0) * 1e-9; }
+static double seconds_since(uint64_t t0) { return (double)(train_now_ns() - t0) * 1e-9; }
 
 /* This rank's shard of model m's evaluation of the split, groups [rank G/P, (rank+1) G/P)
  * of the G groups: (loss sum, tokens). */
@@ -104,7 +105,7 @@ static int record_row(run_ctx *r, const eval_row *w)
     train_log_row(r, w);
     if (run_says(r) && !r->o->bench)
         print_eval_line(w, r->o->level == LEVEL_CHAR);
-    if (!isfinite(w->valid.ppl)) {   /* mean loss > 709 nats: the weights have blown up */
+    if (!isfinite(w->valid.ppl) && train_numerics_checked()) {   /* mean loss > 709 nats: the weights have blown up */
         train_diverged(r, "the validation perplexity", w->valid.ppl);
         return -1;
     }
@@ -137,7 +138,7 @@ static int apply_row(run_ctx *r, const eval_row *w)
  * only reports, so stopping and resuming changes nothing the training sees. */
 int train_evaluate(run_ctx *r, int scheduled)
 {
-    uint64_t t0 = rs_now_ns();
+    uint64_t t0 = train_now_ns();
     if (train_dp_check_params(r) != 0)
         return -1;
     eval_row w = row_now(r);
@@ -158,7 +159,7 @@ static void *eval_thread(void *arg)
 {
     struct eval_async *a = arg;
     omp_set_num_threads(1);   /* the trainer keeps its threads */
-    uint64_t t0 = rs_now_ns();
+    uint64_t t0 = train_now_ns();
     score_shard(a->r, &a->m, a->r->corp.valid, a->r->corp.nvalid, a->sums);
     a->row.eval_s = seconds_since(t0);
     atomic_store(&a->done, 1);
@@ -198,7 +199,7 @@ void train_eval_teardown(run_ctx *r)
 static int launch(run_ctx *r)
 {
     struct eval_async *a = r->async;
-    uint64_t t0 = rs_now_ns();
+    uint64_t t0 = train_now_ns();
     if (train_dp_check_params(r) != 0)
         return -1;
     a->row = row_now(r);
@@ -223,7 +224,7 @@ static int launch(run_ctx *r)
 static int collect(run_ctx *r)
 {
     struct eval_async *a = r->async;
-    uint64_t t0 = rs_now_ns();
+    uint64_t t0 = train_now_ns();
     pthread_join(a->thread, NULL);
     a->running = 0;
     dp_comm_sum_doubles(a->sums, 2);

@@ -11,6 +11,7 @@
 #include "matmul.h"
 #include "opts.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 /* The step to stop after from --steps and --epochs, whichever comes first; 0 when
  * neither is given (the schedule then has no end; the loop does one pass). */
@@ -42,7 +43,7 @@ static int gemm_setup(run_ctx *r)
         }
         snprintf(r->gemm_note, sizeof r->gemm_note, "the checkpoint's choice, not timed again");
     } else if (is_auto) {
-        if (mm_init_auto(&r->m.cfg, o->threads, o->pipeline > 0 || o->eval_async) != 0)
+        if (train_gemm_auto(&r->m.cfg, o->threads, o->pipeline > 0 || o->eval_async) != 0)
             return -1;
     } else {
         if (mm_init(o->gemm, o->threads) != 0)
@@ -92,7 +93,7 @@ int train_set_classes(const run_ctx *r, model *m)
 static int load_corpus_and_model(run_ctx *r, const char *path)
 {
     const train_opts *o = r->o;
-    if (corpus_load(&r->corp, path, o->level, o->vocab_cap, o->vocab_explicit) != 0)
+    if (train_corpus_load(&r->corp, path, o->level, o->vocab_cap, o->vocab_explicit) != 0)
         return -1;
     model_cfg cfg = o->cfg;
     cfg.vocab = r->corp.vocab;
@@ -172,6 +173,6 @@ void train_teardown(run_ctx *r)
     train_log_close(r);
     optim_free(&r->opt);
     model_destroy(&r->m);
-    corpus_free(&r->corp);
+    train_corpus_free(&r->corp);
     rs_install_signal_handlers();
 }

@@ -11,26 +11,27 @@
 
 #include "check.h"
 #include "progress.h"
-#include "timer.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 int train_step(run_ctx *r, double *loss_out)
 {
     model *m = &r->m;
     dp_ctx *d = &r->dp;
-    uint64_t t0 = rs_now_ns();
+    uint64_t t0 = train_now_ns();
     int Tw;
     float *grad;
-    double loss = train_dp_compute(r, &Tw, &grad);
-    uint64_t t1 = rs_now_ns();
+    double loss = train_compute(r, &Tw, &grad);
+    uint64_t t1 = train_now_ns();
     loss = train_dp_exchange(r, grad, loss, train_stop_requested());
-    uint64_t t2 = rs_now_ns();
+    uint64_t t2 = train_now_ns();
     *loss_out = loss;
-    if (!isfinite(loss))
+    int checked = train_numerics_checked();   /* folded buffers: NaN means nothing */
+    if (!isfinite(loss) && checked)
         return 1;
     /* the workers' mean gradient is grad / N: the 1/N rides on the norm and the scale */
     double norm = grad_norm(grad, m->lay.total) / d->N;
-    if (!isfinite(norm)) {
+    if (!isfinite(norm) && checked) {
         *loss_out = norm;
         return 1;
     }
@@ -40,9 +41,10 @@ int train_step(run_ctx *r, double *loss_out)
     double gs = r->opt.clip > 0 && norm > r->opt.clip ? r->opt.clip / norm : 1.0;
     r->lr = sched_lr(&r->sched, r->st.step);
     optim_step(&r->opt, m->params, grad, r->lr, gs / d->N, &m->lay);
+    train_charge_update(r);
     d->compute_s = (double)(t1 - t0) * 1e-9;
     d->exchange_s = (double)(t2 - t1) * 1e-9;
-    d->optimizer_s = (double)(rs_now_ns() - t2) * 1e-9;
+    d->optimizer_s = (double)(train_now_ns() - t2) * 1e-9;
     r->st.pos += Tw;
     r->st.step++;
     r->st.tokens += (long)Tw * m->cfg.batch * d->N;

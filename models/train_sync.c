@@ -16,6 +16,7 @@
 #include "optim.h"
 #include "timer.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 enum { SYNC_FUSED, SYNC_BUCKETED, SYNC_PER_TENSOR };
 
@@ -138,10 +139,10 @@ void train_sync_exchange(run_ctx *r, float *grad)
     dp_ctx *d = &r->dp;
     if (d->sync == SYNC_BUCKETED)
         return;   /* summed already, by the buckets */
-    uint64_t t0 = rs_now_ns();
+    uint64_t t0 = train_now_ns();
     if (d->sync == SYNC_PER_TENSOR)
         exchange_per_tensor(r, grad);
     else
         RS_ASSERT(dp_exchange_sum(d->exchange, grad, r->m.lay.total) == 0);
-    d->exchange_total_s = (double)(rs_now_ns() - t0) * 1e-9;
+    d->exchange_total_s = (double)(train_now_ns() - t0) * 1e-9;
 }

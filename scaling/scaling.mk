@@ -44,7 +44,8 @@ SMPI_CFLAGS = $(filter-out -fopenmp,$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollec
 SMPI_LDLIBS := -ldl -lm
 
 ifeq ($(HAVE_SMPICC),1)
-PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD)
+include scaling/train_smpi.mk
+PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD) $(SMPI_TRAIN)
 else
 PROGRAMS += allreduce-bench-smpi-skipped
 endif
@@ -90,7 +91,7 @@ $(SIM_WRITE): $(OBJ)/scaling/simulate_write.o $(COMMON_OBJ)
 
 # ---- the SMPI tests: p = 64 on two groups, every algorithm checked, two runs equal ----
 ifeq ($(HAVE_SMPICC),1)
-check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE)
+check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE) $(SMPI_TRAIN) $(BIN)/rnn-train
 	@SMPIRUN="$(SMPIRUN)" sh test/smpi/run.sh $(SMPI_BENCH) $(PLATFORM_GEN)
 else
 check-smpi:

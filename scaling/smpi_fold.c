@@ -13,8 +13,11 @@
  * Users: the benchmark's big buffers (scaling/smpi_hooks.c hands collectives/ar_hooks.h
  * rs_fold_alloc / rs_fold_free, found by name with dlsym) and SMPI's built-in
  * collectives, whose temporaries (`new unsigned char[size]`) this library catches by
- * replacing operator new[] / delete[] for the whole process (SimGrid's own containers
- * use operator new, so they are not caught); smaller ones, and
+ * replacing operator new[] / delete[] for the whole process.  SimGrid's own containers
+ * use operator new and are not caught, but for one: the copy SMPI's MPI_Allreduce
+ * makes of an MPI_IN_PLACE buffer (a std::vector, rnn-train's gradient: 49 MB a rank)
+ * — so operator new of at least NEW_FOLD_FACTOR times the threshold, inside a rank,
+ * is folded too (no SimGrid container comes near 16 MiB); smaller ones, and
  * everything when RS_SMPI_FOLD_BYTES is unset or SMPI is absent (smpirun's helper
  * processes), come from malloc as usual.  Ranks are SimGrid actors; they run one at a
  * time in one OS thread, so the tables need no locks.  Built with the host compiler;
@@ -28,7 +31,7 @@
 typedef void *(*shared_malloc_fn)(size_t size, const char *file, int line);
 typedef long (*self_pid_fn)(void);
 
-enum { MAX_REGIONS = 256, MAX_SLOTS = 64, MAX_PIDS = 1 << 16 };
+enum { MAX_REGIONS = 256, MAX_SLOTS = 64, MAX_PIDS = 1 << 16, NEW_FOLD_FACTOR = 16 };
 
 static struct {
     int ready;
@@ -113,10 +116,11 @@ void *_Znam(size_t n);            /* operator new[](size_t) */
 void _ZdaPv(void *p);             /* operator delete[](void*) */
 void _ZdaPvm(void *p, size_t n);  /* operator delete[](void*, size_t) */
 
-void *_Znam(size_t n)
+/* A region when n >= min (min 0: never), else malloc; never NULL (operator new may not
+ * return it). */
+static void *fold_or_malloc(size_t n, size_t min)
 {
-    size_t t = rs_fold_threshold();
-    if (t && n >= t) {
+    if (min && n >= min) {
         void *p = rs_fold_alloc(n);
         if (p)
             return p;
@@ -124,10 +128,12 @@ void *_Znam(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) {
         fprintf(stderr, "rs-smpi-fold: out of memory for %zu bytes\n", n);
-        abort(); /* operator new[] may not return NULL */
+        abort();
     }
     return p;
 }
+
+void *_Znam(size_t n) { return fold_or_malloc(n, rs_fold_threshold()); }
 
 void _ZdaPv(void *p)
 {
@@ -140,3 +146,18 @@ void _ZdaPvm(void *p, size_t n)
     (void)n;
     _ZdaPv(p);
 }
+
+/* ---- operator new / delete: only SMPI's in-place copies of big messages ------------ */
+void *_Znwm(size_t n);            /* operator new(size_t) */
+void _ZdlPv(void *p);             /* operator delete(void*) */
+void _ZdlPvm(void *p, size_t n);  /* operator delete(void*, size_t) */
+
+void *_Znwm(size_t n)
+{
+    size_t min = NEW_FOLD_FACTOR * rs_fold_threshold();
+    /* inside a rank only (asked last: before SimGrid starts there is no actor to ask) */
+    return fold_or_malloc(n, min && n >= min && fold.self_pid() > 0 ? min : 0);
+}
+
+void _ZdlPv(void *p) { _ZdaPv(p); }
+void _ZdlPvm(void *p, size_t n) { _ZdaPvm(p, n); }

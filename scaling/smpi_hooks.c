@@ -1,6 +1,7 @@
-/* smpi_hooks.c — ar_platform_start() (collectives/bench_platform.h) for
- * `allreduce-bench-smpi`: after MPI_Init it sets the hooks of collectives/ar_hooks.h
- * that SimGrid SMPI needs.  Settings, read once per simulated rank:
+/* smpi_hooks.c — smpi_hooks_install() (smpi_hooks.h): after MPI_Init it sets the hooks
+ * of collectives/ar_hooks.h that SimGrid SMPI needs, for `allreduce-bench-smpi` (as its
+ * ar_platform_start, collectives/bench_platform.h) and `rnn-train-smpi`
+ * (scaling/train_smpi.c).  Settings, read once per simulated rank:
  *
  *   gamma   RS_SMPI_REDUCE_GBYTES_PER_S, else the host property rs_reduce_gbytes_per_s
  *           (scaling/platforms/ writes it), else none.  Every ar_reduce_local() of n
@@ -34,6 +35,7 @@
 #include "ar_hooks.h"
 #include "bench_platform.h"
 #include "check.h"
+#include "smpi_hooks.h"
 
 /* per simulated rank: SMPI privatizes these globals */
 static double gamma_s_per_byte;  /* 0: reductions are free */
@@ -86,7 +88,7 @@ static void user_reduce(void *in, void *inout, int *len, MPI_Datatype *dt, ar_op
 {
     ar_dtype t = AR_FLOAT;
     if (dtype_of(*dt, &t) != 0) {
-        fprintf(stderr, "allreduce-bench-smpi: charged reduction on an unknown datatype\n");
+        fprintf(stderr, "%s: charged reduction on an unknown datatype\n", rs_progname());
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     ar_reduce_local(inout, in, (size_t)*len, t, op);
@@ -175,8 +177,8 @@ static int ideal_barrier(MPI_Comm comm)
     if (wait > 0)
         sg_actor_sleep_for(wait);
     else if (!warned++)
-        fprintf(stderr, "allreduce-bench-smpi: the synchronizing barrier's guard (%g s) was too short "
-                "by %g s: timed calls may start up to that far apart\n", SYNC_GUARD_S, -wait);
+        fprintf(stderr, "%s: the synchronizing barrier's guard (%g s) was too short by %g s: "
+                "timed calls may start up to that far apart\n", rs_progname(), SYNC_GUARD_S, -wait);
     return MPI_SUCCESS;
 }
 
@@ -243,7 +245,18 @@ static int start_fold(ar_hooks *h)
     return 0;
 }
 
-int ar_platform_start(void)
+size_t smpi_hooks_fold_bytes(void) { return fold_bytes; }
+double smpi_hooks_seconds_per_byte(void) { return gamma_s_per_byte; }
+
+void smpi_hooks_charge_seconds(double seconds)
+{
+    if (seconds > 0)
+        smpi_execute_flops(seconds * host_flops);
+}
+
+int ar_platform_start(void) { return smpi_hooks_install(); }
+
+int smpi_hooks_install(void)
 {
     RS_CHECK(!getenv("RS_SMPI_BUILTIN"), "RS_SMPI_BUILTIN is gone: choose library's algorithm "
           "with smpirun --cfg=smpi/allreduce:NAME");

@@ -11,7 +11,11 @@
 #   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
 #      leaves simulated times unchanged: scaling/simulate checked vs folded (and its
 #      JSON, from build/bin/simulate-write, holds the CSV's rows);
-#   5. platform-gen and scaling/simulate reject impossible input: exit 2, one line.
+#   5. rnn-train-smpi (scaling/train-sim) trains a tiny LSTM on a 4-node platform with
+#      compute charged by flops: two runs give identical simulated times; its loss curve
+#      is the real build's under mpirun -np 4 within 1e-5 (skipped without mpirun);
+#   6. platform-gen, scaling/simulate and scaling/train-sim reject impossible input:
+#      exit 2, one line.
 # Exits 1 if anything failed.  SMPIRUN overrides the launcher (default smpirun).
 set -u
 bench=${1:?usage: run.sh BENCH PLATFORM_GEN}
@@ -112,6 +116,64 @@ if [ -s "$tmp/fold_1G.json" ]; then  # simulate-write: the same rows as JSON, wi
         bad "simulate's JSON: $nj rows (CSV: $nc), or no study / folding metadata"
 fi
 
+echo "== rnn-train-smpi: a tiny LSTM on 4 simulated nodes (scaling/train-sim)"
+train=$here/build/bin/rnn-train-smpi
+tiny="--corpus mobydick --vocab 200 --hidden 16 --embed 8 --bptt 8 --batch 2 --optimizer adam --lr 0.02
+      --schedule const --seed 5 --threads 1 --gemm openblas"
+for run in 1 2; do
+    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold no --bench 3 \
+        --csv "$tmp/tr$run.csv" -- $tiny > /dev/null 2> "$tmp/tr$run.err" ||
+        { bad "train-sim run $run: exit $?"; tail -n 5 "$tmp/tr$run.err"; }
+done
+# the same rows but this machine's wall time and memory (the last two columns)
+strip() { sed 's/,[^,]*,[^,]*$//' "$1"; }
+c=$(col "$tmp/tr1.csv" compute_ms 2>/dev/null); x=$(col "$tmp/tr1.csv" exchange_exposed_ms 2>/dev/null)
+if [ -s "$tmp/tr1.csv" ] && [ "$(strip "$tmp/tr1.csv")" = "$(strip "$tmp/tr2.csv")" ] &&
+    awk -v x="${x:-0}" 'BEGIN { exit !(x > 0) }'; then
+    ok "two runs: identical simulated steps (compute $c ms, exposed exchange $x ms)"
+else
+    bad "train-sim's two runs differ or time nothing: $(strip "$tmp/tr1.csv" 2>/dev/null | tail -n 1) vs $(strip "$tmp/tr2.csv" 2>/dev/null | tail -n 1)"
+fi
+# flops:50 charges one window's GEMM flops (model_step_flops) at 50 GFLOP/s
+want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
+    { N = $k["bptt"] * $k["batch"]; H = $k["hidden"]
+      printf "%.6g", (24 * N * H * ($k["embed"] + H) + 6 * N * H * $k["vocab"]) / 50e9 * 1e3 }' "$tmp/tr1.csv" 2>/dev/null)
+awk -v c="${c:-0}" -v w="${want:-1}" 'BEGIN { d = (c - w) / w; exit !(d < 1e-4 && d > -1e-4) }' &&
+    ok "compute_ms $c = the model's flops at 50 GFLOP/s ($want ms)" ||
+    bad "compute_ms ${c:-nothing}, want $want (the model's flops at 50 GFLOP/s)"
+# folding (a 2 MiB LSTM layer: folded, not computed, charged alike) leaves the step's times
+for f in no yes; do
+    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold $f --bench 2 \
+        --csv "$tmp/fold_$f.csv" -- $tiny --hidden 256 --embed 256 > /dev/null 2> "$tmp/fold.err" ||
+        { bad "train-sim --fold $f: exit $?"; tail -n 5 "$tmp/fold.err"; }
+done
+step_times() { for k in step_ms_median compute_ms exchange_exposed_ms optimizer_ms folded; do col "$1" $k; done 2>/dev/null | tr '\n' ' '; }
+a=$(step_times "$tmp/fold_no.csv"); b=$(step_times "$tmp/fold_yes.csv")
+[ -n "$a" ] && [ "${a% 0 }" = "${b% 1 }" ] && [ "$a" != "$b" ] &&
+    ok "folded and real buffers: the same simulated step (step, compute, exchange, optimizer ms: ${a% 0 })" ||
+    bad "folding changed the simulated step: [$a] vs [$b]"
+# the same training, numbers and all, as the real build under mpirun
+"$gen" --platform taihulight --nodes 4 --out "$tmp/tl4" > /dev/null
+RS_SMPI_COMPUTE=flops:50 timeout 120 $SMPIRUN -np 4 -platform "$tmp/tl4.xml" -hostfile "$tmp/tl4.hosts" \
+    $cfg --cfg=smpi/allreduce:rdb "$train" $tiny --workers 4 --steps 20 --eval-every 1 \
+    --log "$tmp/smpi_curve.csv" > /dev/null 2> "$tmp/curve.err" ||
+    { bad "rnn-train-smpi --steps 20: exit $?"; tail -n 5 "$tmp/curve.err"; }
+if command -v "${MPIRUN:-mpirun}" > /dev/null; then
+    . "$here/test/mpi/env.sh"
+    mpirun_q 4 "$here/build/bin/rnn-train" $tiny --workers 4 --steps 20 --eval-every 1 \
+        --log "$tmp/mpi_curve.csv" > /dev/null 2> "$tmp/curve.err" ||
+        { bad "mpirun -np 4 rnn-train: exit $?"; tail -n 5 "$tmp/curve.err"; }
+    # step,tokens,seconds,train_loss,valid_ppl,lr: columns 4 and 5 within 1e-5 relative
+    awk -F, 'NR == FNR { if (FNR > 1) { l[$1] = $4; p[$1] = $5 }; next }
+        FNR > 1 { n++; if (!($1 in l)) bad = 1
+          else { dl = ($4 - l[$1]) / l[$1]; dp = ($5 - p[$1]) / p[$1]; if (dl < 0) dl = -dl
+                 if (dp < 0) dp = -dp; if (dl > 1e-5 || dp > 1e-5) bad = 1 } }
+        END { exit (bad || n < 20) }' "$tmp/mpi_curve.csv" "$tmp/smpi_curve.csv" 2>/dev/null &&
+        ok "20 steps under SMPI: the loss and valid ppl curve of mpirun -np 4 (within 1e-5)" ||
+        { bad "the SMPI and mpirun curves differ:"; paste -d' ' "$tmp/mpi_curve.csv" "$tmp/smpi_curve.csv" | head -n 5; }
+else
+    echo "skip the curve against mpirun: ${MPIRUN:-mpirun} not found"
+fi
 echo "== bad input: exit 2, one line on stderr"
 expect2() { # FRAGMENT CMD...
     frag=$1; shift
@@ -134,6 +196,9 @@ expect2 "not a size" sh "$here/scaling/simulate" --sizes 4,banana
 expect2 "unknown algorithm 'fast'" sh "$here/scaling/simulate" --algo ring,fast
 expect2 "larger than the platform" sh "$here/scaling/simulate" --nodes 2048 --platform-args "--groups 4"
 expect2 "impossible" sh "$here/scaling/simulate" --nodes 64 --platform-args "--node-gbytes-per-s 0"
+expect2 "unknown mode 'fast'" sh "$here/scaling/train-sim" --compute fast
+expect2 "not a node count" sh "$here/scaling/train-sim" --nodes 4,zero
+expect2 "expected auto, yes or no" sh "$here/scaling/train-sim" --fold maybe
 
 echo "   check-smpi took $(( $(date +%s) - start )) s"
 [ $fail -eq 0 ] && echo "check-smpi: all SMPI tests passed" || echo "check-smpi: FAILED"

@@ -1,0 +1,211 @@
+/* train_smpi.c — train_platform.h for `rnn-train-smpi`: rnn-train's own code under
+ * SimGrid SMPI (scaling/train_smpi.mk builds it; scaling/train-sim runs it).  After
+ * MPI_Init it sets the same collectives hooks as allreduce-bench-smpi (smpi_hooks.h),
+ * then:
+ *
+ *   clock    the trainer's timings read MPI_Wtime, so the --bench columns (step_ms_*,
+ *            compute_ms, exchange_exposed_ms, optimizer_ms) are simulated time;
+ *   memory   big buffers go through ar_big_memalign: folded under RS_SMPI_FOLD_BYTES
+ *            (scaling/smpi_fold.c), so 800 ranks fit; the corpus is read once per
+ *            process and shared read-only (SMPI_SHARED_CALL's table), as is the
+ *            --gemm auto plan (tuned by the first rank, the others dispatch by its record);
+ *   compute  RS_SMPI_COMPUTE chooses how forward + backward costs simulated time:
+ *              run       executed, timed by SMPI's benchmarking (smpirun's default
+ *                        smpi/simulate-computation:yes; smpi/host-speed converts);
+ *              sample:K  SMPI_SAMPLE_GLOBAL: executed for the first K steps of all
+ *                        ranks together, then every step is charged their mean
+ *                        (smpi/host-speed converts; the numbers are then garbage);
+ *              flops:GF  charged model_step_flops / (GF * 1e9) seconds: deterministic
+ *                        with smpi/simulate-computation:no; executed unless folded.
+ *            In sample and flops modes the optimizer is charged its memory traffic at
+ *            the gamma rate (the platform's rs_reduce_gbytes_per_s);
+ *   numbers  folded or sampled, the checksum, NaN stops and evaluation scoring are
+ *            skipped (said once on stderr); the exchange and the optimizer still run. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <smpi/smpi.h>
+
+#include "ar_hooks.h"
+#include "check.h"
+#include "matmul.h"
+#include "smpi_hooks.h"
+#include "train_platform.h"
+
+typedef enum { COMPUTE_RUN, COMPUTE_SAMPLE, COMPUTE_FLOPS } compute_mode;
+
+/* per simulated rank: SMPI privatizes these globals */
+static compute_mode mode;
+static int sample_runs = 3;     /* sample:K */
+static double node_gflops;      /* flops:GF */
+static int folded;
+
+static int parse_compute(const char *v)
+{
+    char *end;
+    if (!v || !*v || strcmp(v, "run") == 0) {
+        mode = COMPUTE_RUN;
+    } else if (strcmp(v, "sample") == 0) {
+        mode = COMPUTE_SAMPLE;
+    } else if (strncmp(v, "sample:", 7) == 0) {
+        long k = strtol(v + 7, &end, 10);
+        RS_CHECK(end > v + 7 && !*end && k >= 1 && k <= 1000000, "RS_SMPI_COMPUTE=%s: K is not a "
+                 "count of sampled steps >= 1 (e.g. sample:3)", v);
+        mode = COMPUTE_SAMPLE;
+        sample_runs = (int)k;
+    } else if (strncmp(v, "flops:", 6) == 0) {
+        node_gflops = strtod(v + 6, &end);
+        RS_CHECK(end > v + 6 && !*end && node_gflops > 0 && isfinite(node_gflops),
+                 "RS_SMPI_COMPUTE=%s: GF is not a node speed in GFLOP/s > 0 (e.g. flops:100)", v);
+        mode = COMPUTE_FLOPS;
+    } else {
+        RS_CHECK(0, "RS_SMPI_COMPUTE: unknown mode '%s' (expected run, sample, sample:K or flops:GF)", v);
+    }
+    return 0;
+}
+
+int train_platform_start(void)
+{
+    if (smpi_hooks_install() != 0 || parse_compute(getenv("RS_SMPI_COMPUTE")) != 0)
+        return -1;
+    folded = smpi_hooks_fold_bytes() > 0;
+    /* run mode benchmarks the real reductions; the gamma charge would count them twice */
+    if (mode == COMPUTE_RUN && !folded)
+        ar_set_reduce_charge(NULL, NULL);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && !train_numerics_checked())
+        fprintf(stderr, "%s: %s: losses, perplexities and parameters are not meaningful; the "
+                "checksum, NaN stops and evaluation scoring are skipped (timings only)\n",
+                rs_progname(), folded ? "buffers folded (RS_SMPI_FOLD_BYTES)"
+                                      : "compute sampled (RS_SMPI_COMPUTE=sample)");
+    return 0;
+}
+
+int train_spare_threads(void) { return 0; }
+
+uint64_t train_now_ns(void) { return (uint64_t)llround(MPI_Wtime() * 1e9); }
+int train_default_threads(void) { return 1; }
+
+void *train_big_alloc(size_t bytes)
+{
+    void *p;
+    if (ar_big_memalign(&p, bytes) != 0)
+        return NULL;
+    if (!folded || bytes < smpi_hooks_fold_bytes())   /* folded: garbage anyway, 200 MB a rank */
+        memset(p, 0, bytes);
+    return p;
+}
+
+void train_big_free(void *p) { ar_big_free(p); }
+
+/* ---- the corpus, once per process ---- */
+typedef struct {
+    int rc;
+    char err[512];
+    corpus c;
+} shared_corpus;
+
+static shared_corpus *load_once(const char *path, corpus_level level, int cap, int cap_explicit)
+{
+    shared_corpus *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->rc = corpus_load(&s->c, path, level, cap, cap_explicit);
+    if (s->rc != 0)
+        snprintf(s->err, sizeof s->err, "%s", rs_lasterr());
+    return s;
+}
+
+int train_corpus_load(corpus *c, const char *path, corpus_level level, int cap, int cap_explicit)
+{
+    char key[4200];
+    snprintf(key, sizeof key, "%d %d %d %s", (int)level, cap, cap_explicit, path);
+    shared_corpus *s = smpi_shared_known_call("corpus_load", key)
+                           ? smpi_shared_get_call("corpus_load", key)
+                           : smpi_shared_set_call("corpus_load", key,
+                                                  load_once(path, level, cap, cap_explicit));
+    RS_CHECK(s, "out of memory loading the corpus");
+    RS_CHECK(s->rc == 0, "%s", s->err);
+    *c = s->c;
+    return 0;
+}
+
+/* The process's copy stays until the simulation ends: other ranks may still read it. */
+void train_corpus_free(corpus *c) { memset(c, 0, sizeof *c); }
+
+/* ---- GEMM: tuned by the first rank; the others dispatch by its record ---- */
+int train_gemm_auto(const model_cfg *c, int threads, int reentrant)
+{
+    char key[160];
+    snprintf(key, sizeof key, "%d %d %d %d %d %d %d %d %d %d", (int)c->cell, c->layers, c->hidden,
+             c->embed, c->vocab, c->batch, c->bptt, c->classes, threads, reentrant);
+    if (smpi_shared_known_call("gemm_auto", key))
+        return mm_init_record(smpi_shared_get_call("gemm_auto", key), c, threads);
+    if (mm_init_auto(c, threads, reentrant) != 0)
+        return -1;
+    smpi_shared_set_call("gemm_auto", key, strdup(mm_record()));
+    return 0;
+}
+
+/* flops mode charges every step alike; run and sample need their first steps */
+int train_bench_warmup(void) { return mode == COMPUTE_FLOPS ? 0 : 2; }
+
+/* The simulated node's speed where it is stated (flops:GF); else unknown. */
+double train_peak_gflops(int threads)
+{
+    (void)threads;
+    return mode == COMPUTE_FLOPS ? node_gflops : -1;
+}
+
+int train_numerics_checked(void) { return !folded && mode != COMPUTE_SAMPLE; }
+
+/* ---- compute ---- */
+
+/* Steps over the window at st.pos and the gradient's place, without running the step. */
+static double not_run(run_ctx *r, int *Tw_out, float **grad_out)
+{
+    long left = r->train.len - 1 - r->st.pos;
+    *Tw_out = left <= 0 ? 0 : left < r->m.cfg.bptt ? (int)left : r->m.cfg.bptt;
+    *grad_out = r->dp.local > 1 ? r->dp.grad_sum : r->m.grads;
+    return 0;
+}
+
+static double sampled(run_ctx *r, int *Tw_out, float **grad_out)
+{
+    double loss = 0;
+    int ran = 0;
+    SMPI_SAMPLE_GLOBAL(int once = 0, once < 1, once++, sample_runs, -1) {
+        loss = train_dp_compute(r, Tw_out, grad_out);
+        ran = 1;
+    }
+    return ran ? loss : not_run(r, Tw_out, grad_out);
+}
+
+double train_compute(run_ctx *r, int *Tw_out, float **grad_out)
+{
+    double loss;
+    if (mode == COMPUTE_SAMPLE) {
+        loss = sampled(r, Tw_out, grad_out);
+    } else if (mode == COMPUTE_FLOPS) {
+        loss = folded ? not_run(r, Tw_out, grad_out) : train_dp_compute(r, Tw_out, grad_out);
+        double flops = model_step_flops(&r->m.cfg, *Tw_out) * r->dp.local;
+        smpi_hooks_charge_seconds(flops / (node_gflops * 1e9));
+    } else {
+        loss = train_dp_compute(r, Tw_out, grad_out);
+    }
+    /* a garbage NaN would make train_dp_exchange skip the allreduce being timed */
+    return train_numerics_checked() || isfinite(loss) ? loss : 0;
+}
+
+/* The norm reads the gradient; the update reads it, reads and writes the parameters
+ * and each state array. */
+void train_charge_update(const run_ctx *r)
+{
+    if (mode == COMPUTE_RUN)
+        return;   /* benchmarked by SMPI with the rest */
+    double bytes = 4.0 * r->m.lay.total * (4 + 2 * optim_nstate(r->opt.kind));
+    smpi_hooks_charge_seconds(bytes * smpi_hooks_seconds_per_byte());
+}
