@@ -35,7 +35,7 @@ int train_sync_setup(run_ctx *r)
         for (int i = 0; i < lay->n; i++)
             if (lay->t[i].rows * lay->t[i].cols > most)
                 most = lay->t[i].rows * lay->t[i].cols;
-        d->zeros = calloc((size_t)most, sizeof(float));
+        d->zeros = train_big_alloc((size_t)most * sizeof(float));
         RS_CHECK(d->zeros, "cannot allocate the per-tensor exchange's buffer");
     }
     return 0;
@@ -51,7 +51,7 @@ int train_sync_start(run_ctx *r)
 void train_sync_teardown(run_ctx *r)
 {
     dp_buckets_free(r->dp.buckets);
-    free(r->dp.zeros);
+    train_big_free(r->dp.zeros);
     r->dp.buckets = NULL, r->dp.zeros = NULL;
 }
 
