@@ -1,11 +1,10 @@
 # scaling_convergence.gp — steps to the target perplexity against the global batch B
 # (log-log): the best point per (N, b), one colour per per-worker batch b, the perfect-
 # scaling line through its N = 1 point (steps x b / B), the fit S_min + E_min / B and
-# B_crit.  From a convergence study's run folder (make scaling; scaling/converge_report.sh
-# gp gives the fit's values):
+# B_crit with the regimes around it.  From a convergence study's run folder (make
+# scaling; `scaling/converge_report.sh gp RUN` gives the fit's values):
 # gnuplot -e "csv='RUN/scaling_convergence.csv'; out='RUN/figures/scaling_convergence.png';
 #             fb='4'; fs='97'; fe='1700'; fc='17.5'; p1='525'" plot/scaling_convergence.gp
-set datafile separator ','
 if (!exists("fb")) fb = ''
 if (!exists("fs")) fs = ''
 if (!exists("fe")) fe = ''
@@ -31,8 +30,20 @@ set ylabel 'steps to target'
 set grid
 set key top right
 set samples 200
-stats csv using (column('global_batch')) every ::1 nooutput
-set xrange [STATS_min / 1.5 : STATS_max * 1.5]
+xr = system(sprintf("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c[\"best\"] == 1 { B = $c[\"global_batch\"] + 0; if (!lo || B < lo) lo = B; if (B > hi) hi = B } END { print lo / 1.5, (hi > lo ? hi : 2 * lo) * 1.5 }' %s", csv))
+set xrange [word(xr, 1) + 0 : word(xr, 2) + 0]
+set datafile separator whitespace
+# the regimes of each fit: perfect scaling below B_crit / 10, maximal data parallelism
+# above 10 B_crit (scaling/conv_fit.h)
+do for [i = 1:words(fc)] {
+    c = word(fc, i) + 0
+    set arrow from c, graph 0 to c, graph 1 nohead dt 2 lw 1.5 lc rgb color(i)
+    set label sprintf('B_crit (b = %s)', word(fb, i)) at c, graph 0.04 offset 0.5, 0 font 'sans,8' tc rgb color(i)
+    set arrow from c / 10, graph 0 to c / 10, graph 1 nohead dt 3 lc rgb color(i)
+    set label 'perfect scaling <' at c / 10, graph 0.96 right offset -0.5, 0 font 'sans,8' tc rgb color(i)
+    set arrow from c * 10, graph 0 to c * 10, graph 1 nohead dt 3 lc rgb color(i)
+    set label '> maximal data parallelism' at c * 10, graph 0.96 offset 0.5, 0 font 'sans,8' tc rgb color(i)
+}
 plot for [i = 1:words(bs)] best(word(bs, i)) using 1:2 with points pt 7 ps 1.2 lc rgb color(i) \
         title sprintf('b = %s: best point per N', word(bs, i)), \
      for [i = 1:words(fs)] S(i, x) with lines lw 2 lc rgb color(i) \

@@ -59,7 +59,7 @@ MODEL="${MODEL:---model lstm --hidden 128 --classes 100 --bptt 35}"
 EOF
     mv "$settings.tmp" "$settings"
 fi
-. "./$settings"
+case "$settings" in /*) . "$settings" ;; *) . "./$settings" ;; esac
 BPTT=$(echo "$MODEL" | awk '{ for (i = 1; i < NF; i++) if ($i == "--bptt") print $(i + 1) }')
 BPTT=${BPTT:-35}
 echo "converge: run folder $run"
@@ -157,44 +157,53 @@ base_grid() {
     done
 }
 
-base_grid
-study
+# Refinement: a point whose evaluation interval is over 1/11 of its steps-to-target is
+# run again (the same seed gives the same run up to the target) with one ~1/20 of it.
+refine() {
+    sh scaling/converge_collect.sh rows "$run" "$grid" "$target" > "$run/converge_rows.tmp" || status=1
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["steps_to_target"] != "" && $c["resolved"] == 0 && $c["point"] !~ /-fine$/ { print $c["point"], $c["steps_to_target"] }' \
+        "$run/converge_rows.tmp" | while read -r name s; do
+        line=$(awk -v n="$name" '$1 == n' "$points")
+        ev=$(( s / 20 )); [ "$ev" -ge 1 ] || ev=1
+        cmd=$(echo "$line" | cut -d' ' -f4- | sed "s/--eval-every [0-9]*/--eval-every $ev/; s/--steps [0-9]*/--steps $s/")
+        row=$(awk -F, -v p="$name" '$1 == p' "$grid" | cut -d, -f2- |
+            awk -F, -v ev="$ev" -v s="$s" -v p="$name" 'BEGIN { OFS = "," } { $6 = ev; $7 = s; $8 = p; print }')
+        add "$name-fine" "$(echo "$line" | cut -d' ' -f2)" 0,1 "$row" $cmd
+    done
+    rm -f "$run/converge_rows.tmp"
+    study
+}
+
 # Widening: where the best learning rate of an (N, b, optimizer, warmup) is the grid's
 # largest or smallest and reached the target, the next one out (x2 or /2) joins.
-round=0
-while [ "$round" -lt "$EXTEND" ]; do
-    round=$((round + 1))
+widen() {
     sh scaling/converge_collect.sh rows "$run" "$grid" "$target" > "$run/converge_rows.tmp" || status=1
-    more=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         { k = $c["N"] " " $c["b"] " " $c["optimizer"] " " $c["warmup"]; lr = $c["lr"] + 0
           if (!(k in lo) || lr < lo[k]) lo[k] = lr; if (!(k in hi) || lr > hi[k]) hi[k] = lr
           s = $c["steps_to_target"]
           if (s != "" && (!(k in best) || s + 0 < best[k])) { best[k] = s + 0; blr[k] = lr } }
         END { for (k in best) { if (blr[k] == hi[k]) print k, hi[k] * 2; if (blr[k] == lo[k]) print k, lo[k] / 2 } }' \
-        "$run/converge_rows.tmp")
+        "$run/converge_rows.tmp" > "$run/converge_widen.tmp"
     rm -f "$run/converge_rows.tmp"
-    [ -n "$more" ] || break
-    echo "$more" | while read -r N b opt wu lr; do
+    while read -r N b opt wu lr; do
         lr_point "$N" "$b" "$opt" "$(awk -v x="$lr" 'BEGIN { printf "%.4g\n", x }')" "$wu"
-    done
-    study
-done
+    done < "$run/converge_widen.tmp"
+    more=$(wc -l < "$run/converge_widen.tmp")
+    rm -f "$run/converge_widen.tmp"
+    [ "$more" -gt 0 ] && study
+    [ "$more" -gt 0 ]
+}
 
-# Refinement: a point whose evaluation interval is over 1/11 of its steps-to-target is
-# run again (the same seed gives the same run up to the target) with one ~1/20 of it.
-sh scaling/converge_collect.sh rows "$run" "$grid" "$target" > "$run/converge_rows.tmp" || status=1
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    $c["steps_to_target"] != "" && $c["resolved"] == 0 && $c["point"] !~ /-fine$/ { print $c["point"], $c["steps_to_target"] }' \
-    "$run/converge_rows.tmp" | while read -r name s; do
-    line=$(awk -v n="$name" '$1 == n' "$points")
-    ev=$(( s / 20 )); [ "$ev" -ge 1 ] || ev=1
-    cmd=$(echo "$line" | cut -d' ' -f4- | sed "s/--eval-every [0-9]*/--eval-every $ev/; s/--steps [0-9]*/--steps $s/")
-    row=$(awk -F, -v p="$name" '$1 == p' "$grid" | cut -d, -f2- |
-        awk -F, -v ev="$ev" -v s="$s" -v p="$name" 'BEGIN { OFS = "," } { $6 = ev; $7 = s; $8 = p; print }')
-    add "$name-fine" "$(echo "$line" | cut -d' ' -f2)" 0,1 "$row" $cmd
-done
-rm -f "$run/converge_rows.tmp"
+base_grid
 study
+refine
+round=0
+while [ "$round" -lt "$EXTEND" ] && widen; do
+    round=$((round + 1))
+    refine
+done
 
 sh scaling/converge_collect.sh all "$run" "$grid" "$target" "$kn3" || status=1
 exit $status

@@ -6,8 +6,8 @@
 #       flag per (N, b)), scaling_fit.json and .txt (build/bin/scaling-fit),
 #       figures/scaling_convergence.png (plot/scaling_convergence.gp), scaling_report.md
 # A point's row: its grid values, then from points/NAME/: steps_to_target (empty when
-# not reached), resolved (the evaluation interval is at most 1/11 of the steps, so the
-# first evaluation under the target is within 10% of the crossing), tokens and seconds
+# not reached), resolved (the evaluation interval is 1 or at most 1/11 of the steps, so
+# the first evaluation under the target is within 10% of the crossing), tokens and seconds
 # at the stop (at the target when reached), epochs, the final valid ppl, b_simple (the
 # evaluation log's last value, where the trainer logs it) and a status.  A point run
 # again with a finer evaluation (NAME-fine) stands in for NAME.  Files that exist are
@@ -45,7 +45,7 @@ point_row() {
         else st="failed (exit $rc)"; fi
     fi
     res=""
-    [ -n "$s" ] && res=$(awk -v s="$s" -v e="$ev" 'BEGIN { print (e <= s / 11) ? 1 : 0 }')
+    [ -n "$s" ] && res=$(awk -v s="$s" -v e="$ev" 'BEGIN { print (e == 1 || e <= s / 11) ? 1 : 0 }')
     ep=""
     [ -n "$tok" ] && ep=$(awk -v t="$tok" -v n="$ntrain" 'BEGIN { printf "%.3g\n", t / n }')
     echo "$name,$N,$b,$((N * b)),$opt,$lr,$wu,$ev,$s,$res,$tok,$sec,$ep,$ppl,$target,$bs,$st"
@@ -56,7 +56,7 @@ rows() {
     fine=$(awk -F, 'NR > 1 && $9 != "" { print $9 }' "$grid")
     awk -F, 'NR > 1' "$grid" | while IFS=, read -r name rest; do
         # a refined point stands in for its coarse run once it has run
-        if echo " $fine " | grep -q " $name " && [ -f "$run/points/$name-fine/rc" ]; then continue; fi
+        if echo "$fine" | grep -Fqx -- "$name" && [ -f "$run/points/$name-fine/rc" ]; then continue; fi
         case "$name" in *-fine) [ -f "$run/points/$name/rc" ] || continue ;; esac
         point_row "$name" "$rest"
     done

@@ -37,11 +37,12 @@ best_table() {
         BEGIN { k = split(fits, L, ";"); for (i = 1; i <= k; i++) if (split(L[i], x, " ") >= 4) { S[x[1]] = x[2]; E[x[1]] = x[3]; C[x[1]] = x[4] } }
         function emit() {
             if (v["best"] != 1) return
-            b = v["b"]; B = v["global_batch"]; f = ""; r = ""
+            b = v["b"]; B = v["global_batch"] + 0; f = ""; r = ""
             if (b in S) { f = sprintf("%.0f", S[b] + E[b] / B)
                 r = (B <= C[b] / 10) ? "perfect" : (B >= C[b] * 10) ? "maximal" : "diminishing" }
             printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", b, v["N"], B, v["optimizer"],
-                v["lr"], v["warmup"], v["steps_to_target"], v["tokens"], v["epochs"], f, r }' "$csv"
+                v["lr"], v["warmup"], v["steps_to_target"], v["tokens"], v["epochs"], f, r }' "$csv" |
+        sort -t'|' -k2,2n -k3,3n
 }
 
 # Each (N, b) without a best point, and the points that did not reach the target.
@@ -58,7 +59,9 @@ md() {
     echo
     echo "Model: \`rnn-train $(setting MODEL)\` on Moby Dick; N synchronous"
     echo "workers of b streams each (\`--workers N --batch b\`, global batch B = N b sequences of"
-    echo "bptt tokens), momentum SGD (plus $(setting OPT_LIST) at N = $(setting OPT_N)), constant learning rate"
+    others=""
+    [ -n "$(setting OPT_N)" ] && others=" (plus $(setting OPT_LIST) at N = $(setting OPT_N))"
+    echo "bptt tokens), momentum SGD$others, constant learning rate"
     echo "over a grid of $(setting LR_FACTORS) x a centre that follows sqrt(B), seed $(setting SEED)."
     echo "Target: valid ppl $(meta_of target_ppl) = $(setting TARGET_X) x the Kneser-Ney trigram's on the same split"
     echo "(valid scored as $(setting EVAL_STREAMS) streams at every B, \`--eval-streams\`). Steps to target is the"
