@@ -20,7 +20,7 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-die() { echo "converge: $*" >&2; exit 2; }
+die() { echo "converge: $*" >&2; rm -f "${run:-.}/converge_settings.txt.tmp"; exit 2; }
 
 run=${1:-${RUN:-}}
 if [ -z "$run" ]; then
@@ -57,9 +57,18 @@ THREADS="${THREADS:-1}"
 SEED="${SEED:-1}"
 MODEL="${MODEL:---model lstm --hidden 128 --classes 100 --bptt 35}"
 EOF
-    mv "$settings.tmp" "$settings"
 fi
-case "$settings" in /*) . "$settings" ;; *) . "./$settings" ;; esac
+src=$settings; [ -f "$settings" ] || src=$settings.tmp
+case "$src" in /*) . "$src" ;; *) . "./$src" ;; esac
+# bad settings: one line, exit 2, before any point runs
+for v in $N_LIST $B_LIST $CAP_EPOCHS $EVAL_STREAMS $THREADS ${JOBS:-1}; do
+    case "$v" in ''|*[!0-9]*|0) die "'$v' in N_LIST, B_LIST, CAP_EPOCHS, EVAL_STREAMS, THREADS or JOBS is not a positive integer" ;; esac
+done
+for v in $LR_FACTORS $TARGET_X $CAP_X; do
+    awk -v x="$v" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 > 0) }' ||
+        die "'$v' in LR_FACTORS, TARGET_X or CAP_X is not a number > 0"
+done
+[ "$src" = "$settings" ] || mv "$settings.tmp" "$settings"
 BPTT=$(echo "$MODEL" | awk '{ for (i = 1; i < NF; i++) if ($i == "--bptt") print $(i + 1) }')
 BPTT=${BPTT:-35}
 echo "converge: run folder $run"
