@@ -15,7 +15,8 @@
 # B_LIST (per-worker batches, default 4; the issue's claim: "1 4 16"), LR_FACTORS,
 # TARGET_X, OPT_N / OPT_LIST (the optimizers compared at the large end), WARMUP_N /
 # WARMUP (the warmup steps tried there), EXTEND (rounds that widen a learning-rate grid
-# whose best is at its edge), CAP_X / CAP_EPOCHS (the step cap), JOBS, THREADS, SEED.
+# whose best is at its edge), CAP_X / CAP_EPOCHS (the step cap), JOBS, THREADS, SEED;
+# PLAN=1 writes the base grid's points (after the baseline) and stops, for a cluster.
 # Exit: 0 ok, 1 a point failed (the rest still ran), 2 bad input, 130 interrupted.
 set -u
 cd "$(dirname "$0")/.."
@@ -206,6 +207,11 @@ widen() {
 }
 
 base_grid
+if [ -n "${PLAN:-}" ]; then
+    echo "converge: PLAN=1: $(grep -c . "$points") points in $points, none run yet" \
+        "(scaling/study.sh point $run $points K runs the K-th; RUN=$run make scaling finishes)"
+    exit 0
+fi
 study
 refine
 round=0
