@@ -111,20 +111,25 @@ target=$(awk -v k="$kn3" -v x="$TARGET_X" 'BEGIN { printf "%.2f\n", k * x }')
 echo "converge: kn3 valid ppl $kn3; target valid ppl $target ($TARGET_X x kn3); $ntrain train tokens"
 
 # The grid's arithmetic, one awk program: the centre learning rate of an optimizer at a
-# global batch (sqrt scaling from its reference; LARS and LAMB at their defaults, which
-# their trust ratio makes batch-independent), the evaluation interval (~1/20 of the
-# fewest steps the target could take, so the first evaluation under the target is
-# within 10% of the crossing), the step cap and the expected cost (tokens).
+# global batch (sqrt scaling from its reference at B = 4, capped: past B_crit a larger
+# batch no longer allows a larger step; LARS and LAMB at their defaults, which their
+# trust ratio makes batch-independent), the evaluation interval (~1/20 of the fewest
+# steps the target could take, so the first evaluation under the target is within 10%
+# of the crossing; refine() catches a point that needed fewer), the step cap and the
+# expected cost (tokens).
 calc() {
     awk -v what="$1" -v opt="$2" -v B="$3" -v f="${4:-1}" -v ntrain="$ntrain" -v T="$BPTT" \
         -v capx="$CAP_X" -v cape="$CAP_EPOCHS" 'BEGIN {
-        ref["momentum"] = 0.5; ref["sgd"] = 5; ref["nesterov"] = 0.5; ref["adam"] = 0.004
+        ref["momentum"] = 1; ref["nesterov"] = 1; ref["sgd"] = 10; ref["adam"] = 0.002
+        top["momentum"] = 4; top["nesterov"] = 4; top["sgd"] = 40; top["adam"] = 0.02
         fixed["lars"] = 10; fixed["lamb"] = 0.1
-        est = 100 + 2000 / B                       # S_min + E_min / B, guessed
+        est = 60 + 1600 / B                        # S_min + E_min / B, guessed
+        least = 1600 / B; if (least < 40) least = 40   # the fewest steps, guessed low
         spe = int((int(ntrain / B) - 1 + T - 1) / T)
         cap = int(capx * est); if (cap > cape * spe) cap = cape * spe; if (cap < 20) cap = 20
-        if (what == "lr") printf "%.4g\n", f * ((opt in fixed) ? fixed[opt] : ref[opt] * sqrt(B / 4))
-        else if (what == "eval") { k = int(1600 / (20 * B)); print (k < 1 ? 1 : k) }
+        c = ref[opt] * sqrt(B / 4); if (c > top[opt]) c = top[opt]
+        if (what == "lr") printf "%.4g\n", f * ((opt in fixed) ? fixed[opt] : c)
+        else if (what == "eval") { k = int(least / 20); print (k < 1 ? 1 : k) }
         else if (what == "cap") print cap
         else if (what == "weight") printf "%.0f\n", (est < cap ? est : cap) * B * T
         else if (what == "stream") print int(ntrain / B) }'

@@ -54,6 +54,19 @@ misses() {
         END { printf "\nPoints: %d; %d reached the target, %d diverged, %d infeasible, %d other (not reached within the cap, failed).\n", t, r, d, f, o }' "$csv"
 }
 
+# The scaling rule of the best momentum learning rate, per b: the least-squares slope of
+# log lr against log B (0.5: the square-root rule, 1: the linear rule).
+lr_rule() {
+    awk -F, "$CSVAWK"' function emit() {
+            if (v["optimizer"] != "momentum" || v["steps_to_target"] == "") return
+            k = v["b"] SUBSEP v["global_batch"]; s = v["steps_to_target"] + 0
+            if (!(k in best) || s < best[k]) { best[k] = s; lr[k] = v["lr"] + 0 } }
+        END { for (k in best) { split(k, x, SUBSEP); b = x[1]; X = log(x[2]); Y = log(lr[k])
+                  n[b]++; sx[b] += X; sy[b] += Y; sxx[b] += X * X; sxy[b] += X * Y; pts[b] = pts[b] sprintf(" %g:%g", x[2], lr[k]) }
+              for (b in n) { d = n[b] * sxx[b] - sx[b] * sx[b]
+                  if (n[b] >= 2 && d > 0) printf "- b = %s: best momentum lr ~ B^%.2f over B = %s (B:lr)\n", b, (n[b] * sxy[b] - sx[b] * sy[b]) / d, pts[b] } }' "$csv"
+}
+
 md() {
     echo "## Steps to target against batch size"
     echo
@@ -72,6 +85,15 @@ md() {
     best_table
     echo
     misses
+    echo
+    echo "### The learning rate against the batch"
+    echo
+    lr_rule
+    echo
+    echo "### The seed's claim: ~100x fewer steps at N = 100 than at N = 1"
+    echo
+    fits | awk -v tx="$(setting TARGET_X)" '{ if ($6 == "nan" || $6 == "") printf "- b = %s: not measured (N = 1 or N = 100 has no point that reached the target)\n", $1
+        else printf "- b = %s: steps(N = 1) / steps(N = 100) = %s (perfect scaling: 100; the fit predicts %.3g) at %s x kn3\n", $1, $6, ($2 + $3 / $1) / ($2 + $3 / (100 * $1)), tx }'
     echo
     echo "### Fit S = S_min + E_min / B (best points, per b)"
     echo
