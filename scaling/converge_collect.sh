@@ -3,7 +3,8 @@
 # calls it; rerun it alone to redo the tables, figure and report of a run):
 #   converge_collect.sh rows RUN GRID TARGET       one CSV row per point on stdout
 #   converge_collect.sh all RUN GRID TARGET KN3    scaling_convergence.csv/.json (best
-#       flag per (N, b)), scaling_fit.json and .txt (build/bin/scaling-fit),
+#       flags), scaling_fit.json and .txt (build/bin/scaling-fit over the best point
+#       per N of the optimizer the grid runs at every N),
 #       figures/scaling_convergence.png (plot/scaling_convergence.gp), scaling_report.md
 # A point's row: its grid values, then from points/NAME/: steps_to_target (empty when
 # not reached), resolved (the evaluation interval is 1 or at most 1/11 of the steps, so
@@ -62,12 +63,15 @@ rows() {
     done
 }
 
-# The rows with the best flag: fewest steps to the target per (N, b), over every
-# optimizer, learning rate and warmup tried.
+# The rows with two flags: best, the fewest steps to the target per (N, b) over every
+# optimizer, learning rate and warmup tried; best_of_optimizer, per (N, b, optimizer).
 with_best() {
-    awk -F, 'NR == FNR { if (FNR > 1 && $9 != "") { k = $2 "," $3; if (!(k in m) || $9 + 0 < m[k]) { m[k] = $9 + 0; w[k] = $1 } } next }
-        FNR == 1 { print $0 ",best"; next }
-        { k = $2 "," $3; print $0 "," ((k in w) && w[k] == $1 ? 1 : 0) }' "$1" "$1"
+    awk -F, 'NR == FNR { if (FNR > 1 && $9 != "") { k = $2 "," $3; o = k "," $5
+                  if (!(k in m) || $9 + 0 < m[k]) { m[k] = $9 + 0; w[k] = $1 }
+                  if (!(o in mo) || $9 + 0 < mo[o]) { mo[o] = $9 + 0; wo[o] = $1 } } next }
+        FNR == 1 { print $0 ",best,best_of_optimizer"; next }
+        { k = $2 "," $3; o = k "," $5
+          print $0 "," ((k in w) && w[k] == $1 ? 1 : 0) "," ((o in wo) && wo[o] == $1 ? 1 : 0) }' "$1" "$1"
 }
 
 # path: an existing file is moved into RUN/old-K/ (the first K free), never overwritten.
@@ -95,12 +99,15 @@ for f in scaling_convergence.csv scaling_convergence.json scaling_fit.json scali
          scaling_report.md figures/scaling_convergence.png; do aside "$run/$f"; done
 build/bin/simulate-write --rows "$tmp.best" --study scaling_convergence --meta "$tmp.meta" \
     --csv "$run/scaling_convergence.csv" --json "$run/scaling_convergence.json" || status=1
+# The fit follows the optimizer the grid runs at every N (its first row's): the others,
+# tried at the large end only, are compared beside it in the report.
+base=$(awk -F, 'NR == 2 { print $4 }' "$grid")
 build/bin/scaling-fit --rows "$run/scaling_convergence.csv" --json "$run/scaling_fit.json" \
-    > "$run/scaling_fit.txt" 2>&1 || status=1
+    --optimizer "$base" --best-col best_of_optimizer > "$run/scaling_fit.txt" 2>&1 || status=1
 cat "$run/scaling_fit.txt"
 mkdir -p "$run/figures"
 if [ -f "$run/scaling_fit.json" ] && command -v gnuplot >/dev/null; then
-    gnuplot -e "csv='$run/scaling_convergence.csv'; out='$run/figures/scaling_convergence.png'; $(sh scaling/converge_report.sh gp "$run")" \
+    gnuplot -e "csv='$run/scaling_convergence.csv'; out='$run/figures/scaling_convergence.png'; base='$base'; $(sh scaling/converge_report.sh gp "$run")" \
         plot/scaling_convergence.gp && echo "converge: $run/figures/scaling_convergence.png" ||
         { echo "converge: plot/scaling_convergence.gp failed"; status=1; }
 fi

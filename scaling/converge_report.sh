@@ -54,6 +54,13 @@ misses() {
         END { printf "\nPoints: %d; %d reached the target, %d diverged, %d infeasible, %d other (not reached within the cap, failed).\n", t, r, d, f, o }' "$csv"
 }
 
+# The optimizers side by side where more than one ran: per (b, N) each one's best point.
+optimizers() {
+    awk -F, "$CSVAWK"' function emit() { k = v["b"] " " v["N"]; o = v["optimizer"]; if (!((k, o) in seen)) { seen[k, o] = 1; n[k]++ }
+            if (v["best_of_optimizer"] == 1) row[k, o] = sprintf("| %s | %s | %s | %s | %s | %s | %s |", v["b"], v["N"], v["global_batch"], o, v["lr"], v["warmup"], v["steps_to_target"]) }
+        END { for (ko in row) { split(ko, x, SUBSEP); if (n[x[1]] > 1) print row[ko] } }' "$csv" | sort -t'|' -k2,2n -k3,3n -k8,8n
+}
+
 # The scaling rule of the best momentum learning rate, per b: the least-squares slope of
 # log lr against log B (0.5: the square-root rule, 1: the linear rule).
 lr_rule() {
@@ -86,6 +93,14 @@ md() {
     echo
     misses
     echo
+    if [ -n "$(optimizers)" ]; then
+        echo "### Optimizers at the large end (the best point of each)"
+        echo
+        echo "| b | N | global batch | optimizer | lr | warmup | steps to target |"
+        echo "| ---: | ---: | ---: | --- | ---: | ---: | ---: |"
+        optimizers
+        echo
+    fi
     echo "### The learning rate against the batch"
     echo
     lr_rule
@@ -95,7 +110,10 @@ md() {
     fits | awk -v tx="$(setting TARGET_X)" '{ if ($6 == "nan" || $6 == "") printf "- b = %s: not measured (N = 1 or N = 100 has no point that reached the target)\n", $1
         else printf "- b = %s: steps(N = 1) / steps(N = 100) = %s (perfect scaling: 100; the fit predicts %.3g) at %s x kn3\n", $1, $6, ($2 + $3 / $1) / ($2 + $3 / (100 * $1)), tx }'
     echo
-    echo "### Fit S = S_min + E_min / B (best points, per b)"
+    echo "### Fit S = S_min + E_min / B (per b, the best momentum point per N)"
+    echo
+    echo "The fit follows momentum SGD, the optimizer run at every N; the other optimizers,"
+    echo "tried at the large end only, are in the table above and as open marks in the figure."
     echo
     if [ -f "$fit" ]; then echo '```'; cat "$fit"; echo '```'; fi
     echo

@@ -4,8 +4,8 @@
  *
  *   scaling-fit --rows scaling_convergence.csv --json scaling_fit.json [--claim-n 100]
  *
- * Rows used: best = 1 and steps_to_target set (columns N, b, global_batch,
- * steps_to_target, best; b_simple where present).  Per b: S_min, E_min, B_crit, R^2,
+ * Rows used: best = 1 (or --best-col's column) and steps_to_target set, of --optimizer
+ * where given (columns N, b, global_batch, steps_to_target, best; b_simple where present).  Per b: S_min, E_min, B_crit, R^2,
  * every point's fitted steps, residual and regime (conv_fit.h), the median b_simple,
  * and steps(N = 1) / steps(N = claim-n).  Exit: 0 ok, 2 bad input (one line). */
 #include <math.h>
@@ -24,18 +24,21 @@
 #define MAX_B 64
 
 static struct {
-    const char *rows, *json;
+    const char *rows, *json, *optimizer, *best_col;
     long claim_n;
-} opt = {.claim_n = 100};
+} opt = {.claim_n = 100, .best_col = "best"};
 
 static const rs_opt options[] = {
     {"rows", RS_OPT_STR, &opt.rows, "FILE", "the study's points, CSV (required)", 0, 0},
     {"json", RS_OPT_STR, &opt.json, "FILE", "write the fits as JSON (never overwrites)", 0, 0},
     {"claim-n", RS_OPT_INT, &opt.claim_n, "N", "the claim's ratio: steps at N = 1 over N = this [100]", 2, 1e9},
+    {"optimizer", RS_OPT_STR, &opt.optimizer, "NAME", "only the rows of this optimizer [all]", 0, 0},
+    {"best-col", RS_OPT_STR, &opt.best_col, "NAME", "the column flagging the rows to fit [best]", 0, 0},
 };
 
 static const char usage[] =
     "usage: scaling-fit --rows scaling_convergence.csv [--json FILE] [--claim-n N]\n"
+    "                   [--optimizer NAME] [--best-col NAME]\n"
     "Fits S = S_min + E_min / B over the best points of each per-worker batch b.\n"
     "Exit: 0 ok, 2 bad input.";
 
@@ -87,12 +90,16 @@ static b_group *group_of(fits *F, double b)
 static int collect(const rs_table *t, fits *F)
 {
     int cN = need_col(t, "N"), cb = need_col(t, "b"), cB = need_col(t, "global_batch");
-    int cS = need_col(t, "steps_to_target"), cbest = need_col(t, "best");
-    if (cN < 0 || cb < 0 || cB < 0 || cS < 0 || cbest < 0)
+    int cS = need_col(t, "steps_to_target"), cbest = need_col(t, opt.best_col);
+    int copt = opt.optimizer ? need_col(t, "optimizer") : -1;
+    if (cN < 0 || cb < 0 || cB < 0 || cS < 0 || cbest < 0 || (opt.optimizer && copt < 0))
         return -1;
     int cbs = rs_table_col_index(t, "b_simple");
     for (int r = 0; r < rs_table_nrows(t); r++) {
         if (num(t, r, cbest) != 1 || isnan(num(t, r, cS)))
+            continue;
+        if (opt.optimizer && (!rs_cell_isset(t, r, copt) || rs_table_col(t, copt)->type != RS_STR ||
+                              strcmp(rs_cell_str(t, r, copt), opt.optimizer) != 0))
             continue;
         double b = num(t, r, cb), B = num(t, r, cB), S = num(t, r, cS);
         RS_CHECK(b > 0 && B > 0 && S > 0, "%s: row %d: b %g, global_batch %g, steps_to_target %g "
@@ -106,7 +113,8 @@ static int collect(const rs_table *t, fits *F)
         g->bsimple[g->n] = num(t, r, cbs);
         g->n++;
     }
-    RS_CHECK(F->ng > 0, "%s: no best point reached the target (nothing to fit)", opt.rows);
+    RS_CHECK(F->ng > 0, "%s: no %s point%s%s reached the target (nothing to fit)", opt.rows,
+             opt.best_col, opt.optimizer ? " of " : "", opt.optimizer ? opt.optimizer : "");
     return 0;
 }
 
@@ -193,6 +201,8 @@ static int write_json(FILE *f, void *ctx)
     rs_jw_kstr(&w, "model", "S = s_min + e_min / B, B = global batch in sequences; "
                "b_crit = e_min / s_min; least squares on S");
     rs_jw_kstr(&w, "rows", opt.rows);
+    rs_jw_kstr(&w, "fitted", opt.best_col);
+    rs_jw_kstr(&w, "optimizer", opt.optimizer ? opt.optimizer : "all");
     rs_jw_key(&w, "fits");
     rs_jw_arr_begin(&w);
     for (int i = 0; i < F->ng; i++)

@@ -109,6 +109,20 @@ Test(scaling_fit, tool_fits_the_best_rows)
     cr_expect(fabs(rs_json_num(g, "claim.ratio", 0) - 1020.0 / 30) < 1e-9);
     rs_json_free(j);
     cr_expect_eq(cli_run(FIT_BIN, NULL, args, err, sizeof err), 2, "overwrote %s", out);
+    /* --optimizer with --best-col: adam's rows, flagged by another column */
+    snprintf(out, sizeof out, "%s/fit_adam.json", dir);
+    const char *adam[] = {"--rows", rows, "--json", out, "--optimizer", "adam", "--best-col", "steps_to_target", NULL};
+    cr_assert_eq(cli_run(FIT_BIN, NULL, adam, err, sizeof err), 2, "a non-flag column fitted");
+    write_text(rows, "N,b,global_batch,optimizer,steps_to_target,best,mine\n1,4,4,adam,1005,0,1\n"
+                     "4,4,16,adam,255,0,1\n4,4,16,momentum,1,1,1\n");
+    const char *adam2[] = {"--rows", rows, "--json", out, "--optimizer", "adam", "--best-col", "mine", NULL};
+    cr_assert_eq(cli_run(FIT_BIN, NULL, adam2, err, sizeof err), 0, "%s", err);
+    j = rs_json_load(out);
+    cr_assert(j, "%s", rs_lasterr());
+    g = rs_json_get(j, "fits")->items[0];
+    cr_expect(fabs(rs_json_num(g, "s_min", 0) - 5) < 1e-6, "s_min %g", rs_json_num(g, "s_min", 0));
+    cr_expect(fabs(rs_json_num(g, "e_min", 0) - 4000) < 1e-6);
+    rs_json_free(j);
 }
 
 Test(scaling_fit, tool_rejects_bad_input)
