@@ -31,7 +31,7 @@ set logscale xy
 set xlabel 'global batch B (sequences)'
 set ylabel 'steps to target'
 set grid
-set key top right
+set key bottom left
 set samples 200
 xr = system(sprintf("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c[\"best\"] == 1 { B = $c[\"global_batch\"] + 0; if (!lo || B < lo) lo = B; if (B > hi) hi = B } END { print lo / 1.5, (hi > lo ? hi : 2 * lo) * 1.5 }' %s", csv))
 set xrange [word(xr, 1) + 0 : word(xr, 2) + 0]
