@@ -37,7 +37,7 @@ fi
 settings="$run/converge_settings.txt"
 if [ ! -f "$settings" ]; then
     if [ -n "${QUICK:-}" ]; then
-        dN="1 4 16 64"; dF="1 2"; dON=""; dWN=""; dE=0
+        dN="1 4 16 64"; dF="0.5 1"; dON=""; dWN=""; dE=0
     else
         dN="1 2 4 8 16 32 64 100 128 256 400 512 800"; dF="0.5 1 2"; dON="256 800"; dWN="256 800"; dE=2
     fi
