@@ -11,6 +11,7 @@ OPT     ?= -O2
 WERROR  ?=
 QUICK   ?=
 RUN     ?=
+JOBS    ?=
 THREADS ?=
 
 BUILD := build
@@ -171,8 +172,10 @@ simulate:
 	@echo "make simulate: scaling/scaling.mk is missing (it defines the SimGrid SMPI sweep)"; exit 2
 endif
 
+ifeq ($(SCALING_DEFINED),)
 scaling:
-	@echo "make scaling: not built yet (RNN strong/weak scaling and convergence sweeps)"; exit 2
+	@echo "make scaling: scaling/scaling.mk is missing (it defines the convergence study)"; exit 2
+endif
 
 help:
 	@echo "rnnscale targets:"
@@ -186,9 +189,10 @@ help:
 	@echo "  make figures    redraw figures of RUN=results/runs/... (default: newest run)"
 	@echo "  make simulate   allreduce at 2..1024 simulated nodes under SimGrid SMPI"
 	@echo "                  (QUICK=1: a few points; FULL=1: every algorithm everywhere; SIM_JOBS=N)"
-	@echo "  make scaling    RNN strong/weak scaling sweeps (not built yet: exits 2)"
+	@echo "  make scaling    steps-to-target against the global batch into a new results/runs/<stamp>-<host>/"
+	@echo "                  (QUICK=1: a coarse grid, ~10 min; RUN=DIR resumes a run; JOBS=K points at once)"
 	@echo "  make clean      remove $(BUILD)/"
-	@echo "variables: CC=$(CC) OPT=$(OPT) CFLAGS= WERROR=1 QUICK=1 THREADS=N RUN=DIR"
+	@echo "variables: CC=$(CC) OPT=$(OPT) CFLAGS= WERROR=1 QUICK=1 THREADS=N RUN=DIR JOBS=K"
 
 clean:
 	rm -rf $(BUILD)

@@ -86,6 +86,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"eval-every", RS_OPT_INT, &o->eval_every, "N", "evaluate on valid every N steps [once per epoch]; with --bench, time N-step intervals with and without evaluation", 1, 1e15},
         {"eval-async", RS_OPT_FLAG, &o->eval_async, NULL, "evaluate a snapshot of the parameters on a spare thread (1 OpenMP thread) while training goes on; the row of step s is logged when ready, and the schedule and --target-ppl react one evaluation late (step s's result is applied at the next evaluation, a checkpoint or the end)", 0, 0},
         {"eval-ranks", RS_OPT_INT, &f->eval_ranks, "K", "ranks set aside for evaluation: not built yet (use --eval-async)", 1, 1 << 20},
+        {"eval-streams", RS_OPT_INT, &o->eval_streams, "E", "score valid/test as E streams (a multiple of --batch) whatever --workers, so runs of different global batches are scored on the same layout [workers x batch]", 1, 1 << 20},
         {"checkpoint", RS_OPT_STR, &o->ckpt_dir, "DIR", "write checkpoints into DIR (atomically) every K steps and at exit", 0, 0},
         {"checkpoint-every", RS_OPT_INT, &o->ckpt_every, "K", "checkpoint every K steps [at each evaluation]", 1, 1e15},
         {"resume", RS_OPT_FLAG, &o->resume, NULL, "continue from the newest checkpoint in --checkpoint DIR (bit-identical)", 0, 0},

@@ -35,6 +35,8 @@ typedef struct {
     long eval_every;         /* --eval-every steps (0: once per epoch) */
     int eval_async;          /* --eval-async: score a snapshot on a spare thread while training
                                 goes on; the schedule takes it one evaluation late */
+    long eval_streams;       /* --eval-streams E: valid/test as E streams whatever the
+                                batch, so runs of any batch are scored alike (0: N x b) */
     const char *ckpt_dir;    /* --checkpoint DIR */
     long ckpt_every;         /* --checkpoint-every steps (0: at each evaluation) */
     int resume;              /* --resume: continue from the newest checkpoint in DIR */

@@ -64,6 +64,7 @@ typedef struct {
     ckpt_ident id;
     stream_set train;
     long steps_per_epoch, eval_every, ckpt_every;
+    int eval_groups;          /* valid/test are scored as eval_groups x b streams */
     long step_limit;          /* from --steps / --epochs; 0: none (the loop does one pass) */
     double lr;
     double last_train_loss;   /* the train loss of the last evaluation row */

@@ -3,9 +3,9 @@
  * target), and --eval-async, which scores a snapshot of the parameters on a spare thread
  * while training goes on.  train.c calls these on its schedule; train_bench.c times them.
  *
- * Sharding: with N workers the split is laid as N groups (eval.c); rank r of P scores
- * groups [r N/P, (r+1) N/P) and the (loss sum, tokens) pairs are summed over the ranks,
- * so every rank gets the same perplexity at 1/P of the cost.
+ * Sharding: the split is laid as G groups of the worker's b streams (eval.c; G = N, or
+ * --eval-streams / b); rank r of P scores groups [r G/P, (r+1) G/P) and the (loss sum,
+ * tokens) pairs are summed over the ranks, so every rank gets the same perplexity.
  *
  * --eval-async: at a scheduled evaluation the parameters are copied into a second model
  * (its own activations and state) that a thread scores at one OpenMP thread.  The row of
@@ -52,7 +52,7 @@ static double seconds_since(uint64_t t0) { return (double)(train_now_ns() - t0) 
  * of the G groups: (loss sum, tokens). */
 static void score_shard(const run_ctx *r, model *m, const int *data, long n, double sums[2])
 {
-    long G = r->dp.N, P = r->dp.P, rank = r->dp.rank, tokens;
+    long G = r->eval_groups, P = r->dp.P, rank = r->dp.rank, tokens;
     eval_groups_partial(m, data, n, (int)G, (int)(rank * G / P), (int)((rank + 1) * G / P),
                         &sums[0], &tokens);
     sums[1] = (double)tokens;

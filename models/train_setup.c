@@ -74,6 +74,8 @@ static int check_inputs(const train_opts *o, char *path, size_t len)
     if (o->ckpt_dir && ckpt_prepare(o->ckpt_dir, o->resume) != 0)
         return -1;
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume from)");
+    RS_CHECK(o->eval_streams % o->cfg.batch == 0, "--eval-streams %ld: not a multiple of --batch "
+             "%d (each worker scores --batch streams at a time)", o->eval_streams, o->cfg.batch);
     return 0;
 }
 
@@ -101,9 +103,12 @@ static int load_corpus_and_model(run_ctx *r, const char *path)
     RS_CHECK(r->corp.ntrain / cfg.batch >= 2,
           "corpus %s is too small for --batch %d: its train split has %ld tokens (use a smaller "
           "--batch)", path, cfg.batch, r->corp.ntrain);
-    RS_CHECK(r->corp.nvalid / cfg.batch >= 2 && r->corp.ntest / cfg.batch >= 2,
-          "corpus %s is too small for --batch %d: its valid/test splits have %ld/%ld tokens "
-          "(use a smaller --batch)", path, cfg.batch, r->corp.nvalid, r->corp.ntest);
+    long scored = o->eval_streams ? o->eval_streams : cfg.batch;   /* valid/test streams */
+    RS_CHECK(r->corp.nvalid / scored >= 2 && r->corp.ntest / scored >= 2,
+          "corpus %s is too small for %ld evaluation streams: its valid/test splits have "
+          "%ld/%ld tokens (use a smaller --batch or --eval-streams)", path, scored,
+          r->corp.nvalid, r->corp.ntest);
+    r->eval_groups = (int)(scored / o->cfg.batch);
     cfg.batch = o->cfg.batch;   /* the model runs one worker's streams */
     if (output_init() != 0)
         return -1;

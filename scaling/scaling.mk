@@ -14,6 +14,11 @@
 #                                   where a platform has none)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
 #   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
+#   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
+#                                   (scaling/conv_fit.c; scaling/converge.sh calls it)
+#   make scaling                    the convergence study (scaling/converge.sh) into a run
+#                                   folder (QUICK=1: a coarse grid, RUN=DIR resumes one)
+#   make check-scaling              the study driver and the fit (test/scaling/run.sh)
 #   make simulate                   the allreduce sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
@@ -49,8 +54,10 @@ PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD) $(SMPI_TRAIN)
 else
 PROGRAMS += allreduce-bench-smpi-skipped
 endif
-PROGRAMS += $(PLATFORM_GEN) $(SIM_WRITE)
-EXTRA_CHECKS += check-smpi
+SCALING_FIT  := $(BIN)/scaling-fit
+PROGRAMS += $(PLATFORM_GEN) $(SIM_WRITE) $(SCALING_FIT)
+EXTRA_CHECKS += check-smpi check-scaling
+SCALING_DEFINED := 1
 
 .PHONY: check-smpi allreduce-bench-smpi-skipped
 
@@ -103,3 +110,19 @@ SIM_OUT ?=
 simulate: deps
 	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE)
 	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) FULL=$(FULL) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)
+
+# ---- the convergence study: steps-to-target against the global batch ------------------
+$(SCALING_FIT): $(OBJ)/scaling/scaling_fit.o $(OBJ)/scaling/conv_fit.o $(COMMON_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(LDLIBS)
+
+$(OBJ)/test/test_scaling_fit.o: INC += -Iscaling
+$(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
+
+.PHONY: check-scaling
+check-scaling: $(SCALING_FIT) $(BIN)/rnn-train
+	@sh test/scaling/run.sh
+
+scaling: deps
+	@$(MAKE) --no-print-directory all
+	@QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh $(RUN)

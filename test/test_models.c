@@ -677,6 +677,44 @@ Test(models, sync_modes_equal_fused_in_one_process)
     }
 }
 
+/* The valid ppl of the log's last row after `steps` steps with lr 0 (the initial weights)
+ * for N workers of b streams, valid scored as `streams` streams (0: the default). */
+static double untrained_ppl(int b, int workers, long streams, const char *name)
+{
+    char l[300];
+    tmp_path(l, sizeof l, name);
+    train_opts o;
+    small_opts(&o, l, NULL, 1);
+    o.eval_every = 1;
+    o.lr = 0;
+    o.cfg.batch = b;
+    o.workers = workers;
+    o.eval_streams = streams;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    static double row[4][5];
+    cr_assert_eq(log_curve(l, row, 4), 1);
+    return row[0][3];
+}
+
+/* --eval-streams: the same weights score the same at any global batch, and the layout it
+ * names is the one scored (2 streams keep more context than 8: another perplexity). */
+Test(models, eval_streams_score_every_global_batch_alike)
+{
+    double b8 = untrained_ppl(8, 1, 0, "es_b8.csv");
+    double w4 = untrained_ppl(2, 4, 8, "es_w4.csv");
+    double w1 = untrained_ppl(2, 1, 8, "es_w1.csv");
+    double two = untrained_ppl(2, 4, 2, "es_two.csv");
+    cr_expect(fabs(w4 - b8) <= 1e-6 * b8, "4 workers of 2, 8 streams: %.6f vs batch 8: %.6f", w4, b8);
+    cr_expect(fabs(w1 - b8) <= 1e-6 * b8, "1 worker of 2, 8 streams: %.6f vs batch 8: %.6f", w1, b8);
+    cr_expect(fabs(two - b8) > 1e-6 * b8, "2 streams scored like 8: %.6f", two);
+    train_opts o;
+    small_opts(&o, NULL, NULL, 1);
+    o.cfg.batch = 4;
+    o.eval_streams = 6;
+    cr_expect_eq(train_run(&o), RS_EXIT_USAGE, "--eval-streams 6 with --batch 4 was accepted");
+    cr_expect(strstr(rs_lasterr(), "--eval-streams"), "%s", rs_lasterr());
+}
+
 /* A string of the table JSON's meta ("" if absent). */
 static void meta_str(const char *json, const char *key, char *out, size_t n)
 {

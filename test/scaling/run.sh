@@ -1,0 +1,94 @@
+#!/bin/sh
+# run.sh — the scaling studies' driver and the convergence study (target check-scaling):
+#   1. scaling/study.sh: every point runs once; a rerun runs nothing; a failed point is
+#      recorded, the others still run, exit 1, and the rerun moves it aside and retries;
+#      an infeasible point is recorded and not run; JOBS=2 runs the same points;
+#   2. scaling/converge.sh on a tiny grid (N = 1, 2; hidden 16; target 2.3 x kn3, a few
+#      hundred steps): the outputs exist, coarse points are refined until every count is
+#      resolved, a rerun on the folder runs no point, and a second folder with the same
+#      seed gives the same steps-to-target for every point;
+#   3. bad settings: exit 2 and one line, before any point runs.
+# Exits 1 on failure.
+set -u
+cd "$(dirname "$0")/../.."
+fail=0
+tmp=$(mktemp -d /tmp/rnnscale-scaling-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+echo "== scaling/study.sh: points, resume, failures"
+mkdir "$tmp/r1"
+cat > "$tmp/p1.txt" <<'PTS'
+# a comment
+one 1 0 sh -c 'echo x >> count.txt; echo done > out.txt'
+two 2 0,1 sh -c 'echo x >> count.txt; exit 1'
+three 1 0 sh -c 'echo x >> count.txt; [ -f ../../go ] || exit 3'
+four 0 x too many streams for the corpus
+PTS
+JOBS=2 sh scaling/study.sh run "$tmp/r1" "$tmp/p1.txt" > "$tmp/out1" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok "a failed point: exit 1" || { bad "a failed point: exit $rc"; cat "$tmp/out1"; }
+[ -f "$tmp/r1/points/one/out.txt" ] && [ -f "$tmp/r1/points/two/rc" ] && ok "the other points ran" ||
+    bad "the other points did not all run"
+grep -q "three failed (exit 3)" "$tmp/out1" && ok "the failure is named" || bad "no line names the failed point"
+grep -q "too many streams" "$tmp/r1/points/four/infeasible" 2>/dev/null && [ ! -f "$tmp/r1/points/four/rc" ] &&
+    ok "an infeasible point is recorded, not run" || bad "the infeasible point"
+grep -q "\[3/4\]" "$tmp/out1" && grep -q "ETA" "$tmp/out1" && ok "progress with done/total and ETA" ||
+    bad "no progress line"
+touch "$tmp/r1/go"
+sh scaling/study.sh run "$tmp/r1" "$tmp/p1.txt" > "$tmp/out2" 2>&1
+rc=$?
+n1=$(cat "$tmp/r1/points/one/count.txt" | wc -l); n2=$(cat "$tmp/r1/points/two/count.txt" | wc -l)
+[ $rc -eq 0 ] && [ "$n1" -eq 1 ] && [ "$n2" -eq 1 ] && ok "the rerun skips done points and retries the failed one" ||
+    { bad "rerun: exit $rc, point one ran $n1 times, two $n2 times"; cat "$tmp/out2"; }
+[ -f "$tmp/r1/points/three.attempt-1/rc" ] && [ "$(cat "$tmp/r1/points/three/rc")" = 0 ] &&
+    ok "the failed attempt is kept aside" || bad "the failed attempt was not kept"
+sh scaling/study.sh run "$tmp/r1" "$tmp/p1.txt" > "$tmp/out3" 2>&1
+grep -q "4 of 4 points done" "$tmp/out3" && ! grep -q "\[" "$tmp/out3" && ok "a finished study runs nothing" ||
+    { bad "a finished study ran again"; cat "$tmp/out3"; }
+sh scaling/study.sh point "$tmp/r1" "$tmp/p1.txt" nosuch 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "an unknown point: exit 2, one line" ||
+    bad "an unknown point: exit $rc: $(cat "$tmp/err")"
+
+echo "== scaling/converge.sh: a tiny study, rerun, the same seed twice"
+# converge.sh on a tiny grid into folder $1 (its settings go with the environment)
+tiny() {
+    N_LIST='1 2' B_LIST=2 LR_FACTORS=1 TARGET_X=2.3 OPT_N='' WARMUP_N='' EXTEND=0 JOBS=2 CAP_X=30 \
+    MODEL='--model lstm --hidden 16 --classes 50 --bptt 20' EVAL_STREAMS=4 sh scaling/converge.sh "$1"
+}
+for r in c1 c2; do
+    tiny "$tmp/$r" > "$tmp/$r.out" 2>&1 || { bad "converge.sh $r exited $?"; tail -n 5 "$tmp/$r.out"; }
+done
+for f in scaling_convergence.csv scaling_fit.json scaling_report.md; do
+    [ -s "$tmp/c1/$f" ] && ok "converge wrote $f" || bad "converge wrote no $f"
+done
+steps() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["point"], $c["steps_to_target"] }' "$1"; }
+s1=$(steps "$tmp/c1/scaling_convergence.csv"); s2=$(steps "$tmp/c2/scaling_convergence.csv")
+if [ -n "$s1" ] && [ "$s1" = "$s2" ] && steps "$tmp/c1/scaling_convergence.csv" | awk '$2 == "" { e = 1 } END { exit e }'; then
+    ok "the same seed: the same steps-to-target at every point ($(echo "$s1" | tr '\n' ' '))"
+else
+    bad "steps-to-target differ between two runs of the same seed, or a point missed the target:"
+    echo "$s1"; echo "--"; echo "$s2"
+fi
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["point"] ~ /-fine$/ { f++ } $c["resolved"] != 1 { u++ }
+    END { exit !(f > 0 && u == 0) }' "$tmp/c1/scaling_convergence.csv" &&
+    ok "coarse points were refined; every count is resolved within 10%" || bad "unresolved or unrefined points"
+npts=$(ls "$tmp/c1/points" | wc -l)
+tiny "$tmp/c1" > "$tmp/c1b.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ! grep -q "^study: \[" "$tmp/c1b.out" && [ "$(ls "$tmp/c1/points" | wc -l)" -eq "$npts" ] &&
+    [ -f "$tmp/c1/old-1/scaling_convergence.csv" ] &&
+    ok "a rerun on the folder runs no point and keeps the earlier results in old-1/" ||
+    { bad "the rerun (exit $rc) ran points or overwrote results"; grep "^study" "$tmp/c1b.out"; }
+
+echo "== scaling/converge.sh: bad settings"
+for s in "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"; do
+    env $s sh scaling/converge.sh "$tmp/bad-$(echo "$s" | cut -d= -f1)" > /dev/null 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$tmp/bad-$(echo "$s" | cut -d= -f1)/points" ] &&
+        ok "$s: exit 2, one line, nothing run" || bad "$s: exit $rc: $(cat "$tmp/err")"
+done
+[ $fail -eq 0 ] && echo "check-scaling: all passed" || echo "check-scaling: FAILED"
+exit $fail
