@@ -22,6 +22,7 @@ int train_step(run_ctx *r, double *loss_out)
     int Tw;
     float *grad;
     double loss = train_compute(r, &Tw, &grad);
+    d->Tw = Tw;   /* also where compute was charged, not run: per-tensor's rounds */
     uint64_t t1 = train_now_ns();
     loss = train_dp_exchange(r, grad, loss, train_stop_requested());
     uint64_t t2 = train_now_ns();

@@ -14,6 +14,7 @@
 #   5. rnn-train-smpi (scaling/train-sim) trains a tiny LSTM on a 4-node platform with
 #      compute charged by flops: two runs give identical simulated times; its loss curve
 #      is the real build's under mpirun -np 4 within 1e-5 (skipped without mpirun);
+#      folding leaves the simulated step unchanged for --sync fused and per-tensor;
 #   6. platform-gen, scaling/simulate and scaling/train-sim reject impossible input:
 #      exit 2, one line.
 # Exits 1 if anything failed.  SMPIRUN overrides the launcher (default smpirun).
@@ -142,16 +143,24 @@ awk -v c="${c:-0}" -v w="${want:-1}" 'BEGIN { d = (c - w) / w; exit !(d < 1e-4 &
     ok "compute_ms $c = the model's flops at 50 GFLOP/s ($want ms)" ||
     bad "compute_ms ${c:-nothing}, want $want (the model's flops at 50 GFLOP/s)"
 # folding (a 2 MiB LSTM layer: folded, not computed, charged alike) leaves the step's times
-for f in no yes; do
-    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold $f --bench 2 \
-        --csv "$tmp/fold_$f.csv" -- $tiny --hidden 256 --embed 256 > /dev/null 2> "$tmp/fold.err" ||
-        { bad "train-sim --fold $f: exit $?"; tail -n 5 "$tmp/fold.err"; }
-done
+# unchanged, for fused and for per-tensor (its rounds counted where compute is charged)
 step_times() { for k in step_ms_median compute_ms exchange_exposed_ms optimizer_ms folded; do col "$1" $k; done 2>/dev/null | tr '\n' ' '; }
-a=$(step_times "$tmp/fold_no.csv"); b=$(step_times "$tmp/fold_yes.csv")
-[ -n "$a" ] && [ "${a% 0 }" = "${b% 1 }" ] && [ "$a" != "$b" ] &&
-    ok "folded and real buffers: the same simulated step (step, compute, exchange, optimizer ms: ${a% 0 })" ||
-    bad "folding changed the simulated step: [$a] vs [$b]"
+for s in fused per-tensor; do
+    for f in no yes; do
+        SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold $f --bench 2 \
+            --sync $s --csv "$tmp/fold_${s}_$f.csv" -- $tiny --hidden 256 --embed 256 > /dev/null \
+            2> "$tmp/fold.err" || { bad "train-sim --sync $s --fold $f: exit $?"; tail -n 5 "$tmp/fold.err"; }
+    done
+    a=$(step_times "$tmp/fold_${s}_no.csv"); b=$(step_times "$tmp/fold_${s}_yes.csv")
+    [ -n "$a" ] && [ "${a% 0 }" = "${b% 1 }" ] && [ "$a" != "$b" ] &&
+        ok "--sync $s: folded and real buffers, the same simulated step (step, compute, exchange, optimizer ms: ${a% 0 })" ||
+        bad "--sync $s: folding changed the simulated step: [$a] vs [$b]"
+done
+xf=$(col "$tmp/fold_fused_yes.csv" exchange_exposed_ms 2>/dev/null)
+xp=$(col "$tmp/fold_per-tensor_yes.csv" exchange_exposed_ms 2>/dev/null)
+awk -v f="${xf:-0}" -v p="${xp:-0}" 'BEGIN { exit !(f > 0 && p > 4 * f) }' &&
+    ok "folded per-tensor (Tw rounds of every tensor) exposes more than 4x fused's exchange ($xp vs $xf ms)" ||
+    bad "folded per-tensor's exchange ${xp:-nothing} ms is not > 4x fused's ${xf:-nothing} ms"
 # the same training, numbers and all, as the real build under mpirun
 "$gen" --platform taihulight --nodes 4 --out "$tmp/tl4" > /dev/null
 RS_SMPI_COMPUTE=flops:50 timeout 120 $SMPIRUN -np 4 -platform "$tmp/tl4.xml" -hostfile "$tmp/tl4.hosts" \
