@@ -111,7 +111,7 @@ static int train_loop(run_ctx *r, long end)
             train_diverged(r, "the training loss", loss);
             return RS_EXIT_WRONG;
         }
-        double dt = (double)(train_now_ns() - t0) * 1e-9;
+        double dt = train_seconds_since(t0);
         r->st.seconds += dt;
         win_tok = 0.9 * win_tok + (double)(r->st.tokens - tok0);
         win_s = 0.9 * win_s + dt;

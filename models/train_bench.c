@@ -38,7 +38,7 @@ static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
             rs_seterr("loss became %g during --bench (lower --lr)", loss);
             rc = -1;   /* as RS_CHECK returned it here before */
         } else if (i >= w) {
-            t[i - w] = (double)(train_now_ns() - t0) * 1e-9;
+            t[i - w] = train_seconds_since(t0);
             part[i - w] = r->dp.compute_s;
             part[N + i - w] = r->dp.exchange_s;
             part[2 * N + i - w] = r->dp.optimizer_s;
@@ -87,7 +87,7 @@ static int time_block(run_ctx *r, long k, int with, double *seconds)
     }
     if (with && train_eval_settle(r, 0) != 0)
         return -1;
-    *seconds += (double)(train_now_ns() - t0) * 1e-9;
+    *seconds += train_seconds_since(t0);
     return 0;
 }
 
@@ -98,7 +98,7 @@ static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
     eval_result ev;
     uint64_t t0 = train_now_ns();
     train_eval_split(r, r->corp.valid, r->corp.nvalid, &ev);
-    eb->alone_s = (double)(train_now_ns() - t0) * 1e-9;
+    eb->alone_s = train_seconds_since(t0);
     long n0 = r->eval_count;
     double held0 = r->eval_exposed_total_s;
     int rc = 0;

@@ -46,7 +46,6 @@ struct eval_async {
     double launch_s;      /* the loop's time spent starting it: the snapshot, the thread */
 };
 
-static double seconds_since(uint64_t t0) { return (double)(train_now_ns() - t0) * 1e-9; }
 
 /* This rank's shard of model m's evaluation of the split, groups [rank G/P, (rank+1) G/P)
  * of the G groups: (loss sum, tokens). */
@@ -143,7 +142,7 @@ int train_evaluate(run_ctx *r, int scheduled)
         return -1;
     eval_row w = row_now(r);
     train_eval_split(r, r->corp.valid, r->corp.nvalid, &w.valid);
-    w.eval_s = w.exposed_s = seconds_since(t0);
+    w.eval_s = w.exposed_s = train_seconds_since(t0);
     if (record_row(r, &w) != 0)
         return -1;
     if (!scheduled)
@@ -161,7 +160,7 @@ static void *eval_thread(void *arg)
     omp_set_num_threads(1);   /* the trainer keeps its threads */
     uint64_t t0 = train_now_ns();
     score_shard(a->r, &a->m, a->r->corp.valid, a->r->corp.nvalid, a->sums);
-    a->row.eval_s = seconds_since(t0);
+    a->row.eval_s = train_seconds_since(t0);
     atomic_store(&a->done, 1);
     return NULL;
 }
@@ -215,7 +214,7 @@ static int launch(run_ctx *r)
     RS_CHECK(rc == 0, "--eval-async: cannot start the evaluation thread: %s", strerror(rc));
     a->running = a->pending = 1;
     a->logged = 0;
-    a->launch_s = seconds_since(t0);
+    a->launch_s = train_seconds_since(t0);
     return 0;
 }
 
@@ -229,7 +228,7 @@ static int collect(run_ctx *r)
     a->running = 0;
     dp_comm_sum_doubles(a->sums, 2);
     eval_result_set(&a->row.valid, a->sums[0], (long)a->sums[1]);
-    a->row.exposed_s = a->launch_s + seconds_since(t0);
+    a->row.exposed_s = a->launch_s + train_seconds_since(t0);
     a->logged = 1;
     return record_row(r, &a->row);
 }

@@ -19,6 +19,11 @@
 int train_platform_start(void);
 /* The trainer's clock for its timings, in ns: the host's, or the simulated one. */
 uint64_t train_now_ns(void);
+/* Seconds on that clock since t0 (a train_now_ns() reading). */
+static inline double train_seconds_since(uint64_t t0)
+{
+    return (double)(train_now_ns() - t0) * 1e-9;
+}
 /* --threads' default: every CPU, or 1 (one core per simulated node). */
 int train_default_threads(void);
 /* The corpus, loaded once per process where ranks share one (read-only thereafter). */

@@ -144,5 +144,5 @@ void train_sync_exchange(run_ctx *r, float *grad)
         exchange_per_tensor(r, grad);
     else
         RS_ASSERT(dp_exchange_sum(d->exchange, grad, r->m.lay.total) == 0);
-    d->exchange_total_s = (double)(train_now_ns() - t0) * 1e-9;
+    d->exchange_total_s = train_seconds_since(t0);
 }
