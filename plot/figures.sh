@@ -1,7 +1,7 @@
 #!/bin/sh
 # figures.sh RUN — redraw every figure of a run folder from its CSVs: each plot/NAME.gp
-# whose NAME's CSV (the part before the first '_', e.g. exp for exp_speed.gp) exists
-# in RUN draws RUN/figures/NAME.png.  RUN defaults to the newest results/runs/*,
+# whose CSV exists in RUN draws RUN/figures/NAME.png: NAME.csv, or else the part of NAME
+# before the first '_' (exp.csv for exp_speed.gp).  RUN defaults to the newest results/runs/*,
 # then results/reference/.
 set -u
 cd "$(dirname "$0")/.."
@@ -31,9 +31,12 @@ else
 fi
 for gp in plot/*.gp; do
     name=$(basename "$gp" .gp)
-    csv="$run/${name%%_*}.csv"
+    csv="$run/$name.csv"
+    [ -f "$csv" ] || csv="$run/${name%%_*}.csv"
     [ -f "$csv" ] || continue
-    if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; $extra" "$gp"; then
+    own=""   # a figure that needs values computed from its run
+    [ "$name" = scaling_convergence ] && own=$(sh scaling/converge_report.sh gp "$run")
+    if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; $extra $own" "$gp"; then
         echo "figures: $run/figures/$name.png"; drawn=$((drawn + 1))
     else
         echo "figures: $gp failed on $csv" >&2; status=1

@@ -347,3 +347,11 @@ if [ -f "$run/simulate_report.md" ]; then
     echo
     cat "$run/simulate_report.md"
 fi
+# ---- the scaling study (scaling/converge.sh and its companions wrote it: make scaling)
+if [ -f "$run/scaling_report.md" ]; then
+    echo
+    cat "$run/scaling_report.md"
+fi
+# ---- each claim of the seed studies beside this run's figure
+echo
+sh plot/reproduction.sh "$run"

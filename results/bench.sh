@@ -86,13 +86,28 @@ step train_bench_lstm_classes build/bin/rnn-train --model lstm $tr_shape --class
 # the sequential order, bit-identical, in one run
 step train_pipeline build/bin/rnn-train --model lstm $tr_shape --threads "$tr_all" --pipeline \
     --bench $tr_steps --csv "$run/train_pipeline.csv"
-# one table: the first part's header, every part's rows
-awk 'FNR > 1 || NR == 1' "$run"/train_bench.d/*.csv > "$run/train_bench.csv.tmp" 2>/dev/null &&
-    mv "$run/train_bench.csv.tmp" "$run/train_bench.csv" || rm -f "$run/train_bench.csv.tmp"
+# the distributed testing module: evaluation every 4 steps, serial and on a spare thread
+# (--eval-async), 1 training thread; eval_exposed_fraction is what evaluation adds to
+# the wall time over its own time
+mkdir -p "$run/train_eval.d"
+for tr_e in serial async; do
+    step "train_eval_$tr_e" build/bin/rnn-train --model lstm --hidden 128 --classes 100 \
+        --threads 1 --bench $((tr_steps * 2 + 8)) --eval-every 4 $([ $tr_e = async ] && echo --eval-async) \
+        --csv "$run/train_eval.d/$tr_e.csv"
+done
+# concat NAME: one table RUN/NAME.csv of RUN/NAME.d/*.csv (the first header, every row)
+concat() {
+    awk 'FNR > 1 || NR == 1' "$run/$1.d"/*.csv > "$run/$1.csv.tmp" 2>/dev/null &&
+        mv "$run/$1.csv.tmp" "$run/$1.csv" || rm -f "$run/$1.csv.tmp"
+}
+concat train_bench
+# train_eval.csv: the same, with the part's name (serial, async) as a first column eval_mode
+awk 'FNR == 1 { if (NR == 1) print "eval_mode," $0; next } { f = FILENAME; sub(/.*\//, "", f); sub(/\.csv$/, "", f); print f "," $0 }' \
+    "$run"/train_eval.d/*.csv > "$run/train_eval.csv.tmp" 2>/dev/null &&
+    mv "$run/train_eval.csv.tmp" "$run/train_eval.csv" || rm -f "$run/train_eval.csv.tmp"
 # the PyTorch rows, one table for the report's "Against PyTorch" section
 if [ -n "$have_torch" ]; then
-    awk 'FNR > 1 || NR == 1' "$run"/train_peer.d/*.csv > "$run/train_peer.csv.tmp" 2>/dev/null &&
-        mv "$run/train_peer.csv.tmp" "$run/train_peer.csv" || rm -f "$run/train_peer.csv.tmp"
+    concat train_peer
 else
     echo "== train_peer: skipped (/usr/bin/python3 cannot import torch; \`make peers\` installs PyTorch)"
 fi
