@@ -1,7 +1,7 @@
 #!/bin/sh
 # figures.sh RUN — redraw every figure of a run folder from its CSVs: each plot/NAME.gp
-# whose CSV exists in RUN draws RUN/figures/NAME.png: NAME.csv, or else the part of NAME
-# before the first '_' (exp.csv for exp_speed.gp).  RUN defaults to the newest results/runs/*,
+# whose CSV exists in RUN draws RUN/figures/NAME.png: NAME.csv, or else the longest
+# prefix of NAME up to a '_' that names one (exp.csv for exp_speed.gp).  RUN defaults to the newest results/runs/*,
 # then results/reference/.
 set -u
 cd "$(dirname "$0")/.."
@@ -31,11 +31,13 @@ else
 fi
 for gp in plot/*.gp; do
     name=$(basename "$gp" .gp)
-    csv="$run/$name.csv"
-    [ -f "$csv" ] || csv="$run/${name%%_*}.csv"
+    # NAME's CSV: the longest of NAME, NAME less its last _part, ... that RUN has
+    n=$name
+    while [ ! -f "$run/$n.csv" ] && [ "${n%_*}" != "$n" ]; do n=${n%_*}; done
+    csv="$run/$n.csv"
     [ -f "$csv" ] || continue
     own=""   # a figure that needs values computed from its run
-    [ "$name" = scaling_convergence ] && own=$(sh scaling/converge_report.sh gp "$run")
+    case $name in scaling_convergence*) own=$(sh scaling/converge_report.sh gp "$run") ;; esac
     if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; $extra $own" "$gp"; then
         echo "figures: $run/figures/$name.png"; drawn=$((drawn + 1))
     else

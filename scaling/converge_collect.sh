@@ -5,7 +5,8 @@
 #   converge_collect.sh all RUN GRID TARGET KN3    scaling_convergence.csv/.json (best
 #       flags), scaling_fit.json and .txt (build/bin/scaling-fit over the best point
 #       per N of the optimizer the grid runs at every N),
-#       figures/scaling_convergence.png (plot/scaling_convergence.gp), scaling_report.md
+#       scaling_bsimple.csv (b_simple over training, the best point per N), figures
+#       (plot/figures.sh: scaling_convergence*.gp, scaling_bsimple.gp), scaling_report.md
 # A point's row: its grid values, then from points/NAME/: steps_to_target (empty when
 # not reached), resolved (the evaluation interval is 1 or at most 1/11 of the steps, so
 # the first evaluation under the target is within 10% of the crossing), tokens and seconds
@@ -105,13 +106,24 @@ base=$(awk -F, 'NR == 2 { print $4 }' "$grid")
 build/bin/scaling-fit --rows "$run/scaling_convergence.csv" --json "$run/scaling_fit.json" \
     --optimizer "$base" --best-col best_of_optimizer > "$run/scaling_fit.txt" 2>&1 || status=1
 cat "$run/scaling_fit.txt"
-mkdir -p "$run/figures"
+# B_simple over training: the evaluation logs of the best point per (N, b)
+aside "$run/scaling_bsimple.csv"
+{
+    echo "N,b,global_batch,step,tokens,b_simple"
+    awk -F, "$(cat plot/csv.awk)"' function emit() { if (v["best"] == 1) print v["point"], v["N"], v["b"], v["global_batch"] }' \
+        "$run/scaling_convergence.csv" | while read -r name N b B; do
+        log="$run/points/$name/log.csv"
+        [ -f "$log" ] && awk -F, -v p="$N,$b,$B" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            c["b_simple"] && $c["b_simple"] != "" { print p "," $c["step"] "," $c["tokens"] "," $c["b_simple"] }' "$log"
+    done
+} > "$tmp.bs" && mv "$tmp.bs" "$run/scaling_bsimple.csv"
+[ "$(wc -l < "$run/scaling_bsimple.csv")" -gt 1 ] || rm -f "$run/scaling_bsimple.csv"
+# every figure the run's CSVs draw (plot/figures.sh: make figures does the same)
 if [ -f "$run/scaling_fit.json" ] && command -v gnuplot >/dev/null; then
-    gnuplot -e "csv='$run/scaling_convergence.csv'; out='$run/figures/scaling_convergence.png'; base='$base'; $(sh scaling/converge_report.sh gp "$run")" \
-        plot/scaling_convergence.gp && echo "converge: $run/figures/scaling_convergence.png" ||
-        { echo "converge: plot/scaling_convergence.gp failed"; status=1; }
+    for f in scaling_convergence_lr scaling_bsimple; do aside "$run/figures/$f.png"; done
+    sh plot/figures.sh "$run" | grep scaling_ || status=1
 fi
 sh scaling/converge_report.sh md "$run" > "$tmp.md" && mv "$tmp.md" "$run/scaling_report.md" &&
     echo "converge: report $run/scaling_report.md" || status=1
-rm -f "$tmp.rows" "$tmp.best" "$tmp.meta" "$tmp.md"
+rm -f "$tmp.rows" "$tmp.best" "$tmp.meta" "$tmp.md" "$tmp.bs"
 exit $status

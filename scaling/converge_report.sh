@@ -24,6 +24,9 @@ gp() {
     fits | awk -v n1="$(steps_n1 | tr '\n' ';')" 'BEGIN { k = split(n1, L, ";"); for (i = 1; i <= k; i++) { split(L[i], x, " "); s1[x[1]] = x[2] } }
         { b = b " " $1; s = s " " $2; e = e " " $3; c = c " " $4; p = p " " (($1 in s1) ? s1[$1] : "0") }
         END { printf "fb=\"%s\"; fs=\"%s\"; fe=\"%s\"; fc=\"%s\"; p1=\"%s\";", b, s, e, c, p }'
+    # the base optimizer: the one the grid runs at every N (its first row's)
+    [ -f "$run/converge_grid.csv" ] && awk -F, 'NR == 2 { printf " base=\"%s\";", $4 }' "$run/converge_grid.csv"
+    echo
 }
 
 setting() { sed -n "s/^$1=\"\\(.*\\)\"\$/\\1/p" "$run/converge_settings.txt"; }
@@ -125,6 +128,10 @@ md() {
     echo
     [ -f "$run/figures/scaling_convergence.png" ] &&
         echo "![steps to target against the global batch](figures/scaling_convergence.png)"
+    [ -f "$run/figures/scaling_convergence_lr.png" ] &&
+        printf '\n![best learning rate against the global batch](figures/scaling_convergence_lr.png)\n'
+    [ -f "$run/figures/scaling_bsimple.png" ] &&
+        printf '\n![B_simple over training, the best point of each N](figures/scaling_bsimple.png)\n'
     return 0
 }
 

@@ -61,9 +61,17 @@ tiny() {
 for r in c1 c2; do
     tiny "$tmp/$r" > "$tmp/$r.out" 2>&1 || { bad "converge.sh $r exited $?"; tail -n 5 "$tmp/$r.out"; }
 done
-for f in scaling_convergence.csv scaling_fit.json scaling_report.md; do
+for f in scaling_convergence.csv scaling_fit.json scaling_report.md scaling_bsimple.csv; do
     [ -s "$tmp/c1/$f" ] && ok "converge wrote $f" || bad "converge wrote no $f"
 done
+# B_simple over training: only N = 2 logs it (it needs two workers), every value > 0
+awk -F, 'NR > 1 { n++; if ($1 != 2 || !($6 > 0)) e = 1 } END { exit e || !n }' "$tmp/c1/scaling_bsimple.csv" 2>/dev/null &&
+    ok "scaling_bsimple.csv: N = 2's b_simple over training, all > 0" || bad "scaling_bsimple.csv rows"
+if command -v gnuplot >/dev/null; then
+    for f in scaling_convergence scaling_convergence_lr scaling_bsimple; do
+        [ -s "$tmp/c1/figures/$f.png" ] && ok "figure $f.png drawn" || bad "no figure $f.png"
+    done
+fi
 steps() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["point"], $c["steps_to_target"] }' "$1"; }
 s1=$(steps "$tmp/c1/scaling_convergence.csv"); s2=$(steps "$tmp/c2/scaling_convergence.csv")
 if [ -n "$s1" ] && [ "$s1" = "$s2" ] && steps "$tmp/c1/scaling_convergence.csv" | awk '$2 == "" { e = 1 } END { exit e }'; then
