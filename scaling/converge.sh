@@ -53,7 +53,7 @@ WARMUP="${WARMUP:-10}"
 EXTEND="${EXTEND:-$dE}"
 CAP_X="${CAP_X:-3}"
 CAP_EPOCHS="${CAP_EPOCHS:-50}"
-EVAL_STREAMS="${EVAL_STREAMS:-16}"
+EVAL_STREAMS="${EVAL_STREAMS:-64}"
 THREADS="${THREADS:-1}"
 SEED="${SEED:-1}"
 MODEL="${MODEL:---model lstm --hidden 128 --classes 100 --bptt 35}"
@@ -146,9 +146,14 @@ lr_point() {
     fi
     ev=$(calc eval "$opt" "$B"); cap=$(calc cap "$opt" "$B")
     es=$(( (EVAL_STREAMS + b - 1) / b * b ))
+    # The N workers run as N/K groups of K (--workers N/K --batch K b): the same streams
+    # and the same summed gradient, in wider, faster GEMMs.  K: the largest divisor of N
+    # below N (b_simple needs two groups) whose K b streams divide the valid layout.
+    K=$N; [ "$N" -gt 1 ] && K=$((N / 2))
+    while [ "$K" -gt 1 ] && { [ $((N % K)) -ne 0 ] || [ $((es % (K * b))) -ne 0 ]; }; do K=$((K - 1)); done
     add "$name" "$(calc weight "$opt" "$B")" 0,1 "$N,$b,$opt,$lr,$wu,$ev,$cap," \
         rnn-train $MODEL --threads "$THREADS" --seed "$SEED" --schedule const --eval-streams "$es" \
-        --batch "$b" --workers "$N" --optimizer "$opt" --lr "$lr" --warmup "$wu" \
+        --batch $((K * b)) --workers $((N / K)) --optimizer "$opt" --lr "$lr" --warmup "$wu" \
         --target-ppl "$target" --eval-every "$ev" --steps "$cap" \
         --log log.csv --csv summary.csv --json summary.json
 }
