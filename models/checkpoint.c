@@ -17,7 +17,8 @@
 #include "sha256.h"
 
 #define CKPT_MAGIC "RNNSCKP1"
-#define CKPT_VERSION 3   /* 2: model_cfg gained classes (--classes); 3: train_state gemm */
+#define CKPT_VERSION 4   /* 2: model_cfg gained classes (--classes); 3: train_state gemm;
+                            4: train_state noise */
 
 typedef struct {
     uint32_t version;

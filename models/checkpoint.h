@@ -4,7 +4,7 @@
  * learning-rate schedule's state, the carried hidden state, the data position
  * (epoch, position in the streams), the step and token counts, the training time so
  * far, the seed and RNG counter, the running train-loss sum since the last evaluation,
- * and which GEMM backend ran each product (--gemm auto's picks): resuming from it gives
+ * B_simple's moving averages, and which GEMM backend ran each product (--gemm auto's picks): resuming from it gives
  * the same losses, bit for bit, as a run that was never stopped (same flags, same
  * --threads, same machine; the picks are reused, not timed again).
  *
@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "gemm_auto.h"
+#include "grad_noise.h"
 #include "model.h"
 #include "optim.h"
 
@@ -40,6 +41,7 @@ typedef struct {
     int64_t last_eval_step;
     char gemm[GA_RECORD_MAX]; /* which GEMM backend runs each product (matmul.h mm_record):
                                  a resume dispatches the same, without re-timing --gemm auto */
+    grad_noise noise;      /* B_simple's moving averages (N >= 2 workers) */
 } train_state;
 
 /* What must match for a resume. */

@@ -16,7 +16,6 @@
 #include <stdio.h>
 
 #include "checkpoint.h"
-#include "grad_noise.h"
 #include "record.h"
 #include "train.h"
 
@@ -39,7 +38,6 @@ typedef struct {
                                      [sent_from..] handed to the thread */
     float *zeros;                 /* per-tensor: what rounds 2..Tw send */
     double small_sq;              /* sum over workers of |own mean gradient|^2 (N >= 2) */
-    grad_noise noise;             /* B_simple (N >= 2) */
 } dp_ctx;
 
 /* One evaluation's row: what the step it belongs to had, and the result. */

@@ -76,7 +76,7 @@ static eval_row row_now(const run_ctx *r)
     w.seconds = r->st.seconds;
     w.train_loss = r->st.loss_count ? r->st.loss_sum / (double)r->st.loss_count : NAN;
     w.lr = r->lr;
-    w.b_simple = r->dp.N > 1 ? grad_noise_bsimple(&r->dp.noise) : NAN;
+    w.b_simple = r->dp.N > 1 ? grad_noise_bsimple(&r->st.noise) : NAN;
     return w;
 }
 

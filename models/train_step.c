@@ -37,7 +37,7 @@ int train_step(run_ctx *r, double *loss_out)
         return 1;
     }
     if (d->N > 1)   /* B_simple: batches counted in streams */
-        grad_noise_add(&d->noise, d->small_sq / d->N, norm * norm, m->cfg.batch,
+        grad_noise_add(&r->st.noise, d->small_sq / d->N, norm * norm, m->cfg.batch,
                        (double)m->cfg.batch * d->N);
     double gs = r->opt.clip > 0 && norm > r->opt.clip ? r->opt.clip / norm : 1.0;
     r->lr = sched_lr(&r->sched, r->st.step);
