@@ -76,7 +76,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -146,6 +146,12 @@ EXTRA_CHECKS += check-peers
 check-peers:
 	@echo "== test/peers/run.sh models/peer_torch.py"
 	@sh test/peers/run.sh models/peer_torch.py
+
+# The report's target lines and the seed-claim verdicts on hand-made run folders.
+EXTRA_CHECKS += check-report
+check-report:
+	@echo "== test/report/run.sh plot/report.sh plot/reproduction.sh"
+	@sh test/report/run.sh
 
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
 test: deps

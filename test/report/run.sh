@@ -1,0 +1,39 @@
+#!/bin/sh
+# test/report/run.sh — plot/report.sh and plot/reproduction.sh on small hand-made run
+# folders: a target line says "met" only when the run holds the evidence for it, and
+# "not measured" (never met) when it does not.  Exits 1 on failure.
+set -u
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d /tmp/rnnscale-report-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+# expect RUN PATTERN WHAT: the report body of RUN has a line matching PATTERN
+expect() { REPORT_BODY=1 sh plot/report.sh "$1" > "$tmp/out" 2>&1; grep -Eq -- "$2" "$tmp/out" && ok "$3" || { bad "$3"; grep -E "^- " "$tmp/out" | head -n 5; }; }
+
+hdr="algo,p,bytes,dtype,op,inplace,mode,iters,time_us_avg,time_us_min,time_us_max,p50_us,p99_us,algbw_gbytes_per_s,busbw_gbytes_per_s,model_us,model_hi_us,model_ratio,in_model_range,wrong"
+row() { echo "$1,$2,$3,float,sum,0,isolated,10,$4,$4,$4,$4,$4,1,1,,,,,0"; }
+
+echo "== allreduce: best project algorithm against the library"
+mkdir -p "$tmp/nolib"
+{ echo "$hdr"; row ring 2 4194304 900; row recdbl 2 4194304 950; } > "$tmp/nolib/allreduce.csv"
+expect "$tmp/nolib" "best project algorithm vs MPI_Allreduce, >= 1 MiB: not measured" "no library rows: not measured, not met"
+mkdir -p "$tmp/slow"
+{ echo "$hdr"; row library 2 4194304 500; row ring 2 4194304 900; } > "$tmp/slow/allreduce.csv"
+expect "$tmp/slow" "worst ratio 1.80 .*NOT met" "the best project algorithm 1.8x the library: NOT met"
+mkdir -p "$tmp/fast"
+{ echo "$hdr"; row library 2 4194304 1000; row ring 2 4194304 900; } > "$tmp/fast/allreduce.csv"
+expect "$tmp/fast" "worst ratio 0.90 .*: met" "the best project algorithm 0.9x the library: met"
+
+echo "== reproduction: the seed's claims"
+mkdir -p "$tmp/caffe"
+{ echo "algo,p,improvement"; echo "fused_hier,16,44.1"; echo "fused_hier,800,12.5"; } > "$tmp/caffe/caffe.csv"
+expect "$tmp/caffe" "MPI_Allreduce mapped.*800 simulated TaihuLight nodes: 12.5x — NOT met" "20x allreduce: judged at the largest p, 12.5x: NOT met"
+expect "$tmp/caffe" "100x fewer iterations.*Not in this run" "a claim without its files: not in this run"
+mkdir -p "$tmp/conv"
+printf '     b points      S_min        E_min     B_crit      R^2    claim_ratio\n     4      8       49.3         1062       21.5   0.9935          5.517\n' > "$tmp/conv/scaling_fit.txt"
+expect "$tmp/conv" "100x fewer iterations.*4:5.517.* — NOT met" "5.5x fewer steps at N = 100: NOT met"
+
+[ $fail -eq 0 ] && echo "check-report: all passed" || echo "check-report: FAILED"
+exit $fail
