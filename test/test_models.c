@@ -511,6 +511,38 @@ Test(models, loss_decreases_on_tiny_corpus)
     cr_expect(ppl < 8, "valid ppl %.2f", ppl);
 }
 
+/* A whole file into memory (NUL-terminated past its end); *n gets its size. */
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)len + 1);
+    cr_assert(buf && fread(buf, 1, (size_t)len, f) == (size_t)len, "cannot read %s", path);
+    fclose(f);
+    buf[len] = 0;
+    *n = (size_t)len;
+    return buf;
+}
+
+/* Two checkpoints hold the same parameters, optimizer moments and carried state: the
+ * bytes after the header (magic, then a header whose second word is its size) up to
+ * the closing SHA-256.  The header differs in the training time, which no rerun repeats. */
+static void expect_same_ckpt_payload(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *ba = slurp(a, &na), *bb = slurp(b, &nb);
+    uint32_t ha, hb;
+    cr_assert(na > 16 && nb > 16);
+    memcpy(&ha, ba + 12, 4), memcpy(&hb, bb + 12, 4);
+    cr_assert(ha == hb && na == nb && na > 8 + ha + 32, "%s and %s differ in layout", a, b);
+    cr_expect(memcmp(ba + 8 + ha, bb + 8 + hb, na - 8 - ha - 32) == 0,
+              "%s and %s hold different parameters or optimizer state", a, b);
+    free(ba), free(bb);
+}
+
 /* One backend named (--gemm auto could pick another in a second run: its resume is
  * tested below). */
 Test(models, same_seed_same_bits_and_resume_equals_uninterrupted)
@@ -552,6 +584,7 @@ Test(models, same_seed_same_bits_and_resume_equals_uninterrupted)
     cr_assert_eq(ckpt_latest(da, pa, sizeof pa), 0);
     cr_assert_eq(ckpt_latest(dc, pc, sizeof pc), 0);
     cr_expect(strstr(pa, "ckpt-000000040.bin") && strstr(pc, "ckpt-000000040.bin"), "%s %s", pa, pc);
+    expect_same_ckpt_payload(pa, pc);
 }
 
 /* The log's rows as (step, tokens, train_loss, valid_ppl, b_simple: NAN when empty);
@@ -1221,12 +1254,14 @@ static double ppl_after_80_steps(optim_kind k, double lr, sched_kind s, cell_kin
 Test(models, every_optimizer_and_schedule_learns)
 {
     static const optim_kind k[] = {OPT_SGD, OPT_MOMENTUM, OPT_NESTEROV, OPT_ADAM};
-    static const double lr[] = {1.0, 0.1, 0.1, 0.01};
+    static const double lr[] = {10.0, 0.3, 2.0, 0.01};
     static const sched_kind s[] = {SCHED_PLATEAU, SCHED_COSINE, SCHED_LINEAR, SCHED_CONST};
     for (int i = 0; i < 4; i++) {
         double ppl = ppl_after_80_steps(k[i], lr[i], s[i], i % 2 ? CELL_ELMAN : CELL_LSTM);
-        /* uniform over the 18 ids is 18, the unigram distribution ~12 */
-        cr_expect(ppl < 14, "%s: valid ppl %.2f after 80 steps", optim_name(k[i]), ppl);
+        /* uniform over the 18 ids is 18, the unigram distribution ~12: below 8 the model
+         * has learned the grammar, not just the counts (plain SGD and Nesterov at rates
+         * a tenth of these stayed at ~12) */
+        cr_expect(ppl < 8, "%s: valid ppl %.2f after 80 steps", optim_name(k[i]), ppl);
     }
 }
 
