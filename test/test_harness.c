@@ -1,6 +1,7 @@
 /* test_harness.c — the shared harness: statistics, the bench loop, options, JSON. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "bench.h"
@@ -90,6 +91,23 @@ Test(bench, measures_a_known_duration)
     cr_assert_geq(r.reps * r.ns.min, fmax(20 * rs_timer_granularity_ns(), cfg.min_sample_s * 1e9) * 0.99);
 }
 
+/* Counts the threads inside the kernel at once: each call waits (up to 2 ms) for the
+ * other thread to be inside too.  Threads run one after another never see two. */
+static atomic_int inside, most_inside;
+
+static void meet(void *ctx, int tid, long reps)
+{
+    (void)ctx, (void)tid, (void)reps;
+    int n = atomic_fetch_add(&inside, 1) + 1;
+    uint64_t t0 = rs_now_ns();
+    while (n < 2 && rs_now_ns() - t0 < 2000000)
+        n = atomic_load(&inside);
+    int m = atomic_load(&most_inside);
+    while (n > m && !atomic_compare_exchange_weak(&most_inside, &m, n))
+        ;
+    atomic_fetch_sub(&inside, 1);
+}
+
 Test(bench, threads_run_concurrently)
 {
     rs_bench_cfg cfg = rs_bench_defaults(1);
@@ -97,6 +115,9 @@ Test(bench, threads_run_concurrently)
     cr_assert_eq(rs_bench(&cfg, 2, spin_us, &us20, &r), 0);
     cr_assert_eq(r.threads, 2);
     cr_assert(r.ns.min >= 20000, "min %g", r.ns.min);
+    atomic_store(&inside, 0), atomic_store(&most_inside, 0);
+    cr_assert_eq(rs_bench(&cfg, 2, meet, NULL, &r), 0);
+    cr_expect_eq(atomic_load(&most_inside), 2, "the 2 threads never ran the kernel at the same time");
 }
 
 Test(bench, rounds_time_each_kernel_side_by_side)
