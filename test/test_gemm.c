@@ -61,13 +61,23 @@ static void case_free(case_data *d)
 }
 
 /* Run backend b on the case; returns the residual against the reference, or -1 for a
- * transpose case the backend declares unsupported.  Also checks that the padding rows
- * of C (between m and ldc) were not written. */
+ * transpose case the backend declares unsupported, after checking that it refuses it
+ * (an error, C untouched) rather than computing something.  Also checks that the
+ * padding rows of C (between m and ldc) were not written. */
 static double run_case(const gemm_backend *b, case_data *d)
 {
     const gemm_problem *p = &d->p;
     if (b->trans_unsupported & gemm_trans_bit(p->ta, p->tb)) {
         cr_assert(p->ta != 'N' || p->tb != 'N', "%s: every backend must support NN", b->name);
+        size_t cb = (size_t)p->ldc * p->n * sizeof(float);
+        float *before = malloc(cb);
+        cr_assert_not_null(before);
+        memcpy(before, d->c, cb);
+        cr_expect_neq(b->sgemm(b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b,
+                               p->ldb, p->beta, d->c, p->ldc), 0,
+                      "%s declares %c%c unsupported but ran it", b->name, p->ta, p->tb);
+        cr_expect(memcmp(d->c, before, cb) == 0, "%s refused %c%c but wrote C", b->name, p->ta, p->tb);
+        free(before);
         return -1;
     }
     cr_assert_eq(b->sgemm(b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b, p->ldb,
