@@ -358,6 +358,17 @@ int main(int argc, char **argv)
         for (const char *s = algs; *s; s++)
             nalg += *s == ',';
     nalg = algs ? nalg + 2 : 0;  /* "1 a, 2 b, ..., k z": k = commas + 1; plus 0 */
+    /* Open MPI always lists its coll/tuned algorithms: without them library:K would go
+     * untested unnoticed.  Other MPIs have no library:K; say so once. */
+#ifdef OPEN_MPI
+    if (!algs)
+        FAIL("library:K: Open MPI gave no coll/tuned allreduce algorithm list (MPI_T)");
+#else
+    if (!algs && rank == 0)
+        printf("library:K: not tested (this MPI is not Open MPI: no coll/tuned algorithms)\n");
+#endif
+    if (algs && rank == 0)
+        printf("library:K: K = 1..%d of Open MPI coll/tuned (%s)\n", nalg - 1, algs);
 
     static config cfg[64];
     int ncfg = make_configs(cfg, 64, algs != NULL, nalg);
