@@ -87,13 +87,37 @@ Test(fma, gflops_positive_for_supported_isas_and_minus_one_otherwise)
     }
 }
 
-Test(fma, registry_has_one_row_per_isa)
+/* Each kernel this CPU runs computes what it counts: nacc chains a = a * mul + add
+ * starting at 0, 0.1, 0.2, ..., PEAK_FMA_ITERS rounds per repetition, on every lane,
+ * summed into the sink.  mul = 0.99 keeps the chains apart (0.99^256 = 0.08), so a
+ * kernel that skipped chains, rounds or lanes gives another sum; and the flops it
+ * reports per repetition are the 2 per FMA that this reference performs. */
+Test(fma, kernels_compute_the_chains_they_count)
 {
+    float sink[PEAK_SINK_STRIDE] = {0};
+    peak_fma_ctx ctx = {0.99f, 0.01f, sink};
     for (int i = 0; i < RS_ISA_COUNT; i++) {
-        cr_assert_eq(peak_fma_variants[i].isa, (rs_isa)i);
-        cr_assert_not_null(peak_fma_variants[i].fn);
-        cr_assert_eq(peak_fma_flops_per_rep(&peak_fma_variants[i]),
-                     (double)PEAK_FMA_ITERS * peak_fma_variants[i].nacc * rs_isa_lanes((rs_isa)i) * 2);
+        const peak_fma_variant *v = &peak_fma_variants[i];
+        cr_assert_eq(v->isa, (rs_isa)i);
+        cr_assert_not_null(v->fn);
+        if (!rs_isa_supported(v->isa)) {
+            cr_log_info("fma %s: not run here (the CPU lacks it)", rs_isa_name(v->isa));
+            continue;
+        }
+        for (long reps = 1; reps <= 3; reps += 2) {
+            double want = 0, fmas = 0;
+            for (int j = 0; j < v->nacc; j++) {
+                float a = 0.1f * (float)j;
+                for (long it = 0; it < reps * PEAK_FMA_ITERS; it++, fmas++)
+                    a = fmaf(a, ctx.mul, ctx.add);
+                want += (double)a * rs_isa_lanes(v->isa);
+            }
+            v->fn(&ctx, 0, reps);
+            cr_expect(fabs(sink[0] - want) <= 1e-4 * want, "fma %s, %ld reps: sum %.7g, reference %.7g",
+                      rs_isa_name(v->isa), reps, sink[0], want);
+            cr_expect_eq(peak_fma_flops_per_rep(v) * reps, 2 * fmas * rs_isa_lanes(v->isa),
+                         "fma %s: the flops counted are not the flops run", rs_isa_name(v->isa));
+        }
     }
 }
 
