@@ -106,7 +106,7 @@ $(BUILD)/test/%: $(OBJ)/test/%.o $(OBJ)/test/cli_support.o $(MB_OBJ) $(COMMON_OB
 # ---- set-up -------------------------------------------------------------------------
 DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \
             libsleef-dev libpapi-dev papi-tools likwid libcriterion-dev gnuplot-nox \
-            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv
+            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv nettle-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:

@@ -107,13 +107,13 @@ typedef struct {
 
 typedef struct {
     FILE *f;
-    sha256_ctx h;
+    struct sha256_ctx h;
     int err;
 } hashed_writer;
 
 static void put(hashed_writer *w, const void *p, size_t n)
 {
-    sha256_update(&w->h, p, n);
+    sha256_update(&w->h, n, p);
     if (fwrite(p, 1, n, w->f) != n)
         w->err = 1;
 }
@@ -147,7 +147,7 @@ static int write_ckpt(FILE *f, void *vctx)
     put(&w, m->state_h, (size_t)S * sizeof(float));
     put(&w, m->state_c, (size_t)S * sizeof(float));
     uint8_t d[32];
-    sha256_final(&w.h, d);
+    sha256_digest(&w.h, SHA256_DIGEST_SIZE, d);
     if (fwrite(d, 1, 32, f) != 32)
         w.err = 1;
     RS_CHECK(!w.err, "write error");
@@ -237,10 +237,10 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
         goto out;
     }
     uint8_t d[32];
-    sha256_ctx h;
+    struct sha256_ctx h;
     sha256_init(&h);
-    sha256_update(&h, buf, (size_t)(size - 32));
-    sha256_final(&h, d);
+    sha256_update(&h, (size_t)(size - 32), buf);
+    sha256_digest(&h, SHA256_DIGEST_SIZE, d);
     if (memcmp(d, buf + size - 32, 32) != 0) {
         rs_seterr("checkpoint %s is damaged (checksum mismatch); remove it to resume from an "
                   "older one", path);

@@ -20,6 +20,7 @@ MODELS_OBJ := $(MODELS_SRC:%.c=$(OBJ)/%.o)
 $(OBJ)/models/%.o $(OBJ)/test/test_models.o: INC += -Imodels
 PROGRAMS += $(BIN)/rnn-train
 MPI_LINK := $(shell $(MPICC) --showme:link 2>/dev/null)
+MODELS_LIBS := -lnettle   # SHA-256 (models/sha256.h)
 
 $(OBJ)/models/dp_comm.o: models/dp_comm.c
 	@mkdir -p $(@D)
@@ -27,11 +28,11 @@ $(OBJ)/models/dp_comm.o: models/dp_comm.c
 
 $(BIN)/rnn-train: $(OBJ)/models/main.o $(MODELS_OBJ) $(COLL_LIB_OBJ) $(MB_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(LDLIBS) $(MPI_LINK)
+	$(CC) $^ -o $@ $(LDLIBS) $(MODELS_LIBS) $(MPI_LINK)
 
 # The Criterion test links the models library; it also runs build/bin/rnn-train.
 $(BUILD)/test/test_models: $(MODELS_OBJ) $(COLL_LIB_OBJ) | $(BIN)/rnn-train
-$(BUILD)/test/test_models: LDLIBS += $(MPI_LINK)
+$(BUILD)/test/test_models: LDLIBS += $(MODELS_LIBS) $(MPI_LINK)
 
 .PHONY: corpus
 corpus:

@@ -109,11 +109,11 @@ int pipeline_backend_ok(const char *name)
 static void window_hash(const model *m, int Tw, uint8_t out[32])
 {
     long N = (long)Tw * m->cfg.batch;
-    sha256_ctx h;
+    struct sha256_ctx h;
     sha256_init(&h);
-    sha256_update(&h, m->act.loss, (size_t)N * sizeof(float));
-    sha256_update(&h, m->act.dlogits, (size_t)N * m->cfg.vocab * sizeof(float));
-    sha256_final(&h, out);
+    sha256_update(&h, (size_t)N * sizeof(float), (const uint8_t *)m->act.loss);
+    sha256_update(&h, (size_t)N * m->cfg.vocab * sizeof(float), (const uint8_t *)m->act.dlogits);
+    sha256_digest(&h, SHA256_DIGEST_SIZE, out);
 }
 
 /* The modes, in the order timed within each window: a pipelined mode is compared with

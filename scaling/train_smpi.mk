@@ -22,4 +22,4 @@ $(SMPI_MB_LIB): $(MB_SRC:%.c=$(OBJ)/smpi/%.o)
 
 $(SMPI_TRAIN): $(SMPI_TRAIN_OBJ) $(SMPI_COLL_LIB_OBJ) $(SMPI_MB_LIB) $(SMPI_COMMON_LIB)
 	@mkdir -p $(@D)
-	$(SMPICC) $^ -o $@ $(FEATURE_LIBS) $(SMPI_LDLIBS)
+	$(SMPICC) $^ -o $@ $(FEATURE_LIBS) $(MODELS_LIBS) $(SMPI_LDLIBS)

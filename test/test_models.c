@@ -1004,10 +1004,10 @@ Test(models, resume_whose_gemm_cannot_run_here_exits_2)
     cr_assert(len >= strlen("auto:other=nosuch"));
     memset(rec, 0, len);
     memcpy(rec, "auto:other=nosuch", strlen("auto:other=nosuch"));
-    sha256_ctx h;
+    struct sha256_ctx h;
     sha256_init(&h);
-    sha256_update(&h, buf, n - 32);
-    sha256_final(&h, buf + n - 32);
+    sha256_update(&h, n - 32, buf);
+    sha256_digest(&h, SHA256_DIGEST_SIZE, buf + n - 32);
     write_file(path, buf, n);
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
                                   "--hidden", "8", "--batch", "2", "--bptt", "5", "--threads", "1", NULL},
