@@ -76,7 +76,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers check-report test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report check-faults test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -146,6 +146,12 @@ EXTRA_CHECKS += check-peers
 check-peers:
 	@echo "== test/peers/run.sh models/peer_torch.py"
 	@sh test/peers/run.sh models/peer_torch.py
+
+# A full disk under a checkpoint and a result; a rank killed under mpirun.
+EXTRA_CHECKS += check-faults
+check-faults: $(BIN)/rnn-train $(BIN)/allreduce-bench
+	@echo "== test/faults/run.sh $(BIN)"
+	@MPIRUN="$(MPIRUN)" sh test/faults/run.sh $(BIN)
 
 # The report's target lines and the seed-claim verdicts on hand-made run folders.
 EXTRA_CHECKS += check-report

@@ -114,8 +114,8 @@ typedef struct {
 static void put(hashed_writer *w, const void *p, size_t n)
 {
     sha256_update(&w->h, n, p);
-    if (fwrite(p, 1, n, w->f) != n)
-        w->err = 1;
+    if (fwrite(p, 1, n, w->f) != n && !w->err)
+        w->err = errno ? errno : EIO;   /* the first failure's reason */
 }
 
 static int write_ckpt(FILE *f, void *vctx)
@@ -149,8 +149,8 @@ static int write_ckpt(FILE *f, void *vctx)
     uint8_t d[32];
     sha256_digest(&w.h, SHA256_DIGEST_SIZE, d);
     if (fwrite(d, 1, 32, f) != 32)
-        w.err = 1;
-    RS_CHECK(!w.err, "write error");
+        w.err = w.err ? w.err : errno ? errno : EIO;
+    RS_CHECK(!w.err, "%s", strerror(w.err));
     return 0;
 }
 
