@@ -37,7 +37,7 @@ WARN    := -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror)
 INC     := -Icommon -Imicrobench/exp -Imicrobench/peak -Imicrobench/softmax -Imicrobench/gemm
 CFLAGS  ?=
 ALL_CFLAGS = -std=gnu11 -g $(OPT) -fopenmp -MMD -MP $(WARN) $(INC) $(FEATURE_DEFS) $(CFLAGS) $(ISAFLAGS) $(KFLAGS)
-LDLIBS  := $(FEATURE_LIBS) -ldl -lm -fopenmp
+LDLIBS  := $(FEATURE_LIBS) -lcjson -ldl -lm -fopenmp
 
 $(OBJ)/%_avx512.o: ISAFLAGS = -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma
 $(OBJ)/%_avx2.o:   ISAFLAGS = -mavx2 -mfma
@@ -106,7 +106,7 @@ $(BUILD)/test/%: $(OBJ)/test/%.o $(OBJ)/test/cli_support.o $(MB_OBJ) $(COMMON_OB
 # ---- set-up -------------------------------------------------------------------------
 DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \
             libsleef-dev libpapi-dev papi-tools likwid libcriterion-dev gnuplot-nox \
-            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv nettle-dev
+            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv nettle-dev libcjson-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:

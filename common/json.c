@@ -1,12 +1,14 @@
-/* json.c — a streaming JSON writer and a small recursive-descent reader.
- * The reader accepts standard JSON (RFC 8259) into a tree; \u escapes outside ASCII
- * are stored as UTF-8.  It is used for machine.json and for round-trip tests. */
+/* json.c — a streaming JSON writer and a reader.  The reader is cJSON (Debian's
+ * libcjson-dev, fuzzed upstream for years): standard JSON (RFC 8259) into a tree,
+ * copied into rs_json.  The writer stays the project's own: it streams rows as a
+ * study writes them, where cJSON would build the whole document first. */
 #include "json.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "check.h"
 
@@ -122,226 +124,54 @@ void rs_jw_kdbl(rs_jw *w, const char *k, double v) { rs_jw_key(w, k); rs_jw_dbl(
 
 /* ================================ reader ================================ */
 
-typedef struct {
-    const char *p;
-    const char *start;
-} parser;
-
-static rs_json *parse_value(parser *ps, int depth);
-
-static void skip_ws(parser *ps)
-{
-    while (*ps->p && isspace((unsigned char)*ps->p))
-        ps->p++;
-}
-
-static rs_json *fail(parser *ps, const char *what)
-{
-    rs_seterr("JSON syntax error at offset %ld: %s", (long)(ps->p - ps->start), what);
-    return NULL;
-}
-
-static rs_json *node(rs_jtype t)
+/* cJSON's tree, copied into the project's (rs_json: typed nodes, keys beside items). */
+static rs_json *from_cjson(const cJSON *c)
 {
     rs_json *v = calloc(1, sizeof *v);
-    if (v)
-        v->type = t;
-    return v;
-}
-
-static void put_utf8(char **o, unsigned cp)
-{
-    if (cp < 0x80) {
-        *(*o)++ = (char)cp;
-    } else if (cp < 0x800) {
-        *(*o)++ = (char)(0xC0 | (cp >> 6));
-        *(*o)++ = (char)(0x80 | (cp & 0x3F));
-    } else {
-        *(*o)++ = (char)(0xE0 | (cp >> 12));
-        *(*o)++ = (char)(0x80 | ((cp >> 6) & 0x3F));
-        *(*o)++ = (char)(0x80 | (cp & 0x3F));
-    }
-}
-
-/* Parses a string at ps->p (which points at the opening quote). */
-static char *parse_string(parser *ps)
-{
-    const char *q = ps->p + 1;
-    size_t cap = 0;
-    while (q[cap] && q[cap] != '"')
-        cap += q[cap] == '\\' && q[cap + 1] ? 2 : 1;
-    char *out = malloc(cap * 3 + 1), *o = out;
-    if (!out)
-        return NULL;
-    ps->p++;
-    while (*ps->p && *ps->p != '"') {
-        char c = *ps->p++;
-        if ((unsigned char)c < 0x20) {
-            free(out);
-            return NULL;
-        }
-        if (c != '\\') {
-            *o++ = c;
-            continue;
-        }
-        c = *ps->p++;
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '/': *o++ = '/'; break;
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
-        case 'n': *o++ = '\n'; break;
-        case 'r': *o++ = '\r'; break;
-        case 't': *o++ = '\t'; break;
-        case 'u': {
-            unsigned cp = 0;
-            for (int i = 0; i < 4; i++) {
-                char h = *ps->p++;
-                if (!isxdigit((unsigned char)h)) {
-                    free(out);
-                    return NULL;
-                }
-                cp = cp * 16 + (unsigned)(isdigit((unsigned char)h) ? h - '0' : (tolower(h) - 'a' + 10));
-            }
-            put_utf8(&o, cp);
-            break;
-        }
-        default:
-            free(out);
-            return NULL;
-        }
-    }
-    if (*ps->p != '"') {
-        free(out);
-        return NULL;
-    }
-    ps->p++;
-    *o = 0;
-    return out;
-}
-
-static int push(rs_json *v, rs_json *item, char *key)
-{
-    rs_json **items = realloc(v->items, sizeof *items * (size_t)(v->n + 1));
-    if (!items)
-        return -1;
-    v->items = items;
-    if (v->type == RS_JOBJ) {
-        char **keys = realloc(v->keys, sizeof *keys * (size_t)(v->n + 1));
-        if (!keys)
-            return -1;
-        v->keys = keys;
-        v->keys[v->n] = key;
-    }
-    v->items[v->n++] = item;
-    return 0;
-}
-
-static rs_json *parse_container(parser *ps, int depth, int is_obj)
-{
-    rs_json *v = node(is_obj ? RS_JOBJ : RS_JARR);
     if (!v)
-        return fail(ps, "out of memory");
-    ps->p++;
-    skip_ws(ps);
-    char close = is_obj ? '}' : ']';
-    if (*ps->p == close) {
-        ps->p++;
-        return v;
-    }
-    for (;;) {
-        char *key = NULL;
-        skip_ws(ps);
-        if (is_obj) {
-            if (*ps->p != '"' || !(key = parse_string(ps))) {
-                rs_json_free(v);
-                return fail(ps, "expected a string key");
+        return NULL;
+    if (cJSON_IsBool(c)) {
+        v->type = RS_JBOOL, v->num = cJSON_IsTrue(c);
+    } else if (cJSON_IsNumber(c)) {
+        v->type = RS_JNUM, v->num = c->valuedouble;
+    } else if (cJSON_IsString(c)) {
+        v->type = RS_JSTR;
+        if (!(v->str = strdup(c->valuestring)))
+            goto oom;
+    } else if (cJSON_IsArray(c) || cJSON_IsObject(c)) {
+        v->type = cJSON_IsObject(c) ? RS_JOBJ : RS_JARR;
+        int n = cJSON_GetArraySize(c);
+        v->items = calloc((size_t)n + 1, sizeof *v->items);
+        v->keys = v->type == RS_JOBJ ? calloc((size_t)n + 1, sizeof *v->keys) : NULL;
+        if (!v->items || (v->type == RS_JOBJ && !v->keys))
+            goto oom;
+        for (const cJSON *e = c->child; e; e = e->next, v->n++) {
+            if (!(v->items[v->n] = from_cjson(e)) || (v->keys && !(v->keys[v->n] = strdup(e->string)))) {
+                v->n++;   /* free what this element holds too */
+                goto oom;
             }
-            skip_ws(ps);
-            if (*ps->p != ':') {
-                free(key);
-                rs_json_free(v);
-                return fail(ps, "expected ':'");
-            }
-            ps->p++;
         }
-        rs_json *item = parse_value(ps, depth + 1);
-        if (!item || push(v, item, key) != 0) {
-            free(key);
-            rs_json_free(item);
-            rs_json_free(v);
-            return NULL;
-        }
-        skip_ws(ps);
-        if (*ps->p == ',') {
-            ps->p++;
-            continue;
-        }
-        if (*ps->p == close) {
-            ps->p++;
-            return v;
-        }
-        rs_json_free(v);
-        return fail(ps, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
+    } else {
+        v->type = RS_JNULL;
     }
-}
-
-static rs_json *parse_value(parser *ps, int depth)
-{
-    if (depth > 64)
-        return fail(ps, "nesting deeper than 64");
-    skip_ws(ps);
-    char c = *ps->p;
-    if (c == '{' || c == '[')
-        return parse_container(ps, depth, c == '{');
-    if (c == '"') {
-        rs_json *v = node(RS_JSTR);
-        if (!v || !(v->str = parse_string(ps))) {
-            free(v);
-            return fail(ps, "bad string");
-        }
-        return v;
-    }
-    if (strncmp(ps->p, "true", 4) == 0 || strncmp(ps->p, "false", 5) == 0) {
-        rs_json *v = node(RS_JBOOL);
-        if (!v)
-            return fail(ps, "out of memory");
-        v->num = c == 't';
-        ps->p += c == 't' ? 4 : 5;
-        return v;
-    }
-    if (strncmp(ps->p, "null", 4) == 0) {
-        ps->p += 4;
-        rs_json *v = node(RS_JNULL);
-        return v ? v : fail(ps, "out of memory");
-    }
-    if (c == '-' || isdigit((unsigned char)c)) {
-        char *end;
-        double d = strtod(ps->p, &end);
-        if (end == ps->p)
-            return fail(ps, "bad number");
-        ps->p = end;
-        rs_json *v = node(RS_JNUM);
-        if (!v)
-            return fail(ps, "out of memory");
-        v->num = d;
-        return v;
-    }
-    return fail(ps, "unexpected character");
+    return v;
+oom:
+    rs_json_free(v);
+    return NULL;
 }
 
 rs_json *rs_json_parse(const char *text)
 {
-    parser ps = {text, text};
-    rs_json *v = parse_value(&ps, 0);
-    if (!v)
+    const char *end = NULL;
+    cJSON *c = cJSON_ParseWithOpts(text, &end, 1);   /* 1: nothing may follow the value */
+    if (!c) {
+        long at = end && end >= text ? (long)(end - text) : 0;
+        rs_seterr("JSON syntax error at offset %ld: near '%.20s'", at, text + at);
         return NULL;
-    skip_ws(&ps);
-    if (*ps.p) {
-        rs_json_free(v);
-        return fail(&ps, "trailing characters after the value");
     }
+    rs_json *v = from_cjson(c);
+    cJSON_Delete(c);
+    RS_CHECK_NULL(v != NULL, "out of memory reading JSON");
     return v;
 }
 

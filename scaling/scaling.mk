@@ -46,7 +46,7 @@ SMPI_COMMON_LIB := $(OBJ)/smpi/libcommon.a
 # are then inert and, being in an archive, it is linked only if used (it is not).
 SMPI_CFLAGS = $(filter-out -fopenmp,$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollectives -Iscaling \
               $(SMPI_DEFS)
-SMPI_LDLIBS := -ldl -lm
+SMPI_LDLIBS := -lcjson -ldl -lm
 
 ifeq ($(HAVE_SMPICC),1)
 include scaling/train_smpi.mk
