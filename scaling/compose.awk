@@ -1,5 +1,5 @@
 # compose.awk — the arithmetic of scaling/compose_tables.sh: reads its fact lines
-#   compute B COMPUTE_MS OPTIMIZER_MS GFLOP_PER_STEP GFLOPS PARAMS BPTT
+#   compute B COMPUTE_MS OPTIMIZER_MS GFLOP_PER_STEP GFLOPS PARAMS BPTT   (one per repeat)
 #   optimizer NAME MS       eval MS       tensor BYTES
 #   x ALGO N BYTES P50_US   (scaling/simulate: smpi:rdb and hier)
 #   check N ALGO COMPUTE STEP_MS COMPUTE_MS EXCHANGE_MS OPTIMIZER_MS   (train-sim)
@@ -7,7 +7,7 @@
 # and writes out.weak, out.strong, out.time_to_target, out.compose_check (CSV).
 # Variables: out, nlist, blist, strongB, G (NODE_GFLOPS), gamma (GB/s), every, async.
 # T(N) = compute(b) + optimizer + exchange(N) + evaluation / eval_every (0 when async).
-$1 == "compute" { C[$2] = $3; O0[$2] = $4; F[$2] = $5; GF[$2] = $6; params = $7; T = $8; next }
+$1 == "compute" { k = ++nr[$2]; rc[$2, k] = $3; ro[$2, k] = $4; rg[$2, k] = $6; F[$2] = $5; params = $7; T = $8; next }
 $1 == "optimizer" { O[$2] = $3; next }
 $1 == "eval" { E = $2; next }
 $1 == "tensor" { nt++; tb[nt] = $2; next }
@@ -15,6 +15,19 @@ $1 == "x" { X[$2, $3, $4] = $5; next }
 $1 == "check" { nc++; for (i = 2; i <= 8; i++) K[nc, i] = $i; next }
 $1 == "conv" { nv++; for (i = 2; i <= 6; i++) V[nv, i] = $i; next }
 
+# The median of a[b, 1..n] (insertion sort: a few repeats); lo and hi are set too.
+function median(a, b, n,   i, j, x, v) {
+    for (i = 1; i <= n; i++) { x = a[b, i] + 0; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+    lo = v[1]; hi = v[n]
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+# compute, the optimizer and GFLOP/s per b: the median over the interleaved repeats
+function repeats(   b) {
+    for (b in nr) {
+        GF[b] = median(rg, b, nr[b]); O0[b] = median(ro, b, nr[b])
+        C[b] = median(rc, b, nr[b]); Clo[b] = lo; Chi[b] = hi
+    }
+}
 # Adam and LAMB keep two state vectors, SGD none, the others one (models/optim.c).
 function nstate(o) { return (o == "adam" || o == "lamb") ? 2 : (o == "sgd") ? 0 : 1 }
 function compute_ms(k, b, g) { if (!(b in C)) return ""; return k == "core" ? C[b] : F[b] / g * 1e3 }
@@ -43,8 +56,8 @@ function step(k, b, o, s, N, ev) {
     return pc + po + px + pe
 }
 function row(f, k, b, N, s, st) {
-    printf "%s,%s,%s,%d,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g", k, k == "core" ? "" : G, b, N, N * b, s,
-        pc, po, px, pe, st > f
+    printf "%s,%s,%s,%d,%d,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%s", k, k == "core" ? "" : G, b, N, N * b, s,
+        pc, po, px, pe, st, k == "core" ? Clo[b] : "", k == "core" ? Chi[b] : "" > f
 }
 function weak(k, b, s,   i, N, st, tok, tok1) {
     for (i = 1; i <= nn; i++) {
@@ -87,10 +100,11 @@ function check(j,   N, s, g, st, d) {
         pc, K[j, 6], px, K[j, 7], po, K[j, 8], (d < 0.1 && d > -0.1) > (out ".compose_check")
 }
 END {
+    repeats()
     nn = split(nlist, Ns, " "); nb = split(blist, Bs, " "); b0 = Bs[1]; ns = split("fused-library fused-hier per-tensor", S, " ")
     if (!T || !(b0 in C)) { print "compose: no compute point at b = " b0 > "/dev/stderr"; exit 2 }
     if (!("momentum" in O)) O["momentum"] = O0[b0]
-    hdr = "node,node_gflops,b,nodes,global_batch,scheme,compute_ms,optimizer_ms,exchange_ms,eval_ms,step_ms"
+    hdr = "node,node_gflops,b,nodes,global_batch,scheme,compute_ms,optimizer_ms,exchange_ms,eval_ms,step_ms,compute_ms_min,compute_ms_max"
     print hdr ",tokens_per_s,speedup,efficiency" > (out ".weak")
     print hdr ",tokens_per_s,speedup,efficiency" > (out ".strong")
     print "node,node_gflops,b,nodes,global_batch,scheme,optimizer,steps_to_target,eval_every,step_ms,time_to_target_s,speedup,fastest" > (out ".time_to_target")

@@ -7,7 +7,8 @@
 # thread, the study's MODEL) or charged to a node of stated speed (NODE_GFLOPS), the
 # exchange simulated under SMPI on the TaihuLight model (scaling/simulate) for the
 # model's own gradient and tensors.  Points (scaling/study.sh, resumable, JOBS=K):
-#   compute-bB      rnn-train --bench at per-node batch B (the study's b and STRONG_B / N)
+#   compute-bB-rK   rnn-train --bench at per-node batch B (the study's b and STRONG_B / N),
+#                   REPEATS times, interleaved (repeat K of every B, then K + 1)
 #   opt-NAME        the optimizer's time of each optimizer the study ran
 #   eval            one evaluation of the validation split (EVAL_STREAMS streams)
 #   exchange-rdb    the gradient and each tensor under `library` (SMPI's rdb, as train-sim)
@@ -18,9 +19,10 @@
 # scaling_strong.csv, scaling_time_to_target.csv, scaling_compose_check.csv, figures and
 # a section of scaling_report.md.
 # Settings (environment, fixed when the folder gets compose_settings.txt): STRONG_B,
-# NODE_GFLOPS (auto: the platform node's peak x the fraction of peak the step reaches
-# here), EVAL_EVERY (weak and strong tables), EVAL_ASYNC=1 (evaluation not exposed),
-# BENCH_STEPS, CHECK_N, CHECK_ALGOS; QUICK=1 picks the quick grid's.
+# NODE_GFLOPS (default 100: an SW26010 node's 3060 GFLOP/s at the ~3% of peak the step
+# reaches on this core at b = 4; auto: that fraction measured by this run), EVAL_EVERY
+# (weak and strong tables), EVAL_ASYNC=1 (evaluation not exposed), BENCH_STEPS, REPEATS,
+# CHECK_N, CHECK_ALGOS; QUICK=1 picks the quick grid's.
 # Exit: 0 ok, 1 a point failed (the tables are made from the rest), 2 bad input,
 # 130 interrupted.
 set -u
@@ -30,21 +32,23 @@ die() { echo "compose: $*" >&2; exit 2; }
 
 run=${1:-${RUN:-}}
 [ -n "$run" ] || die "no run folder: give one made by scaling/converge.sh (compose.sh RUN)"
+[ -d "$run" ] && run=$(cd "$run" && pwd)
 [ -f "$run/converge_settings.txt" ] || die "$run/converge_settings.txt missing: run scaling/converge.sh on $run first"
 [ -x build/bin/rnn-train ] && [ -x build/bin/platform-gen ] || die "build/bin/rnn-train or platform-gen missing: run make"
 . "$run/converge_settings.txt"
 
 settings="$run/compose_settings.txt"
 if [ ! -f "$settings" ]; then
-    if [ -n "${QUICK:-}" ]; then dC="4 16 64"; dS=10; else dC="16 100 800"; dS=20; fi
+    if [ -n "${QUICK:-}" ]; then dC="4 16 64"; dS=10; dR=2; else dC="16 100 800"; dS=20; dR=3; fi
     host=$(build/bin/platform-gen --platform taihulight --describe | awk '$1 == "host_gflops" { print $2 }')
     cat > "$settings.tmp" <<EOF
 STRONG_B="${STRONG_B:-256}"
-NODE_GFLOPS="${NODE_GFLOPS:-auto}"
+NODE_GFLOPS="${NODE_GFLOPS:-100}"
 NODE_PEAK_GFLOPS="$host"
 EVAL_EVERY="${EVAL_EVERY:-50}"
 EVAL_ASYNC="${EVAL_ASYNC:-0}"
 BENCH_STEPS="${BENCH_STEPS:-$dS}"
+REPEATS="${REPEATS:-$dR}"
 CHECK_N="${CHECK_N-$dC}"
 CHECK_ALGOS="${CHECK_ALGOS:-library hier}"
 GAMMA_GBYTES_PER_S="$(build/bin/platform-gen --platform taihulight --describe | awk '$1 == "reduce_gbytes_per_s" { print $2 }')"
@@ -53,9 +57,9 @@ EOF
 else
     . "$settings"
 fi
-for v in $STRONG_B $EVAL_EVERY $BENCH_STEPS $CHECK_N ${JOBS:-1}; do
+for v in $STRONG_B $EVAL_EVERY $BENCH_STEPS $REPEATS $CHECK_N ${JOBS:-1}; do
     case "$v" in ''|*[!0-9]*|0) rm -f "$settings.tmp"
-        die "'$v' in STRONG_B, EVAL_EVERY, BENCH_STEPS, CHECK_N or JOBS is not a positive integer" ;; esac
+        die "'$v' in STRONG_B, EVAL_EVERY, BENCH_STEPS, REPEATS, CHECK_N or JOBS is not a positive integer" ;; esac
 done
 [ "$NODE_GFLOPS" = auto ] || awk -v x="$NODE_GFLOPS" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 > 0) }' ||
     { rm -f "$settings.tmp"; die "NODE_GFLOPS='$NODE_GFLOPS' is not auto or a speed in GFLOP/s > 0"; }
@@ -86,19 +90,23 @@ bench="rnn-train $MODEL --threads $THREADS --seed $SEED --optimizer momentum --b
 # ---- compute, the optimizers, the evaluation: measured here ----------------------------
 batches=$( { for b in $B_LIST; do echo "$b"; done
     for N in $N_LIST; do [ $((STRONG_B % N)) -eq 0 ] && echo $((STRONG_B / N)); done; } | sort -n -u)
-for b in $batches; do add "compute-b$b" $((BENCH_STEPS * (20 + b))) "$bench --batch $b"; done
+# interleaved, so that a change in the machine's load touches every b alike
+for k in $(seq 1 "$REPEATS"); do
+    for b in $batches; do add "compute-b$b-r$k" $((BENCH_STEPS * (20 + b))) "$bench --batch $b"; done
+done
 opts=$(echo "momentum ${OPT_N:+$OPT_LIST}" | tr ' ' '\n' | awk 'NF && !s[$0]++ && $0 != "momentum"')
 for o in $opts; do
     add "opt-$o" $((BENCH_STEPS * (20 + b0))) "$(echo "$bench" | sed "s/--optimizer momentum/--optimizer $o/") --batch $b0"
 done
 add eval $((BENCH_STEPS * (20 + b0) * 3)) "$bench --batch $b0 --eval-streams $es --eval-every $((BENCH_STEPS / 2))"
 study
-[ -f "$run/points/compute-b$b0/bench.csv" ] || die "compute-b$b0 gave no bench.csv ($run/points/compute-b$b0/)"
+first="$run/points/compute-b$b0-r1/bench.csv"
+[ -f "$first" ] || die "compute-b$b0-r1 gave no bench.csv ($run/points/compute-b$b0-r1/)"
 
 # KEY FILE: the value of column KEY in the CSV FILE's first row.
 col() { awk -F, -v k="$1" "$(cat plot/csv.awk)"' function emit() { if (!d) print v[k]; d = 1 }' "$2"; }
-params=$(col params "$run/points/compute-b$b0/bench.csv")
-[ -n "$params" ] || die "compute-b$b0/bench.csv has no params column (rebuild rnn-train)"
+params=$(col params "$first")
+[ -n "$params" ] || die "$first has no params column (rebuild rnn-train)"
 
 # ---- the model's tensors, as model_layout lays them out; their sum must be params -----
 preset="$run/compose_preset.txt"
@@ -115,14 +123,14 @@ if [ ! -f "$preset" ]; then
         print "bptt", v["bptt"] }
         function t(name, n) { printf "%-8s %d 1\n", name, n; total += int((n + 15) / 16) * 16 }
         END { if (total != params) { print "compose: the tensors sum to " total " floats, rnn-train has " params > "/dev/stderr"; exit 2 } }' \
-        "$run/points/compute-b$b0/bench.csv" > "$preset.tmp" && mv "$preset.tmp" "$preset" ||
+        "$first" > "$preset.tmp" && mv "$preset.tmp" "$preset" ||
         { rm -f "$preset.tmp"; die "cannot lay out the model's tensors (models/model.c changed?)"; }
 fi
 
 # ---- the node of stated speed ---------------------------------------------------------
 if [ "$NODE_GFLOPS" = auto ]; then
-    frac=$(col frac_of_peak "$run/points/compute-b$b0/bench.csv")
-    [ -n "$frac" ] || die "NODE_GFLOPS=auto: compute-b$b0 measured no frac_of_peak; set NODE_GFLOPS=G"
+    frac=$(col frac_of_peak "$first")
+    [ -n "$frac" ] || die "NODE_GFLOPS=auto: compute-b$b0-r1 measured no frac_of_peak; set NODE_GFLOPS=G"
     g=$(awk -v p="$NODE_PEAK_GFLOPS" -v f="$frac" 'BEGIN { printf "%.3g\n", p * f }')
     sed -i "s/^NODE_GFLOPS=\"auto\"\$/NODE_GFLOPS=\"$g\"\\
 NODE_GFLOPS_WHY=\"the platform node's peak $NODE_PEAK_GFLOPS GFLOP\/s x $frac, the fraction of peak the step reached here at b = $b0\"/" "$settings"
@@ -139,8 +147,10 @@ if [ -n "$nodes" ]; then
 fi
 for N in $CHECK_N; do
     for a in $CHECK_ALGOS; do
-        add "check-n$N-$a" $((N * 4)) "$ROOT/scaling/train-sim" --platform taihulight --nodes "$N" --allreduce "$a" \
-            --compute "flops:$NODE_GFLOPS" --csv check.csv -- $MODEL --batch "$b0" --optimizer momentum
+        # from the root: rnn-train-smpi finds the corpus from the working folder
+        add "check-n$N-$a" $((N * 4)) cd "$ROOT" "&&" scaling/train-sim --platform taihulight --nodes "$N" \
+            --allreduce "$a" --compute "flops:$NODE_GFLOPS" --csv "$run/points/check-n$N-$a/check.csv" \
+            -- $MODEL --batch "$b0" --optimizer momentum
     done
 done
 study

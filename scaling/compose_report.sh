@@ -28,7 +28,9 @@ draw() { # NAME GNUPLOT-ASSIGNMENTS
 if command -v gnuplot >/dev/null; then
     draw scaling_efficiency "weak='$run/scaling_weak.csv'; strong='$run/scaling_strong.csv'"
     draw scaling_breakdown "csv='$run/scaling_weak.csv'"
-    draw scaling_time_to_target "csv='$run/scaling_time_to_target.csv'"
+    # no time to target before the convergence study has a best point
+    [ "$(wc -l < "$run/scaling_time_to_target.csv")" -gt 1 ] &&
+        draw scaling_time_to_target "csv='$run/scaling_time_to_target.csv'"
 fi
 
 # One markdown table per node kind: per N (and b), the column FIRST and each scheme's

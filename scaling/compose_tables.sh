@@ -25,9 +25,11 @@ CSVAWK=$(cat plot/csv.awk)
 P="$run/points"
 
 # Each CSV's rows as fact lines, tagged: csvfacts TAG 'awk print of v[...]' FILES...
+# (a failed attempt kept aside, NAME.attempt-K, is not a result)
 csvfacts() {
     tag=$1; expr=$2; shift 2
     for f in "$@"; do
+        case "$f" in *.attempt-*) continue ;; esac
         [ -f "$f" ] && awk -F, -v tag="$tag" "$CSVAWK"' function emit() { print tag, '"$expr"' }' "$f"
     done
     return 0
@@ -36,8 +38,7 @@ csvfacts() {
 # The measured, simulated and converged facts, one per line (awk reads them below).
 facts() {
     csvfacts compute 'v["batch"], v["compute_ms"], v["optimizer_ms"], v["gflop_per_step"], v["gflops"], v["params"], v["bptt"]' \
-        "$P"/compute-b*/bench.csv
-    csvfacts optimizer '"momentum", v["optimizer_ms"]' "$P/compute-b$b0/bench.csv"
+        "$P"/compute-b*-r*/bench.csv
     for d in "$P"/opt-*; do
         csvfacts optimizer "\"${d##*/opt-}\", v[\"optimizer_ms\"]" "$d/bench.csv"
     done
@@ -59,7 +60,7 @@ aside() {
 }
 
 b0=$(echo $B_LIST | awk '{ print $1 }')
-[ -f "$P/compute-b$b0/bench.csv" ] || die "$P/compute-b$b0/bench.csv missing: rerun scaling/compose.sh $run"
+[ -f "$P/compute-b$b0-r1/bench.csv" ] || die "$P/compute-b$b0-r1/bench.csv missing: rerun scaling/compose.sh $run"
 tmp="$run/.compose.tmp"
 facts > "$tmp.facts"
 awk -v out="$tmp" -v nlist="$N_LIST" -v blist="$B_LIST" -v strongB="$STRONG_B" -v G="$NODE_GFLOPS" \

@@ -97,17 +97,19 @@ done
 echo "== scaling/compose_tables.sh: the composition on a fake run folder"
 # A run folder as scaling/compose.sh leaves it, with made-up measurements: N = 1, 2, 4;
 # b = 2; STRONG_B 8; two tensors of 1000 and 24 floats (1032 with the 64-byte
-# alignment), bptt 5; rdb takes 100 us per 4000-byte, 10 us per 96-byte allreduce.
+# alignment), bptt 5; rdb takes 100 us per 4000-byte, 10 us per 96-byte allreduce; compute
+# at b = 2 three repeats (12, 10, 9 ms: the median 10).
 fake() {
     f=$1; P=$f/points
-    mkdir -p "$P/compute-b2" "$P/compute-b4" "$P/compute-b8" "$P/eval" "$P/exchange-rdb" "$P/exchange-hier" \
+    mkdir -p "$P/compute-b2-r1" "$P/compute-b2-r2" "$P/compute-b2-r3" "$P/compute-b4-r1" "$P/compute-b8-r1" \
+        "$P/eval" "$P/exchange-rdb" "$P/exchange-hier" \
         "$P/check-n4-library" "$P/check-n2-hier"
     printf 'N_LIST="1 2 4"\nB_LIST="2"\nOPT_N=""\nOPT_LIST="adam"\nEVAL_STREAMS="4"\nMODEL="--hidden 16"\n' > "$f/converge_settings.txt"
     printf 'STRONG_B="8"\nNODE_GFLOPS="10"\nEVAL_EVERY="10"\nEVAL_ASYNC="0"\nGAMMA_GBYTES_PER_S="30"\n' > "$f/compose_settings.txt"
     printf 'a 1000 1\nb 24 1\nbptt 5\n' > "$f/compose_preset.txt"
-    for r in "2 10 0.05" "4 18 0.1" "8 34 0.2"; do
+    for r in "2 r1 12 0.05" "2 r2 10 0.05" "2 r3 9 0.05" "4 r1 18 0.1" "8 r1 34 0.2"; do
         set -- $r
-        printf 'batch,compute_ms,optimizer_ms,gflop_per_step,gflops,params,bptt\n%s,%s,2,%s,5,1032,5\n' $1 $2 $3 > "$P/compute-b$1/bench.csv"
+        printf 'batch,compute_ms,optimizer_ms,gflop_per_step,gflops,params,bptt\n%s,%s,2,%s,5,1032,5\n' $1 $3 $4 > "$P/compute-b$1-$2/bench.csv"
     done
     printf 'batch,eval_ms\n2,100\n' > "$P/eval/bench.csv"
     { echo "algo,p,bytes,p50_us"
@@ -134,7 +136,10 @@ for t in weak strong; do
         ok "$t: efficiency 1 at N = 1 for every node and scheme" || bad "$t: efficiency is not 1 at N = 1"
 done
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || v["nodes"] != 1 || v["step_ms"] == 10 + 2 + 100 / 10' &&
-    ok "weak, this core, N = 1: step = compute + optimizer + evaluation / eval_every (22 ms)" || bad "weak N = 1 step"
+    ok "weak, this core, N = 1: step = compute (the repeats' median) + optimizer + evaluation / eval_every (22 ms)" ||
+    bad "weak N = 1 step"
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || (v["compute_ms_min"] == 9 && v["compute_ms_max"] == 12)' &&
+    ok "weak: the repeats' spread" || bad "weak: the repeats' spread"
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "per-tensor" || v["nodes"] != 2 || v["exchange_ms"] == 0.55' &&
     ok "per-tensor at N = 2: bptt x the tensors' allreduces (5 x 110 us)" || bad "per-tensor exchange"
 rows_ok "$tmp/f1/scaling_strong.csv" 'v["nodes"] != 4 || v["b"] == 2' && ok "strong: b = STRONG_B / N" || bad "strong: per-node batch"
@@ -149,7 +154,7 @@ grep -q "^## Weak and strong scaling" "$tmp/f1/scaling_report.md" && ok "the rep
 sh scaling/compose_report.sh "$tmp/f1" > /dev/null 2>&1
 [ "$(grep -c "^## Weak and strong scaling" "$tmp/f1/scaling_report.md")" -eq 1 ] && ok "a rerun replaces the section" ||
     bad "a rerun appended the section twice"
-rm "$tmp/f1/points/eval/bench.csv" "$tmp/f1/points/compute-b2/bench.csv"
+rm "$tmp/f1/points/eval/bench.csv" "$tmp/f1/points/compute-b2-r1/bench.csv"
 sh scaling/compose_tables.sh "$tmp/f1" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "no compute point at the study's b: exit 2, one line" ||
