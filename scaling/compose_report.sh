@@ -58,13 +58,20 @@ fastest() {
             v["time_to_target_s"], v["steps_to_target"], v["step_ms"], v["speedup"] == "" ? "-" : sprintf("%.3g", v["speedup"]) }' "$1"
 }
 
+# compute's spread over the repeats per b, from the strong table (every b it needs)
+spread() {
+    awk -F, "$CSVAWK"' function emit() { if (v["node"] == "core" && !s[v["b"]]++) printf "%sb = %s: %.4g - %.4g ms", n++ ? "; " : "", v["b"], v["compute_ms_min"], v["compute_ms_max"] }' \
+        "$run/scaling_strong.csv" "$run/scaling_weak.csv"
+}
+
 section() {
     echo "$MARK"
     echo "## Weak and strong scaling, time to target"
     echo
     echo "The step at N nodes is composed: T(N) = compute(b) + optimizer + exposed exchange(N) +"
     echo "exposed evaluation. compute and the optimizer (momentum) are \`rnn-train --bench\` on this"
-    echo "machine, one thread (\`$MODEL\`), at every per-node batch b; the exchange is the model's"
+    echo "machine, one thread (\`$MODEL\`), at every per-node batch b, the fastest of $REPEATS interleaved"
+    echo "repeats (the machine was loaded; compute per b, fastest - slowest: $(spread)); the exchange is the model's"
     echo "own gradient ($(awk '{ sub(/#.*/, "") } NF >= 3 { n++ } END { print n }' "$run/compose_preset.txt") tensors, compose_preset.txt) simulated under SMPI on the TaihuLight model"
     echo "(\`scaling/simulate\`): \`fused-library\` one allreduce of the flat gradient with SMPI's rdb"
     echo "(train-sim's \`library\`), \`fused-hier\` the same with hier, \`per-tensor\` one library allreduce"

@@ -98,7 +98,7 @@ echo "== scaling/compose_tables.sh: the composition on a fake run folder"
 # A run folder as scaling/compose.sh leaves it, with made-up measurements: N = 1, 2, 4;
 # b = 2; STRONG_B 8; two tensors of 1000 and 24 floats (1032 with the 64-byte
 # alignment), bptt 5; rdb takes 100 us per 4000-byte, 10 us per 96-byte allreduce; compute
-# at b = 2 three repeats (12, 10, 9 ms: the median 10).
+# at b = 2 three repeats (12, 10, 9 ms: the fastest, 9, counts).
 fake() {
     f=$1; P=$f/points
     mkdir -p "$P/compute-b2-r1" "$P/compute-b2-r2" "$P/compute-b2-r3" "$P/compute-b4-r1" "$P/compute-b8-r1" \
@@ -135,8 +135,8 @@ for t in weak strong; do
     rows_ok "$tmp/f1/scaling_$t.csv" 'v["nodes"] != 1 || v["efficiency"] == 1' &&
         ok "$t: efficiency 1 at N = 1 for every node and scheme" || bad "$t: efficiency is not 1 at N = 1"
 done
-rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || v["nodes"] != 1 || v["step_ms"] == 10 + 2 + 100 / 10' &&
-    ok "weak, this core, N = 1: step = compute (the repeats' median) + optimizer + evaluation / eval_every (22 ms)" ||
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || v["nodes"] != 1 || v["step_ms"] == 9 + 2 + 100 / 10' &&
+    ok "weak, this core, N = 1: step = compute (the fastest repeat) + optimizer + evaluation / eval_every (21 ms)" ||
     bad "weak N = 1 step"
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || (v["compute_ms_min"] == 9 && v["compute_ms_max"] == 12)' &&
     ok "weak: the repeats' spread" || bad "weak: the repeats' spread"
