@@ -18,7 +18,7 @@ set xlabel 'nodes'
 set ylabel 'efficiency (speedup / nodes)'
 set yrange [0:1.05]
 set grid
-set key bottom left
+set key below
 set title 'weak scaling (per-node batch fixed)'
 plot for [i = 1:3] pts(weak, 'core', word(schemes, i), 0) using 1:2 with linespoints lw 2 pt 7 lc rgb color(i) title word(schemes, i) . ' (this core)', \
      for [i = 1:3] pts(weak, 'gflops', word(schemes, i), 0) using 1:2 with linespoints lw 1 dt 2 pt 6 lc rgb color(i) title word(schemes, i) . ' (' . gflops . ' GFLOP/s node)'
