@@ -11,7 +11,8 @@
 #   4. scaling/compose_tables.sh and compose_report.sh on a fake run folder: efficiency 1
 #      at N = 1, the step's parts and per-tensor's sum, time to target = steps x step
 #      time from the best point, the composition check's arithmetic, the report section
-#      replaced on a rerun, a missing compute point: exit 2 and one line.
+#      replaced on a rerun, a missing compute point: exit 2 and one line; compose.sh's
+#      bad settings: exit 2 and one line, before any point runs.
 # Exits 1 on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -105,7 +106,7 @@ fake() {
         "$P/eval" "$P/exchange-rdb" "$P/exchange-hier" \
         "$P/check-n4-library" "$P/check-n2-hier"
     printf 'N_LIST="1 2 4"\nB_LIST="2"\nOPT_N=""\nOPT_LIST="adam"\nEVAL_STREAMS="4"\nMODEL="--hidden 16"\n' > "$f/converge_settings.txt"
-    printf 'STRONG_B="8"\nNODE_GFLOPS="10"\nEVAL_EVERY="10"\nEVAL_ASYNC="0"\nGAMMA_GBYTES_PER_S="30"\n' > "$f/compose_settings.txt"
+    printf 'STRONG_B="8"\nREPEATS="3"\nNODE_GFLOPS="10"\nEVAL_EVERY="10"\nEVAL_ASYNC="0"\nGAMMA_GBYTES_PER_S="30"\n' > "$f/compose_settings.txt"
     printf 'a 1000 1\nb 24 1\nbptt 5\n' > "$f/compose_preset.txt"
     for r in "2 r1 12 0.05" "2 r2 10 0.05" "2 r3 9 0.05" "4 r1 18 0.1" "8 r1 34 0.2"; do
         set -- $r
@@ -159,5 +160,12 @@ sh scaling/compose_tables.sh "$tmp/f1" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "no compute point at the study's b: exit 2, one line" ||
     bad "a missing compute point: exit $rc: $(cat "$tmp/err")"
+mkdir "$tmp/f2" && cp "$tmp/f1/converge_settings.txt" "$tmp/f2/"
+for s in "STRONG_B=0" "NODE_GFLOPS=fast" "CHECK_ALGOS=ring"; do
+    env $s sh scaling/compose.sh "$tmp/f2" > /dev/null 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -f "$tmp/f2/compose_settings.txt" ] && [ ! -d "$tmp/f2/points" ] &&
+        ok "compose.sh $s: exit 2, one line, nothing run" || bad "compose.sh $s: exit $rc: $(cat "$tmp/err")"
+done
 [ $fail -eq 0 ] && echo "check-scaling: all passed" || echo "check-scaling: FAILED"
 exit $fail
