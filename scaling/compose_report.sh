@@ -78,8 +78,8 @@ section() {
     echo "per tensor per unrolled step (Caffe-style, each size simulated once and multiplied out). All"
     echo "three are blocking, so the exchange is all exposed."
     if [ "$EVAL_ASYNC" = 1 ]; then echo "Evaluation: asynchronous (\`--eval-async\`), not exposed (0)."
-    else echo "Evaluation: synchronous, one evaluation of valid (EVAL_STREAMS streams) every $EVAL_EVERY steps in the"
-        echo "weak and strong tables, every \`eval_every\` of the study's point in time to target."; fi
+    else echo "Evaluation: synchronous, one evaluation of valid ($EVAL_STREAMS streams) every $EVAL_EVERY steps in every"
+        echo "table (the study's own interval, ~1/20 of the steps to resolve the crossing, would dominate T(N))."; fi
     echo "Two nodes: \`core\`, this machine's core as measured (the machine was loaded); \`gflops\`, a"
     echo "node of $NODE_GFLOPS GFLOP/s (${NODE_GFLOPS_WHY:-set by NODE_GFLOPS}): compute = the"
     echo "step's flops / $NODE_GFLOPS GFLOP/s, the optimizer its memory traffic at $GAMMA_GBYTES_PER_S GB/s (as"
