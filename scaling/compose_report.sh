@@ -44,10 +44,10 @@ by_scheme() { # CSV KIND FIRST:LABEL COLS...
         function emit() { if (v["node"] != k) return
             r = v["nodes"] SUBSEP v["b"]; if (!(r in seen)) { seen[r] = 1; order[++n] = r; cm[r] = v[first] }
             for (i = 1; i <= nc; i++) { split(C[i], x, ":"); val[r, v["scheme"], i] = v[x[1]] } }
-        END { for (j = 1; j <= n; j++) { r = order[j]; split(r, y, SUBSEP); printf "| %s | %s | %.3g |", y[1], y[2], cm[r]
+        END { for (j = 1; j <= n; j++) { r = order[j]; split(r, y, SUBSEP); printf "| %s | %s | %s |", y[1], y[2], fmt(cm[r])
                   for (s = 1; s <= ns; s++) for (i = 1; i <= nc; i++) printf " %s |", fmt(val[r, S[s], i])
                   print "" } }
-        function fmt(x) { return x == "" ? "-" : sprintf("%.3g", x) }' "$f"
+        function fmt(x) { return x == "" ? "-" : sprintf(x >= 1000 ? "%.0f" : "%.3g", x) }' "$f"
 }
 
 # The fastest node count per (node kind, b, scheme) of the time-to-target table.
@@ -115,7 +115,7 @@ section() {
     echo "| ---: | --- | ---: | ---: | ---: | ---: | --- |"
     awk -F, "$CSVAWK"' function emit() { printf "| %s | %s | %s | %.4g | %.4g | %+.1f%% | %.4g / %.4g |\n", v["nodes"], v["scheme"],
         v["node_gflops"], v["composed_step_ms"], v["simulated_step_ms"], 100 * v["rel_diff"], v["composed_exchange_ms"], v["simulated_exchange_ms"] }' \
-        "$run/scaling_compose_check.csv"
+        "$run/scaling_compose_check.csv" | sort -t'|' -k2,2n -k3,3
     echo
     for f in scaling_efficiency scaling_breakdown scaling_time_to_target; do
         [ -f "$run/figures/$f.png" ] && echo "![$f](figures/$f.png)"
