@@ -47,7 +47,7 @@ by_scheme() { # CSV KIND FIRST:LABEL COLS...
         END { for (j = 1; j <= n; j++) { r = order[j]; split(r, y, SUBSEP); printf "| %s | %s | %s |", y[1], y[2], fmt(cm[r])
                   for (s = 1; s <= ns; s++) for (i = 1; i <= nc; i++) printf " %s |", fmt(val[r, S[s], i])
                   print "" } }
-        function fmt(x) { return x == "" ? "-" : sprintf(x >= 1000 ? "%.0f" : "%.3g", x) }' "$f"
+        function fmt(x) { return x == "" ? "-" : sprintf(x + 0 >= 1000 ? "%.0f" : "%.3g", x) }' "$f"
 }
 
 # The fastest node count per (node kind, b, scheme) of the time-to-target table.
