@@ -194,6 +194,7 @@ int train_bench(run_ctx *r)
         {"arena_mib", RS_DBL, 4},
         {"naive_mib", RS_DBL, 4},
         {"params_mib", RS_DBL, 4},
+        {"params", RS_INT, 0},
         {"ranks", RS_INT, 0},
         {"workers", RS_INT, 0},
         {"sync", RS_STR, 0},
@@ -226,6 +227,7 @@ int train_bench(run_ctx *r)
     rs_set_dbl(tb, row, "naive_mib", r->m.arena.naive_bytes / 1048576.0);
     rs_set_dbl(tb, row, "params_mib",
                r->m.lay.total * 4.0 * (2 + optim_nstate(r->opt.kind)) / 1048576.0);
+    rs_set_int(tb, row, "params", r->m.lay.total);   /* the fused gradient's floats */
     set_dp_cells(tb, row, r, &parts, tok / st.median);
     if (eb.every)
         set_eval_cells(tb, row, r, &eb, N);

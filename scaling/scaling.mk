@@ -16,8 +16,9 @@
 #   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
 #   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
 #                                   (scaling/conv_fit.c; scaling/converge.sh calls it)
-#   make scaling                    the convergence study (scaling/converge.sh) into a run
-#                                   folder (QUICK=1: a coarse grid, RUN=DIR resumes one)
+#   make scaling                    the convergence study (scaling/converge.sh), then the
+#                                   scaling tables (scaling/compose.sh) into a run folder
+#                                   (QUICK=1: a coarse grid, RUN=DIR resumes one)
 #   make check-scaling              the study driver and the fit (test/scaling/run.sh)
 #   make simulate                   the allreduce sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
@@ -123,6 +124,10 @@ $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
 check-scaling: $(SCALING_FIT) $(BIN)/rnn-train
 	@sh test/scaling/run.sh
 
+# the convergence points, then the scaling tables composed on the same run folder
 scaling: deps
 	@$(MAKE) --no-print-directory all
-	@QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh $(RUN)
+	@run="$(RUN)"; [ -n "$$run" ] || run=results/runs/$$(date -u +%Y%m%dT%H%M%SZ)-$$(hostname -s 2>/dev/null || hostname); \
+	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \
+	if [ $$rc -eq 2 ] || [ $$rc -eq 130 ]; then exit $$rc; fi; \
+	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/compose.sh "$$run" || exit $$?; exit $$rc

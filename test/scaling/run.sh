@@ -7,7 +7,12 @@
 #      hundred steps): the outputs exist, coarse points are refined until every count is
 #      resolved, a rerun on the folder runs no point, and a second folder with the same
 #      seed gives the same steps-to-target for every point;
-#   3. bad settings: exit 2 and one line, before any point runs.
+#   3. bad settings: exit 2 and one line, before any point runs;
+#   4. scaling/compose_tables.sh and compose_report.sh on a fake run folder: efficiency 1
+#      at N = 1, the step's parts and per-tensor's sum, time to target = steps x step
+#      time from the best point, the composition check's arithmetic, the report section
+#      replaced on a rerun, a missing compute point: exit 2 and one line; compose.sh's
+#      bad settings: exit 2 and one line, before any point runs.
 # Exits 1 on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -97,6 +102,78 @@ for s in "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"; do
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$tmp/bad-$(echo "$s" | cut -d= -f1)/points" ] &&
         ok "$s: exit 2, one line, nothing run" || bad "$s: exit $rc: $(cat "$tmp/err")"
+done
+echo "== scaling/compose_tables.sh: the composition on a fake run folder"
+# A run folder as scaling/compose.sh leaves it, with made-up measurements: N = 1, 2, 4;
+# b = 2; STRONG_B 8; two tensors of 1000 and 24 floats (1032 with the 64-byte
+# alignment), bptt 5; rdb takes 100 us per 4000-byte, 10 us per 96-byte allreduce; compute
+# at b = 2 three repeats (12, 10, 9 ms: the fastest, 9, counts).
+fake() {
+    f=$1; P=$f/points
+    mkdir -p "$P/compute-b2-r1" "$P/compute-b2-r2" "$P/compute-b2-r3" "$P/compute-b4-r1" "$P/compute-b8-r1" \
+        "$P/eval" "$P/exchange-rdb" "$P/exchange-hier" \
+        "$P/check-n4-library" "$P/check-n2-hier"
+    printf 'N_LIST="1 2 4"\nB_LIST="2"\nOPT_N=""\nOPT_LIST="adam"\nEVAL_STREAMS="4"\nMODEL="--hidden 16"\n' > "$f/converge_settings.txt"
+    printf 'STRONG_B="8"\nREPEATS="3"\nNODE_GFLOPS="10"\nEVAL_EVERY="10"\nEVAL_ASYNC="0"\nGAMMA_GBYTES_PER_S="30"\n' > "$f/compose_settings.txt"
+    printf 'a 1000 1\nb 24 1\nbptt 5\n' > "$f/compose_preset.txt"
+    for r in "2 r1 12 0.05" "2 r2 10 0.05" "2 r3 9 0.05" "4 r1 18 0.1" "8 r1 34 0.2"; do
+        set -- $r
+        printf 'batch,compute_ms,optimizer_ms,gflop_per_step,gflops,params,bptt\n%s,%s,2,%s,5,1032,5\n' $1 $3 $4 > "$P/compute-b$1-$2/bench.csv"
+    done
+    printf 'batch,eval_ms\n2,100\n' > "$P/eval/bench.csv"
+    { echo "algo,p,bytes,p50_us"
+      for p in 2 4; do echo "smpi:rdb,$p,4000,100"; echo "smpi:rdb,$p,96,10"; echo "smpi:rdb,$p,4128,$((200 * p))"; done; } \
+        > "$P/exchange-rdb/exchange.csv"
+    printf 'algo,p,bytes,p50_us\nhier,2,4128,300\nhier,4,4128,350\n' > "$P/exchange-hier/exchange.csv"
+    printf 'workers,allreduce,compute,step_ms_median,compute_ms,exchange_exposed_ms,optimizer_ms\n4,library,flops:10,6,5,0.8,0.0008\n' \
+        > "$P/check-n4-library/check.csv"
+    printf 'workers,allreduce,compute,step_ms_median,compute_ms,exchange_exposed_ms,optimizer_ms\n2,hier,flops:10,9,5,4,0.0008\n' \
+        > "$P/check-n2-hier/check.csv"
+    printf 'N,b,optimizer,steps_to_target,eval_every,best\n1,2,momentum,400,20,1\n2,2,momentum,210,10,1\n4,2,momentum,120,5,1\n4,2,momentum,150,5,0\n' \
+        > "$f/scaling_convergence.csv"
+}
+fake "$tmp/f1"
+sh scaling/compose_tables.sh "$tmp/f1" > "$tmp/f1.out" 2>&1 && sh scaling/compose_report.sh "$tmp/f1" >> "$tmp/f1.out" 2>&1 ||
+    { bad "compose_tables/report on the fake folder: exit $?"; cat "$tmp/f1.out"; }
+# F CONDITION: every data row of CSV F satisfies the awk CONDITION (over v[column])
+# (near(x, y): equal to 1e-5 relative, the tables' 6 significant digits)
+rows_ok() { awk -F, "$(cat plot/csv.awk)"' function near(x, y) { return (x - y) ^ 2 <= (1e-5 * y) ^ 2 + 1e-18 }
+    function emit() { n++; if (!('"$2"')) { bad++; print "  row " n ": " $0 } }
+    END { exit !(n > 0 && !bad) }' "$1"; }
+for t in weak strong; do
+    rows_ok "$tmp/f1/scaling_$t.csv" 'v["nodes"] != 1 || v["efficiency"] == 1' &&
+        ok "$t: efficiency 1 at N = 1 for every node and scheme" || bad "$t: efficiency is not 1 at N = 1"
+done
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || v["nodes"] != 1 || v["step_ms"] == 9 + 2 + 100 / 10' &&
+    ok "weak, this core, N = 1: step = compute (the fastest repeat) + optimizer + evaluation / eval_every (21 ms)" ||
+    bad "weak N = 1 step"
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || (v["compute_ms_min"] == 9 && v["compute_ms_max"] == 12)' &&
+    ok "weak: the repeats' spread" || bad "weak: the repeats' spread"
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "per-tensor" || v["nodes"] != 2 || v["exchange_ms"] == 0.55' &&
+    ok "per-tensor at N = 2: bptt x the tensors' allreduces (5 x 110 us)" || bad "per-tensor exchange"
+rows_ok "$tmp/f1/scaling_strong.csv" 'v["nodes"] != 4 || v["b"] == 2' && ok "strong: b = STRONG_B / N" || bad "strong: per-node batch"
+rows_ok "$tmp/f1/scaling_time_to_target.csv" 'near(v["time_to_target_s"], v["steps_to_target"] * v["step_ms"] / 1000)' &&
+    ok "time to target = steps x step time, every row" || bad "time to target is not steps x step time"
+[ "$(awk -F, 'NR > 1 && $4 == 4' "$tmp/f1/scaling_time_to_target.csv" | grep -c ',120,')" -eq 6 ] &&
+    ok "time to target takes the best point per (N, b)" || bad "time to target used a point that is not the best"
+rows_ok "$tmp/f1/scaling_compose_check.csv" 'near(v["composed_step_ms"], 5 + 4 * 1032 * 6 / 30e6 + (v["nodes"] == 4 ? 0.8 : 0.3)) &&
+    (v["rel_diff"] - v["composed_step_ms"] / v["simulated_step_ms"] + 1) ^ 2 < 1e-10 && v["within_10pct"] == (v["rel_diff"] ^ 2 < 0.01)' &&
+    ok "the check: composed = flops / G + optimizer + exchange, against train-sim's step" || bad "the composition check"
+grep -q "^## Weak and strong scaling" "$tmp/f1/scaling_report.md" && ok "the report section" || bad "no report section"
+sh scaling/compose_report.sh "$tmp/f1" > /dev/null 2>&1
+[ "$(grep -c "^## Weak and strong scaling" "$tmp/f1/scaling_report.md")" -eq 1 ] && ok "a rerun replaces the section" ||
+    bad "a rerun appended the section twice"
+rm "$tmp/f1/points/eval/bench.csv" "$tmp/f1/points/compute-b2-r1/bench.csv"
+sh scaling/compose_tables.sh "$tmp/f1" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "no compute point at the study's b: exit 2, one line" ||
+    bad "a missing compute point: exit $rc: $(cat "$tmp/err")"
+mkdir "$tmp/f2" && cp "$tmp/f1/converge_settings.txt" "$tmp/f2/"
+for s in "STRONG_B=0" "NODE_GFLOPS=fast" "CHECK_ALGOS=ring"; do
+    env $s sh scaling/compose.sh "$tmp/f2" > /dev/null 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -f "$tmp/f2/compose_settings.txt" ] && [ ! -d "$tmp/f2/points" ] &&
+        ok "compose.sh $s: exit 2, one line, nothing run" || bad "compose.sh $s: exit $rc: $(cat "$tmp/err")"
 done
 [ $fail -eq 0 ] && echo "check-scaling: all passed" || echo "check-scaling: FAILED"
 exit $fail
