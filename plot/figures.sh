@@ -35,9 +35,15 @@ for gp in plot/*.gp; do
     n=$name
     while [ ! -f "$run/$n.csv" ] && [ "${n%_*}" != "$n" ]; do n=${n%_*}; done
     csv="$run/$n.csv"
+    own=""   # figures drawn from other CSVs, or that need values computed from the run
+    case $name in
+    scaling_convergence*) own=$(sh scaling/converge_report.sh gp "$run") ;;
+    scaling_breakdown) csv="$run/scaling_weak.csv" ;;
+    scaling_efficiency) csv="$run/scaling_weak.csv"
+        own="weak='$csv'; strong='$run/scaling_strong.csv'"
+        [ -f "$run/scaling_strong.csv" ] || csv="" ;;
+    esac
     [ -f "$csv" ] || continue
-    own=""   # a figure that needs values computed from its run
-    case $name in scaling_convergence*) own=$(sh scaling/converge_report.sh gp "$run") ;; esac
     if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; $extra $own" "$gp"; then
         echo "figures: $run/figures/$name.png"; drawn=$((drawn + 1))
     else
