@@ -2,8 +2,8 @@
  * queued by the trainer as the backward pass finishes them and summed over ranks, in
  * the order queued, by one communication thread (pthread) running dp_exchange_sum.
  * The trainer makes no MPI call between the first dp_buckets_start and
- * dp_buckets_wait, so MPI_THREAD_SERIALIZED is enough.  No MPI here: a simulator
- * build can put another implementation of the same four calls in its place. */
+ * dp_buckets_wait, so MPI_THREAD_SERIALIZED is enough.  No MPI here: the SMPI build
+ * puts scaling/dp_buckets_smpi.c (the same four calls, no thread) in its place. */
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -68,14 +68,36 @@ void model_layout(const model_cfg *c, param_layout *lay)
     }
 }
 
+/* Multiply-adds per token: layer l's two products, and the output layer's (with classes,
+ * the class layer and a class of the average size V / C). */
+static double layer_macs(const model_cfg *c, int l)
+{
+    return (double)model_gates(c) * c->hidden * (model_layer_in(c, l) + c->hidden);
+}
+
+static double output_macs(const model_cfg *c)
+{
+    if (c->classes > 0)
+        return c->hidden * (c->classes + (double)c->vocab / c->classes);
+    return (double)c->hidden * c->vocab;
+}
+
 double model_step_flops(const model_cfg *c, int Tw)
 {
-    double N = (double)Tw * c->batch, G = (double)model_gates(c) * c->hidden, f = 0;
+    double N = (double)Tw * c->batch, f = 0;
     for (int l = 0; l < c->layers; l++)
-        f += 6 * N * G * (model_layer_in(c, l) + c->hidden);
-    if (c->classes > 0)   /* the class layer and a class of the average size V / C */
-        return f + 6 * N * c->hidden * (c->classes + (double)c->vocab / c->classes);
-    return f + 6 * N * c->hidden * c->vocab;
+        f += 6 * N * layer_macs(c, l);
+    return f + 6 * N * output_macs(c);
+}
+
+double model_backward_flops_ready(const model_cfg *c, const param_layout *lay, int Tw, long from)
+{
+    /* model_backward's order: the output layer, layers L-1..0, the embedding (no GEMM);
+     * layer l is needed while from lies below the tensor past its bias */
+    double N = (double)Tw * c->batch, f = 4 * N * output_macs(c);
+    for (int l = c->layers - 1; l >= 0 && from < lay->t[P_B(l) + 1].offset; l--)
+        f += 4 * N * layer_macs(c, l);
+    return f;
 }
 
 int model_create(model *m, const model_cfg *cfg)

@@ -90,6 +90,9 @@ void model_layout(const model_cfg *c, param_layout *lay);
  * per layer 6 Tw B G (I + H) (input projection, recurrence, each forward + two
  * backward products), output 6 Tw B H V.  Point-wise work is not counted. */
 double model_step_flops(const model_cfg *c, int Tw);
+/* Of those, the backward's (two thirds) done by the time grads[from, ..) is final in
+ * model_backward's order; from 0: the whole backward. */
+double model_backward_flops_ready(const model_cfg *c, const param_layout *lay, int Tw, long from);
 
 /* ---- activations: pointers into the arena (arena.c plans them) ---- */
 typedef struct {

@@ -30,6 +30,8 @@ typedef struct {
     int perturbed;                /* the checksum test hook has fired */
     double compute_s, exchange_s, optimizer_s;   /* the last step's parts */
     double exchange_total_s;      /* the last step's seconds in allreduce calls (any thread) */
+    double overlap_exposed_s;     /* of train_compute's time, exchange after the backward
+                                     (bucketed under SMPI, whose rank runs the exchange) */
     int sync;                     /* --sync (train_sync.c) */
     int Tw;                       /* the last window's steps */
     dp_buckets *buckets;          /* bucketed: the communication thread (NULL without MPI) */
@@ -163,6 +165,9 @@ void train_sync_teardown(run_ctx *r);
 /* Worker k's backward: its gradient into the rank's sum (and its squared norm); the
  * last worker's under bucketed starts the buckets as the backward readies them. */
 void train_sync_backward(run_ctx *r, int Tw, int k);
+/* Bucketed, where the backward is charged and not run: this step's buckets started at
+ * once, cut as a run backward cuts them (the simulation times each one's readiness). */
+void train_sync_start_charged(run_ctx *r);
 /* P > 1: the gradient summed over ranks (bucketed: the wait for its buckets). */
 void train_sync_exchange(run_ctx *r, float *grad);
 /* Bucketed: the wait for this step's buckets (before any other MPI call). */

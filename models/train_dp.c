@@ -26,10 +26,10 @@ int train_dp_check(const train_opts *o)
              "--sync: unknown mode '%s' (expected fused, bucketed or per-tensor)", o->sync);
     RS_CHECK(o->bucket_mib > 0, "--bucket-mib %g: expected a bucket size > 0 MiB (e.g. 25, or "
              "0.5)", o->bucket_mib);
-    RS_CHECK(train_spare_threads() || (strcmp(o->sync, "bucketed") != 0 && !o->eval_async),
-             "%s needs a second thread per rank, which simulated ranks cannot run: use --sync "
-             "fused or per-tensor, without --eval-async", o->eval_async ? "--eval-async" :
-             "--sync bucketed");
+    RS_CHECK(train_spare_threads() || !o->eval_async, "--eval-async needs a second thread "
+             "per rank, which simulated ranks cannot run: evaluate without --eval-async");
+    if (strcmp(o->sync, "bucketed") == 0 && train_bucketed_check() != 0)
+        return -1;
     return dp_exchange_check(&o->exchange, P);
 }
 

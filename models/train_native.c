@@ -40,6 +40,8 @@ int train_bench_warmup(void) { return 2; }
 double train_peak_gflops(int threads) { return peak_fma_gflops_for(threads, NULL); }
 int train_numerics_checked(void) { return 1; }
 int train_spare_threads(void) { return 1; }
+/* its communication thread's MPI level is checked when the thread starts */
+int train_bucketed_check(void) { return 0; }
 
 double train_compute(run_ctx *r, int *Tw_out, float **grad_out)
 {

@@ -40,8 +40,10 @@ double train_peak_gflops(int threads);
  * without running: the checksum, NaN stops and evaluation scores are then skipped. */
 int train_numerics_checked(void);
 /* 1 where a rank may run a second thread (bucketed's communication thread, --eval-async);
- * 0 under SMPI, whose simulated ranks cannot. */
+ * 0 under SMPI, whose simulated ranks cannot (bucketed's overlap is charged there). */
 int train_spare_threads(void);
+/* --sync bucketed can run in this build (and its compute mode): 0, or -1 (rs_lasterr). */
+int train_bucketed_check(void);
 /* Forward and backward of this rank's workers (train_dp_compute), run or charged. */
 double train_compute(run_ctx *r, int *Tw_out, float **grad_out);
 /* After the optimizer's update: where compute is charged, its memory traffic too. */

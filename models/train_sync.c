@@ -81,6 +81,19 @@ static void take_range(run_ctx *r, int k, long from, long to)
         accumulate(d->grad_sum + from, g, to - from, k == 0);
 }
 
+/* grads[from, ..) is final: hand it to the buckets, full ones from the top down; at the
+ * embedding (from 0) the rest, smaller. */
+static void start_buckets(run_ctx *r, long from)
+{
+    dp_ctx *d = &r->dp;
+    float *sum = d->local > 1 ? d->grad_sum : r->m.grads;
+    while (d->sent_from - from >= d->bucket_floats || (from == 0 && d->sent_from > 0)) {
+        long n = d->sent_from - from < d->bucket_floats ? d->sent_from - from : d->bucket_floats;
+        d->sent_from -= n;
+        RS_ASSERT(dp_buckets_start(d->buckets, sum + d->sent_from, n) == 0);
+    }
+}
+
 /* model_backward's hook (the rank's last worker, bucketed): grads[from, ..) is final. */
 static void on_grad_ready(void *ctx, long from)
 {
@@ -88,13 +101,15 @@ static void on_grad_ready(void *ctx, long from)
     dp_ctx *d = &r->dp;
     take_range(r, d->local - 1, from, d->ready_from);
     d->ready_from = from;
-    float *sum = d->local > 1 ? d->grad_sum : r->m.grads;
-    /* full buckets from the top down; at the embedding (from 0) the rest, smaller */
-    while (d->sent_from - from >= d->bucket_floats || (from == 0 && d->sent_from > 0)) {
-        long n = d->sent_from - from < d->bucket_floats ? d->sent_from - from : d->bucket_floats;
-        d->sent_from -= n;
-        RS_ASSERT(dp_buckets_start(d->buckets, sum + d->sent_from, n) == 0);
-    }
+    start_buckets(r, from);
+}
+
+void train_sync_start_charged(run_ctx *r)
+{
+    if (r->dp.sync != SYNC_BUCKETED)
+        return;
+    r->dp.sent_from = r->m.lay.total;
+    start_buckets(r, 0);
 }
 
 void train_sync_backward(run_ctx *r, int Tw, int k)

@@ -18,7 +18,9 @@
  *              flops:GF  charged model_step_flops / (GF * 1e9) seconds: deterministic
  *                        with smpi/simulate-computation:no; executed unless folded.
  *            In sample and flops modes the optimizer is charged its memory traffic at
- *            the gamma rate (the platform's rs_reduce_gbytes_per_s);
+ *            the gamma rate (the platform's rs_reduce_gbytes_per_s).  --sync bucketed
+ *            (flops only): the rank sums the buckets while an actor on its host charges
+ *            the backward (dp_buckets_smpi.h), the forward charged first;
  *   numbers  folded or sampled, the checksum, NaN stops and evaluation scoring are
  *            skipped (said once on stderr); the exchange and the optimizer still run. */
 #include <math.h>
@@ -30,6 +32,7 @@
 
 #include "ar_hooks.h"
 #include "check.h"
+#include "dp_buckets_smpi.h"
 #include "matmul.h"
 #include "smpi_hooks.h"
 #include "train_platform.h"
@@ -85,6 +88,14 @@ int train_platform_start(void)
 }
 
 int train_spare_threads(void) { return 0; }
+
+int train_bucketed_check(void)
+{
+    RS_CHECK(mode == COMPUTE_FLOPS, "--sync bucketed under SMPI needs compute charged by flops "
+             "(RS_SMPI_COMPUTE=flops:GF, train-sim --compute flops:GF): its overlap is the "
+             "backward's charge; use --sync fused with sample or run");
+    return 0;
+}
 
 uint64_t train_now_ns(void) { return (uint64_t)llround(MPI_Wtime() * 1e9); }
 int train_default_threads(void) { return 1; }
@@ -184,11 +195,43 @@ static double sampled(run_ctx *r, int *Tw_out, float **grad_out)
     return ran ? loss : not_run(r, Tw_out, grad_out);
 }
 
+/* Where bucket buf starts: the seconds of the backward done when it is ready. */
+typedef struct {
+    const model *m;
+    const float *base;   /* the summed gradient the buckets are ranges of */
+    int Tw;
+} bucket_timing;
+
+static double bucket_ready_s(void *ctx, const float *buf)
+{
+    const bucket_timing *t = ctx;
+    return model_backward_flops_ready(&t->m->cfg, &t->m->lay, t->Tw, buf - t->base) /
+           (node_gflops * 1e9);
+}
+
+/* --sync bucketed, flops mode: the rank is charged what precedes the last worker's
+ * backward, then sums the buckets while an actor charges that backward
+ * (dp_buckets_smpi.h).  Unfolded, the step runs first and its backward starts the
+ * buckets (recorded, no MPI), so the sums are of the real gradient. */
+static double overlapped(run_ctx *r, int *Tw_out, float **grad_out)
+{
+    double loss = folded ? not_run(r, Tw_out, grad_out) : train_dp_compute(r, Tw_out, grad_out);
+    if (folded)
+        train_sync_start_charged(r);
+    bucket_timing t = {&r->m, *grad_out, *Tw_out};
+    double per_s = node_gflops * 1e9, backward = bucket_ready_s(&t, *grad_out);
+    smpi_hooks_charge_seconds(model_step_flops(&r->m.cfg, t.Tw) * r->dp.local / per_s - backward);
+    dp_buckets_overlap(r->dp.buckets, bucket_ready_s, &t, backward, &r->dp.overlap_exposed_s);
+    return loss;
+}
+
 double train_compute(run_ctx *r, int *Tw_out, float **grad_out)
 {
     double loss;
     if (mode == COMPUTE_SAMPLE) {
         loss = sampled(r, Tw_out, grad_out);
+    } else if (mode == COMPUTE_FLOPS && r->dp.buckets) {
+        loss = overlapped(r, Tw_out, grad_out);
     } else if (mode == COMPUTE_FLOPS) {
         loss = folded ? not_run(r, Tw_out, grad_out) : train_dp_compute(r, Tw_out, grad_out);
         double flops = model_step_flops(&r->m.cfg, *Tw_out) * r->dp.local;

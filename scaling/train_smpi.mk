@@ -1,18 +1,21 @@
 # train_smpi.mk — build/bin/rnn-train-smpi: rnn-train's sources (models/, main.c
 # included) built with smpicc as allreduce-bench-smpi is (objects under $(OBJ)/smpi/,
 # no OpenMP), with scaling/train_smpi.c in place of models/train_native.c (both define
-# models/train_platform.h) and scaling/smpi_hooks.c's start-up.  The microbench objects
+# models/train_platform.h), scaling/dp_buckets_smpi.c in place of models/dp_buckets.c
+# (bucketed's overlap) and scaling/smpi_hooks.c's start-up.  The microbench objects
 # the trainer uses (GEMM backends, softmax kernels) come from an archive, so only
 # what is called is linked.  Included by scaling/scaling.mk when smpicc is found.
 # scaling/train-sim runs it; test/smpi/train.sh tests it (make check-smpi).
 
 SMPI_TRAIN     := $(BIN)/rnn-train-smpi
-SMPI_TRAIN_OBJ := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out models/train_native.c,$(MODELS_SRC)) \
-                    models/main.c scaling/train_smpi.c scaling/smpi_hooks.c scaling/smpi_noomp.c)
+SMPI_TRAIN_OBJ := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out models/train_native.c \
+                    models/dp_buckets.c,$(MODELS_SRC)) models/main.c scaling/train_smpi.c \
+                    scaling/dp_buckets_smpi.c scaling/smpi_hooks.c scaling/smpi_noomp.c)
 SMPI_COLL_LIB_OBJ := $(patsubst $(OBJ)/%,$(OBJ)/smpi/%,$(COLL_LIB_OBJ))
 SMPI_MB_LIB    := $(OBJ)/smpi/libmicrobench.a
 
-$(OBJ)/smpi/models/%.o $(OBJ)/smpi/scaling/train_smpi.o: SMPI_DEFS += -Imodels
+$(OBJ)/smpi/models/%.o $(OBJ)/smpi/scaling/train_smpi.o $(OBJ)/smpi/scaling/dp_buckets_smpi.o: \
+    SMPI_DEFS += -Imodels
 # as the top-level Makefile gives the same file
 $(OBJ)/smpi/microbench/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
 

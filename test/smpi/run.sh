@@ -14,7 +14,9 @@
 #   5. rnn-train-smpi (scaling/train-sim) trains a tiny LSTM on a 4-node platform with
 #      compute charged by flops: two runs give identical simulated times; its loss curve
 #      is the real build's under mpirun -np 4 within 1e-5 (skipped without mpirun);
-#      folding leaves the simulated step unchanged for --sync fused and per-tensor;
+#      folding leaves the simulated step unchanged for --sync fused, per-tensor and
+#      bucketed; bucketed is deterministic, follows fused's curve within 1e-5 and
+#      exposes less exchange than fused (its overlap with the charged backward);
 #   6. platform-gen, scaling/simulate and scaling/train-sim reject impossible input:
 #      exit 2, one line.
 # Exits 1 if anything failed.  SMPIRUN overrides the launcher (default smpirun).
@@ -143,12 +145,14 @@ awk -v c="${c:-0}" -v w="${want:-1}" 'BEGIN { d = (c - w) / w; exit !(d < 1e-4 &
     ok "compute_ms $c = the model's flops at 50 GFLOP/s ($want ms)" ||
     bad "compute_ms ${c:-nothing}, want $want (the model's flops at 50 GFLOP/s)"
 # folding (a 2 MiB LSTM layer: folded, not computed, charged alike) leaves the step's times
-# unchanged, for fused and for per-tensor (its rounds counted where compute is charged)
+# unchanged, for fused, per-tensor (its rounds counted where compute is charged) and
+# bucketed (128 KiB buckets: cut by the backward's hook, or at once where it is charged)
 step_times() { for k in step_ms_median compute_ms exchange_exposed_ms optimizer_ms folded; do col "$1" $k; done 2>/dev/null | tr '\n' ' '; }
-for s in fused per-tensor; do
+for s in fused per-tensor bucketed; do
     for f in no yes; do
         SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold $f --bench 2 \
-            --sync $s --csv "$tmp/fold_${s}_$f.csv" -- $tiny --hidden 256 --embed 256 > /dev/null \
+            --sync $s --csv "$tmp/fold_${s}_$f.csv" -- $tiny --hidden 256 --embed 256 \
+            --bucket-mib 0.125 > /dev/null \
             2> "$tmp/fold.err" || { bad "train-sim --sync $s --fold $f: exit $?"; tail -n 5 "$tmp/fold.err"; }
     done
     a=$(step_times "$tmp/fold_${s}_no.csv"); b=$(step_times "$tmp/fold_${s}_yes.csv")
@@ -161,25 +165,51 @@ xp=$(col "$tmp/fold_per-tensor_yes.csv" exchange_exposed_ms 2>/dev/null)
 awk -v f="${xf:-0}" -v p="${xp:-0}" 'BEGIN { exit !(f > 0 && p > 4 * f) }' &&
     ok "folded per-tensor (Tw rounds of every tensor) exposes more than 4x fused's exchange ($xp vs $xf ms)" ||
     bad "folded per-tensor's exchange ${xp:-nothing} ms is not > 4x fused's ${xf:-nothing} ms"
-# the same training, numbers and all, as the real build under mpirun
+# bucketed's overlap (two layers: the upper layer's buckets are summed during the lower
+# one's backward) is deterministic and hides exchange that fused exposes
+deep="$tiny --hidden 256 --embed 256 --layers 2 --bucket-mib 0.125"
+for v in fused bucketed bucketed2; do
+    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold no --bench 2 \
+        --sync "${v%2}" --csv "$tmp/overlap_$v.csv" -- $deep > /dev/null 2> "$tmp/overlap.err" ||
+        { bad "train-sim --sync ${v%2}: exit $?"; tail -n 5 "$tmp/overlap.err"; }
+done
+a=$(strip "$tmp/overlap_bucketed.csv" 2>/dev/null); b=$(strip "$tmp/overlap_bucketed2.csv" 2>/dev/null)
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "--sync bucketed: two runs, identical simulated steps" ||
+    bad "--sync bucketed: two runs differ: [$a] vs [$b]"
+xf=$(col "$tmp/overlap_fused.csv" exchange_exposed_ms 2>/dev/null)
+xb=$(col "$tmp/overlap_bucketed.csv" exchange_exposed_ms 2>/dev/null)
+tb=$(col "$tmp/overlap_bucketed.csv" exchange_ms 2>/dev/null)
+awk -v f="${xf:-0}" -v b="${xb:--1}" 'BEGIN { exit !(f > 0 && b >= 0 && b < f) }' &&
+    ok "bucketed exposes $xb ms of its $tb ms exchange, fused $xf ms (two layers, 128 KiB buckets)" ||
+    bad "bucketed's exposed exchange ${xb:-nothing} ms is not below fused's ${xf:-nothing} ms"
+# the same training, numbers and all, as the real build under mpirun; bucketed's (buckets
+# summed after the backward ran, while its charge is replayed) as fused's
+same_curve() { # A.csv B.csv: 20 steps or more, step,tokens,seconds,train_loss,valid_ppl,lr:
+    # columns 4 and 5 within 1e-5 relative
+    awk -F, 'NR == FNR { if (FNR > 1) { l[$1] = $4; p[$1] = $5 }; next }
+        FNR > 1 { n++; if (!($1 in l)) bad = 1
+          else { dl = ($4 - l[$1]) / l[$1]; dp = ($5 - p[$1]) / p[$1]; if (dl < 0) dl = -dl
+                 if (dp < 0) dp = -dp; if (dl > 1e-5 || dp > 1e-5) bad = 1 } }
+        END { exit (bad || n < 20) }' "$1" "$2" 2>/dev/null
+}
 "$gen" --platform taihulight --nodes 4 --out "$tmp/tl4" > /dev/null
-RS_SMPI_COMPUTE=flops:50 timeout 120 $SMPIRUN -np 4 -platform "$tmp/tl4.xml" -hostfile "$tmp/tl4.hosts" \
-    $cfg --cfg=smpi/allreduce:rdb "$train" $tiny --workers 4 --steps 20 --eval-every 1 \
-    --log "$tmp/smpi_curve.csv" > /dev/null 2> "$tmp/curve.err" ||
-    { bad "rnn-train-smpi --steps 20: exit $?"; tail -n 5 "$tmp/curve.err"; }
+for s in fused bucketed; do
+    RS_SMPI_COMPUTE=flops:50 timeout 120 $SMPIRUN -np 4 -platform "$tmp/tl4.xml" -hostfile "$tmp/tl4.hosts" \
+        $cfg --cfg=smpi/allreduce:rdb "$train" $tiny --workers 4 --steps 20 --eval-every 1 \
+        --sync $s --bucket-mib 0.004 --log "$tmp/smpi_$s.csv" > /dev/null 2> "$tmp/curve.err" ||
+        { bad "rnn-train-smpi --sync $s --steps 20: exit $?"; tail -n 5 "$tmp/curve.err"; }
+done
+same_curve "$tmp/smpi_fused.csv" "$tmp/smpi_bucketed.csv" &&
+    ok "20 steps under SMPI: --sync bucketed (4 KiB buckets) follows fused's curve (within 1e-5)" ||
+    { bad "bucketed's and fused's curves differ under SMPI:"; paste -d' ' "$tmp/smpi_fused.csv" "$tmp/smpi_bucketed.csv" | head -n 5; }
 if command -v "${MPIRUN:-mpirun}" > /dev/null; then
     . "$here/test/mpi/env.sh"
     mpirun_q 4 "$here/build/bin/rnn-train" $tiny --workers 4 --steps 20 --eval-every 1 \
         --log "$tmp/mpi_curve.csv" > /dev/null 2> "$tmp/curve.err" ||
         { bad "mpirun -np 4 rnn-train: exit $?"; tail -n 5 "$tmp/curve.err"; }
-    # step,tokens,seconds,train_loss,valid_ppl,lr: columns 4 and 5 within 1e-5 relative
-    awk -F, 'NR == FNR { if (FNR > 1) { l[$1] = $4; p[$1] = $5 }; next }
-        FNR > 1 { n++; if (!($1 in l)) bad = 1
-          else { dl = ($4 - l[$1]) / l[$1]; dp = ($5 - p[$1]) / p[$1]; if (dl < 0) dl = -dl
-                 if (dp < 0) dp = -dp; if (dl > 1e-5 || dp > 1e-5) bad = 1 } }
-        END { exit (bad || n < 20) }' "$tmp/mpi_curve.csv" "$tmp/smpi_curve.csv" 2>/dev/null &&
+    same_curve "$tmp/mpi_curve.csv" "$tmp/smpi_fused.csv" &&
         ok "20 steps under SMPI: the loss and valid ppl curve of mpirun -np 4 (within 1e-5)" ||
-        { bad "the SMPI and mpirun curves differ:"; paste -d' ' "$tmp/mpi_curve.csv" "$tmp/smpi_curve.csv" | head -n 5; }
+        { bad "the SMPI and mpirun curves differ:"; paste -d' ' "$tmp/mpi_curve.csv" "$tmp/smpi_fused.csv" | head -n 5; }
 else
     echo "skip the curve against mpirun: ${MPIRUN:-mpirun} not found"
 fi
@@ -208,6 +238,13 @@ expect2 "impossible" sh "$here/scaling/simulate" --nodes 64 --platform-args "--n
 expect2 "unknown mode 'fast'" sh "$here/scaling/train-sim" --compute fast
 expect2 "not a node count" sh "$here/scaling/train-sim" --nodes 4,zero
 expect2 "expected auto, yes or no" sh "$here/scaling/train-sim" --fold maybe
+expect2 "needs --compute flops" sh "$here/scaling/train-sim" --sync bucketed --compute sample:2
+# rnn-train-smpi itself (its note on sampled numbers comes first, and smpirun's own lines)
+RS_SMPI_COMPUTE=sample:1 timeout 60 $SMPIRUN -np 2 -platform "$tmp/tl4.xml" -hostfile "$tmp/tl4.hosts" \
+    $cfg "$train" $tiny --sync bucketed --steps 1 > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc -eq 2 ] && [ "$(grep -c 'bucketed under SMPI needs compute charged by flops' "$tmp/e")" -eq 1 ] &&
+    ok "rnn-train-smpi --sync bucketed in sample mode: exit 2, $(grep -c 'rnn-train' "$tmp/e") lines of its own" ||
+    bad "rnn-train-smpi --sync bucketed in sample mode: exit $rc (want 2): $(tail -n 2 "$tmp/e" | tr '\n' ' ')"
 
 echo "   check-smpi took $(( $(date +%s) - start )) s"
 [ $fail -eq 0 ] && echo "check-smpi: all SMPI tests passed" || echo "check-smpi: FAILED"
