@@ -16,9 +16,11 @@
 #   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
 #   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
 #                                   (scaling/conv_fit.c; scaling/converge.sh calls it)
-#   make scaling                    the convergence study (scaling/converge.sh) into a run
-#                                   folder (QUICK=1: a coarse grid, RUN=DIR resumes one)
-#   make check-scaling              the study driver and the fit (test/scaling/run.sh)
+#   make scaling                    the convergence study (scaling/converge.sh), then the
+#                                   model-size study (scaling/models.sh), into a run folder
+#                                   (QUICK=1: coarse grids, RUN=DIR resumes one)
+#   make check-scaling              the study driver, the fit and the model-size study
+#                                   (test/scaling/run.sh)
 #   make simulate                   the allreduce sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
@@ -123,6 +125,11 @@ $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
 check-scaling: $(SCALING_FIT) $(BIN)/rnn-train
 	@sh test/scaling/run.sh
 
+# The model-size study (scaling/models.sh) follows in the same run folder, whatever the
+# convergence study's points gave, unless it stopped on bad settings or Ctrl-C.
 scaling: deps
 	@$(MAKE) --no-print-directory all
-	@QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh $(RUN)
+	@run="$(RUN)"; [ -n "$$run" ] || run="results/runs/$$(date -u +%Y%m%dT%H%M%SZ)-$$(hostname -s 2>/dev/null || hostname)"; \
+	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \
+	[ $$rc -eq 2 ] || [ $$rc -eq 130 ] && exit $$rc; \
+	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run" || rc=$$?; exit $$rc

@@ -7,7 +7,10 @@
 #      hundred steps): the outputs exist, coarse points are refined until every count is
 #      resolved, a rerun on the folder runs no point, and a second folder with the same
 #      seed gives the same steps-to-target for every point;
-#   3. bad settings: exit 2 and one line, before any point runs.
+#   3. bad settings: exit 2 and one line, before any point runs;
+#   4. scaling/models.sh at a 1 s budget (hidden 8, 16): rows with finite perplexities,
+#      completion accuracy in [0, 1], the budget spent; a rerun runs no point and the
+#      report holds its section once; bad settings: exit 2, one line.
 # Exits 1 on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -97,6 +100,41 @@ for s in "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"; do
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$tmp/bad-$(echo "$s" | cut -d= -f1)/points" ] &&
         ok "$s: exit 2, one line, nothing run" || bad "$s: exit $rc: $(cat "$tmp/err")"
+done
+echo "== scaling/models.sh: class layer against full softmax at a tiny budget"
+# models.sh with two tiny hidden sizes, 1 s each, into folder $1
+tiny_models() {
+    HIDDEN_LIST='8 16' BUDGET_S=1 BATCH=8 COMPLETION=20 JOBS=2 sh scaling/models.sh "$1"
+}
+tiny_models "$tmp/m1" > "$tmp/m1.out" 2>&1 || { bad "models.sh exited $?"; tail -n 5 "$tmp/m1.out"; }
+mcsv="$tmp/m1/scaling_models.csv"
+# every row: finite ppl > 1, completion in [0, 1] with its questions, the budget spent,
+# the class layer ~ sqrt(V) classes (V from the kn3 beside) and the full softmax none
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    function finite(x) { return x ~ /^[0-9.eE+-]+$/ && x + 0 > 1 && x + 0 < 1e6 }
+    { n++; a = $c["completion_accuracy"]
+      if (!finite($c["valid_ppl"]) || !finite($c["test_ppl"]) || !finite($c["kn3_test_ppl"])) e = e " ppl:" $c["point"]
+      if (a == "" || a + 0 < 0 || a + 0 > 1 || $c["completion_questions"] + 0 < 1) e = e " completion:" $c["point"]
+      if ($c["seconds"] + 0 < $c["budget_s"] || $c["status"] != "time budget" || $c["params"] + 0 < 1) e = e " budget:" $c["point"]
+      if (($c["output"] == "class") != ($c["classes"] + 0 > 0)) e = e " classes:" $c["point"]
+      k[$c["output"] " " $c["hidden"]] = 1 }
+    END { if (n != 4 || !(("class 8") in k) || !(("full 16") in k)) e = e " rows:" n; if (e != "") { print e; exit 1 } }' "$mcsv" \
+    > "$tmp/merr" 2>&1 && ok "4 rows (hidden 8, 16 x class, full): finite ppl, completion in [0,1], the budget spent" ||
+    { bad "scaling_models.csv: $(cat "$tmp/merr")"; cat "$mcsv"; }
+[ -s "$tmp/m1/figures/scaling_models.png" ] || ! command -v gnuplot > /dev/null && ok "the figure is drawn" ||
+    bad "no figures/scaling_models.png"
+tiny_models "$tmp/m1" > "$tmp/m1b.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ! grep -q "^study: \[" "$tmp/m1b.out" && [ -f "$tmp/m1/old-1/scaling_models.csv" ] &&
+    [ "$(grep -c '^<!-- scaling_models -->$' "$tmp/m1/scaling_report.md")" -eq 1 ] &&
+    grep -q "^\*\*Verdict" "$tmp/m1/scaling_report.md" &&
+    ok "a rerun runs no point, keeps the old results and the report has the section once, with a verdict" ||
+    { bad "the models rerun (exit $rc)"; grep "^study" "$tmp/m1b.out"; }
+for s in "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1"; do
+    env $s sh scaling/models.sh "$tmp/mbad-$(echo "$s" | cut -d= -f1)" > /dev/null 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$tmp/mbad-$(echo "$s" | cut -d= -f1)/points" ] &&
+        ok "models $s: exit 2, one line, nothing run" || bad "models $s: exit $rc: $(cat "$tmp/err")"
 done
 [ $fail -eq 0 ] && echo "check-scaling: all passed" || echo "check-scaling: FAILED"
 exit $fail
