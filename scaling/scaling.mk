@@ -129,7 +129,7 @@ check-scaling: $(SCALING_FIT) $(BIN)/rnn-train
 # convergence study's points gave, unless it stopped on bad settings or Ctrl-C.
 scaling: deps
 	@$(MAKE) --no-print-directory all
-	@run="$(RUN)"; [ -n "$$run" ] || run="results/runs/$$(date -u +%Y%m%dT%H%M%SZ)-$$(hostname -s 2>/dev/null || hostname)"; \
+	@run="$(RUN)"; [ -n "$$run" ] || run=results/runs/$$(date -u +%Y%m%dT%H%M%SZ)-$$(hostname -s 2>/dev/null || hostname); \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \
-	[ $$rc -eq 2 ] || [ $$rc -eq 130 ] && exit $$rc; \
+	if [ $$rc -eq 2 ] || [ $$rc -eq 130 ]; then exit $$rc; fi; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run" || rc=$$?; exit $$rc
