@@ -17,14 +17,8 @@ set -u
 cd "$(dirname "$0")/.."
 die() { echo "models: $*" >&2; rm -f "${run:-.}/models_settings.txt.tmp"; exit 2; }
 
-run=${1:-${RUN:-}}
-if [ -z "$run" ]; then
-    host=$(hostname -s 2>/dev/null || hostname)
-    run="results/runs/$(date -u +%Y%m%dT%H%M%SZ)-$host"
-    mkdir -p results/runs
-    mkdir "$run" || die "$run already exists; not overwriting it"
-fi
-[ -d "$run" ] || mkdir -p "$run" || die "cannot create $run"
+. scaling/study_lib.sh
+study_run_folder "${1:-${RUN:-}}"
 [ -x build/bin/rnn-train ] && [ -x build/bin/simulate-write ] || die "build/bin/rnn-train or simulate-write missing: run make"
 
 # ---- settings: written once, so a resumed study runs the points it started ----------

@@ -16,9 +16,7 @@ case "$run" in /*) . "$run/models_settings.txt" ;; *) . "./$run/models_settings.
 kn3="$run/points/models-kn3/summary.csv"
 [ -f "$kn3" ] || die "$kn3: no baseline"
 
-# KEY FILE: the value of column KEY in the last row of the CSV FILE (empty if none).
-col() { [ -f "$2" ] && awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next }
-    c { v = $c } END { print v }' "$2"; }
+. scaling/study_lib.sh
 
 # One point's row: from its name models-hH-OUT and its folder.
 point_row() {
@@ -26,17 +24,17 @@ point_row() {
     h=$(echo "$name" | sed 's/^models-h\([0-9]*\)-.*/\1/'); out=${name##*-}
     params=$(sed -n 's/.* \([0-9][0-9]*\) parameters$/\1/p' "$d/stdout.txt" 2>/dev/null | head -n 1)
     if [ ! -f "$d/rc" ]; then st="not run"
-    elif [ "$(cat "$d/rc")" = 0 ]; then st=$(col stop "$s")
+    elif [ "$(cat "$d/rc")" = 0 ]; then st=$(csv_last stop "$s")
     elif grep -q diverg "$d/stderr.txt"; then st=diverged
     else st="failed (exit $(cat "$d/rc"))"; fi
-    n=$(col completion_questions "$s"); acc=$(col completion_accuracy "$s")
+    n=$(csv_last completion_questions "$s"); acc=$(csv_last completion_accuracy "$s")
     se=""
     [ -n "$n" ] && [ -n "$acc" ] && se=$(awk -v p="$acc" -v n="$n" 'BEGIN { printf "%.4f\n", sqrt(p * (1 - p) / n) }')
     # the fields joined by commas (a status's own commas become ';')
-    printf '%s,' "$name" lstm "$out" "$h" "$(col classes "$s")" "$params" "$BUDGET_S" "$(col steps "$s")" \
-        "$(col tokens "$s")" "$(col seconds "$s")" "$(col tokens_per_s "$s")" "$(col valid_ppl "$s")" \
-        "$(col test_ppl "$s")" "$n" "$acc" "$se" "$(col valid_ppl "$kn3")" "$(col test_ppl "$kn3")" \
-        "$(col completion_accuracy "$kn3")"
+    printf '%s,' "$name" lstm "$out" "$h" "$(csv_last classes "$s")" "$params" "$BUDGET_S" "$(csv_last steps "$s")" \
+        "$(csv_last tokens "$s")" "$(csv_last seconds "$s")" "$(csv_last tokens_per_s "$s")" "$(csv_last valid_ppl "$s")" \
+        "$(csv_last test_ppl "$s")" "$n" "$acc" "$se" "$(csv_last valid_ppl "$kn3")" "$(csv_last test_ppl "$kn3")" \
+        "$(csv_last completion_accuracy "$kn3")"
     echo "$st" | tr ',' ';'
 }
 
@@ -47,13 +45,6 @@ rows() {
     done
 }
 
-# path: an existing file is moved into RUN/old-K/ (the first K free), never overwritten.
-aside() {
-    [ -e "$1" ] || return 0
-    k=1; while [ -e "$run/old-$k/$(basename "$1")" ]; do k=$((k + 1)); done
-    mkdir -p "$run/old-$k" && mv "$1" "$run/old-$k/"
-}
-
 status=0
 tmp="$run/.models.tmp"
 rows > "$tmp.rows" || die "cannot collect the rows"
@@ -62,10 +53,10 @@ rows > "$tmp.rows" || die "cannot collect the rows"
     echo "date_utc $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "commit $(git describe --always --dirty 2>/dev/null || echo unknown)"
     echo "corpus $CORPUS"
-    echo "vocab $(col vocab "$kn3")"
+    echo "vocab $(csv_last vocab "$kn3")"
     sed 's/^\([A-Z_]*\)="\(.*\)"$/setting_\1 \2/' "$run/models_settings.txt"
 } > "$tmp.meta"
-for f in scaling_models.csv scaling_models.json scaling_models.md figures/scaling_models.png; do aside "$run/$f"; done
+for f in scaling_models.csv scaling_models.json scaling_models.md figures/scaling_models.png; do keep_aside "$run" "$run/$f"; done
 build/bin/simulate-write --rows "$tmp.rows" --study scaling_models --meta "$tmp.meta" \
     --csv "$run/scaling_models.csv" --json "$run/scaling_models.json" || status=1
 mkdir -p "$run/figures"

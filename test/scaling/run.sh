@@ -102,12 +102,13 @@ for s in "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"; do
         ok "$s: exit 2, one line, nothing run" || bad "$s: exit $rc: $(cat "$tmp/err")"
 done
 echo "== scaling/models.sh: class layer against full softmax at a tiny budget"
-# models.sh with two tiny hidden sizes, 1 s each, into folder $1
+# models.sh with two tiny hidden sizes, 1 s each, into folder $1 (the convergence
+# study's c1: the report holds both sections)
 tiny_models() {
     HIDDEN_LIST='8 16' BUDGET_S=1 BATCH=8 COMPLETION=20 JOBS=2 sh scaling/models.sh "$1"
 }
-tiny_models "$tmp/m1" > "$tmp/m1.out" 2>&1 || { bad "models.sh exited $?"; tail -n 5 "$tmp/m1.out"; }
-mcsv="$tmp/m1/scaling_models.csv"
+tiny_models "$tmp/c1" > "$tmp/m1.out" 2>&1 || { bad "models.sh exited $?"; tail -n 5 "$tmp/m1.out"; }
+mcsv="$tmp/c1/scaling_models.csv"
 # every row: finite ppl > 1, completion in [0, 1] with its questions, the budget spent,
 # the class layer ~ sqrt(V) classes (V from the kn3 beside) and the full softmax none
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -121,15 +122,18 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     END { if (n != 4 || !(("class 8") in k) || !(("full 16") in k)) e = e " rows:" n; if (e != "") { print e; exit 1 } }' "$mcsv" \
     > "$tmp/merr" 2>&1 && ok "4 rows (hidden 8, 16 x class, full): finite ppl, completion in [0,1], the budget spent" ||
     { bad "scaling_models.csv: $(cat "$tmp/merr")"; cat "$mcsv"; }
-[ -s "$tmp/m1/figures/scaling_models.png" ] || ! command -v gnuplot > /dev/null && ok "the figure is drawn" ||
+[ -s "$tmp/c1/figures/scaling_models.png" ] || ! command -v gnuplot > /dev/null && ok "the figure is drawn" ||
     bad "no figures/scaling_models.png"
-tiny_models "$tmp/m1" > "$tmp/m1b.out" 2>&1
+tiny_models "$tmp/c1" > "$tmp/m1b.out" 2>&1
 rc=$?
-[ $rc -eq 0 ] && ! grep -q "^study: \[" "$tmp/m1b.out" && [ -f "$tmp/m1/old-1/scaling_models.csv" ] &&
-    [ "$(grep -c '^<!-- scaling_models -->$' "$tmp/m1/scaling_report.md")" -eq 1 ] &&
-    grep -q "^\*\*Verdict" "$tmp/m1/scaling_report.md" &&
+[ $rc -eq 0 ] && ! grep -q "^study: \[" "$tmp/m1b.out" && [ -f "$tmp/c1/old-1/scaling_models.csv" ] &&
+    [ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] &&
+    grep -q "^\*\*Verdict" "$tmp/c1/scaling_report.md" &&
     ok "a rerun runs no point, keeps the old results and the report has the section once, with a verdict" ||
     { bad "the models rerun (exit $rc)"; grep "^study" "$tmp/m1b.out"; }
+tiny "$tmp/c1" > "$tmp/c1c.out" 2>&1
+[ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] && grep -q "^## Steps to target" "$tmp/c1/scaling_report.md" &&
+    ok "the convergence study re-collected keeps the models section, once" || bad "the models section after a converge rerun"
 for s in "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1"; do
     env $s sh scaling/models.sh "$tmp/mbad-$(echo "$s" | cut -d= -f1)" > /dev/null 2> "$tmp/err"
     rc=$?
