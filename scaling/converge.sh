@@ -76,13 +76,7 @@ grid="$run/converge_grid.csv"
 touch "$points"
 status=0
 
-# Runs the points file (skipping what is done); remembers a failure, stops on Ctrl-C.
-study() {
-    sh scaling/study.sh run "$run" "$points"
-    rc=$?
-    [ $rc -eq 130 ] && { echo "converge: interrupted; rerun with RUN=$run to resume"; exit 130; }
-    [ $rc -eq 0 ] || status=1
-}
+study() { run_points converge; }
 
 # add NAME WEIGHT OK GRIDROW COMMAND: one point, unless the file has it already.
 add() {

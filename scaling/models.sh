@@ -55,13 +55,7 @@ points="$run/models_points.txt"
 touch "$points"
 status=0
 
-# Runs the points file (skipping what is done); remembers a failure, stops on Ctrl-C.
-study() {
-    sh scaling/study.sh run "$run" "$points"
-    rc=$?
-    [ $rc -eq 130 ] && { echo "models: interrupted; rerun with RUN=$run to resume"; exit 130; }
-    [ $rc -eq 0 ] || status=1
-}
+study() { run_points models; }
 
 # add NAME WEIGHT COMMAND: one point, unless the file has it already.
 add() {

@@ -6,6 +6,9 @@
 #                          if none)
 #   keep_aside RUN PATH    moves an existing PATH into RUN/old-K/ (the first K free), so
 #                          results are never overwritten
+#   run_points NAME        scaling/study.sh over the points file $points of $run, skipping
+#                          what is done: a failure sets status=1, Ctrl-C exits 130 saying
+#                          how NAME resumes
 
 study_run_folder() {
     run=$1
@@ -26,4 +29,11 @@ keep_aside() {
     [ -e "$2" ] || return 0
     k=1; while [ -e "$1/old-$k/$(basename "$2")" ]; do k=$((k + 1)); done
     mkdir -p "$1/old-$k" && mv "$2" "$1/old-$k/"
+}
+
+run_points() {
+    sh scaling/study.sh run "$run" "$points"
+    rc=$?
+    [ $rc -eq 130 ] && { echo "$1: interrupted; rerun with RUN=$run to resume"; exit 130; }
+    [ $rc -eq 0 ] || status=1
 }

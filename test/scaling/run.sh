@@ -95,12 +95,19 @@ rc=$?
     { bad "the rerun (exit $rc) ran points or overwrote results"; grep "^study" "$tmp/c1b.out"; }
 
 echo "== scaling/converge.sh: bad settings"
-for s in "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"; do
-    env $s sh scaling/converge.sh "$tmp/bad-$(echo "$s" | cut -d= -f1)" > /dev/null 2> "$tmp/err"
-    rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$tmp/bad-$(echo "$s" | cut -d= -f1)/points" ] &&
-        ok "$s: exit 2, one line, nothing run" || bad "$s: exit $rc: $(cat "$tmp/err")"
-done
+# bad_settings STUDY NAME=VALUE...: scaling/STUDY.sh with each setting exits 2 with one
+# line before any point runs
+bad_settings() {
+    study=$1; shift
+    for s in "$@"; do
+        d="$tmp/bad-$study-$(echo "$s" | cut -d= -f1)"
+        env $s sh "scaling/$study.sh" "$d" > /dev/null 2> "$tmp/err"
+        rc=$?
+        [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$d/points" ] &&
+            ok "$study $s: exit 2, one line, nothing run" || bad "$study $s: exit $rc: $(cat "$tmp/err")"
+    done
+}
+bad_settings converge "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"
 echo "== scaling/models.sh: class layer against full softmax at a tiny budget"
 # models.sh with two tiny hidden sizes, 1 s each, into folder $1 (the convergence
 # study's c1: the report holds both sections)
@@ -134,11 +141,6 @@ rc=$?
 tiny "$tmp/c1" > "$tmp/c1c.out" 2>&1
 [ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] && grep -q "^## Steps to target" "$tmp/c1/scaling_report.md" &&
     ok "the convergence study re-collected keeps the models section, once" || bad "the models section after a converge rerun"
-for s in "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1"; do
-    env $s sh scaling/models.sh "$tmp/mbad-$(echo "$s" | cut -d= -f1)" > /dev/null 2> "$tmp/err"
-    rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$tmp/mbad-$(echo "$s" | cut -d= -f1)/points" ] &&
-        ok "models $s: exit 2, one line, nothing run" || bad "models $s: exit $rc: $(cat "$tmp/err")"
-done
+bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1"
 [ $fail -eq 0 ] && echo "check-scaling: all passed" || echo "check-scaling: FAILED"
 exit $fail
