@@ -9,9 +9,10 @@
 #   models_points.txt     the points (scaling/study.sh): points/models-*/
 #   scaling_models.csv/.json, figures/scaling_models.png, scaling_models.md (a section of
 #   scaling_report.md)    (scaling/models_collect.sh; a rerun moves old ones to old-K/)
-# Settings (environment): QUICK=1 (hidden 128 and 256, 30 s: ~3 min), HIDDEN_LIST,
+# Settings (environment): QUICK=1 (hidden 128 and 256, 30 s: ~2 min), HIDDEN_LIST,
 # BUDGET_S (seconds per point), CORPUS, CLASSES (0: the nearest integer to sqrt(V)),
-# BATCH, BPTT, OPT_FLAGS, COMPLETION (questions), JOBS, THREADS, SEED.
+# BATCH, BPTT, OPT_FLAGS, COMPLETION (questions), THREADS, SEED; JOBS (default 2: the
+# class and full points of a hidden size run side by side, under the same machine load).
 # Exit: 0 ok, 1 a point failed (the rest still ran), 2 bad input, 130 interrupted.
 set -u
 cd "$(dirname "$0")/.."
@@ -41,7 +42,9 @@ fi
 src=$settings; [ -f "$settings" ] || src=$settings.tmp
 case "$src" in /*) . "$src" ;; *) . "./$src" ;; esac
 # bad settings: one line, exit 2, before any point runs
-for v in $HIDDEN_LIST $BATCH $BPTT $COMPLETION $THREADS ${JOBS:-1}; do
+JOBS=${JOBS:-2}
+export JOBS
+for v in $HIDDEN_LIST $BATCH $BPTT $COMPLETION $THREADS $JOBS; do
     case "$v" in ''|*[!0-9]*|0) die "'$v' in HIDDEN_LIST, BATCH, BPTT, COMPLETION, THREADS or JOBS is not a positive integer" ;; esac
 done
 case "$CLASSES" in ''|*[!0-9]*) die "CLASSES=$CLASSES: not an integer >= 0 (0: sqrt of the vocabulary)" ;; esac
