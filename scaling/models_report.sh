@@ -30,23 +30,27 @@ table() {
 
 # The modest class-based model (the smallest hidden with a class layer) against each
 # larger full-softmax one: test ppl and completion; a completion gap counts when it is
-# over twice its standard error.
+# over twice its standard error.  Then the best of each output layer by test ppl.
 verdict() {
     awk -F, "$CSVAWK"' function emit() {
             if (v["test_ppl"] == "" || v["completion_accuracy"] == "") return
             k = v["output"] SUBSEP v["hidden"] + 0
             ppl[k] = v["test_ppl"] + 0; acc[k] = v["completion_accuracy"] + 0; se[k] = v["completion_se"] + 0
             if (v["output"] == "class" && (mh == "" || v["hidden"] + 0 < mh)) mh = v["hidden"] + 0
-            if (v["output"] == "full") full[v["hidden"] + 0] = 1 }
+            if (v["output"] == "full") full[v["hidden"] + 0] = 1
+            o = v["output"]; if (!(o in best) || v["test_ppl"] + 0 < bp[o]) { best[o] = v["hidden"] + 0; bp[o] = v["test_ppl"] + 0; ba[o] = v["completion_accuracy"] + 0 } }
         END {
             if (mh == "") { print "- no class-based point finished: the claim is not checked"; exit }
             m = "class" SUBSEP mh; both = 0; n = 0
             printf "Modest class-based model: hidden %d, test ppl %.1f, completion %.1f%%.\n\n", mh, ppl[m], 100 * acc[m]
-            for (h in full) { if (h + 0 <= mh) continue; n++; f = "full" SUBSEP h
+            nh = 0; for (h in full) hl[++nh] = h + 0
+            for (i = 1; i <= nh; i++) for (j = i + 1; j <= nh; j++) if (hl[j] < hl[i]) { t = hl[i]; hl[i] = hl[j]; hl[j] = t }
+            for (i = 1; i <= nh; i++) { h = hl[i]; if (h <= mh) continue; n++; f = "full" SUBSEP h
                 dp = ppl[f] < ppl[m]; d = acc[f] - acc[m]; sig = (d > 0 ? d : -d) > 2 * sqrt(se[f]^2 + se[m]^2)
                 both += dp && d > 0 && sig
                 printf "- full softmax, hidden %d: test ppl %.1f (%s), completion %.1f%% (%+.1f points, %s)\n", h, ppl[f],
                     dp ? "better" : "worse", 100 * acc[f], 100 * d, sig ? "beyond 2 standard errors" : "within 2 standard errors: not a difference" }
+            for (o in best) printf "- the best %s model at this budget (by test ppl): hidden %d, test ppl %.1f, completion %.1f%%\n", o == "full" ? "full-softmax" : "class-based", best[o], bp[o], 100 * ba[o]
             printf "\n"
             if (n == 0) print "**Verdict:** no larger full-softmax point finished: the claim is not checked."
             else if (both) print "**Verdict: holds here** — a larger full-softmax model beats the modest class-based one on test perplexity and, beyond noise, on completion."
