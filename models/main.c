@@ -71,7 +71,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"classes", RS_OPT_INT, &f->classes, "N", "class-factorized softmax with N classes by unigram frequency (RNNLM) [0: full softmax]", 0, 1 << 24},
         {"vocab", RS_OPT_INT, &f->vocab, "N", "vocabulary cap incl. <unk>/<eos> [10000 words; all chars]", 2, 1 << 24},
         {"level", RS_OPT_STR, &f->level, "LEVEL", "word or char [word]", 0, 0},
-        {"corpus", RS_OPT_STR, &o->corpus, "NAME", "mobydick, kjv (King James Bible) or a text FILE [mobydick]", 0, 0},
+        {"corpus", RS_OPT_STR, &o->corpus, "NAME", "mobydick, kjv (King James Bible), sotu (State of the Union addresses) or a text FILE [mobydick]", 0, 0},
         {"optimizer", RS_OPT_STR, &f->optim, "NAME", "sgd, momentum, nesterov, adam, lars (layer-wise trust ratio on momentum) or lamb (on adam) [sgd]", 0, 0},
         {"lr", RS_OPT_DBL, &o->lr, "X", "learning rate [sgd 1, momentum/nesterov 0.1, adam 0.002, lars 10, lamb 0.1]", 0, 1e30},
         {"lr-scale", RS_OPT_STR, &f->lr_scale, "NAME", "scale --lr with the global batch B: none, linear (x B/B0) or sqrt (x sqrt(B/B0)); --warmup stays in steps (LEGW) [none]", 0, 0},
@@ -83,6 +83,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"steps", RS_OPT_INT, &o->steps, "N", "stop after step N (counted from the start of the run) [one epoch]", 1, 1e15},
         {"epochs", RS_OPT_INT, &o->epochs, "N", "stop after N passes over the train split", 1, 1e9},
         {"target-ppl", RS_OPT_DBL, &o->target_ppl, "X", "stop at the first evaluation with valid ppl <= X; report steps/tokens/seconds to it", 1, 1e12},
+        {"max-seconds", RS_OPT_DBL, &o->max_seconds, "S", "a fixed-time budget: stop after the step that brings the training time (evaluations excluded) to S seconds, or at --steps/--epochs if sooner (one epoch when neither is given); one process only [0: none]", 0, 1e12},
         {"eval-every", RS_OPT_INT, &o->eval_every, "N", "evaluate on valid every N steps [once per epoch]; with --bench, time N-step intervals with and without evaluation", 1, 1e15},
         {"eval-async", RS_OPT_FLAG, &o->eval_async, NULL, "evaluate a snapshot of the parameters on a spare thread (1 OpenMP thread) while training goes on; the row of step s is logged when ready, and the schedule and --target-ppl react one evaluation late (step s's result is applied at the next evaluation, a checkpoint or the end)", 0, 0},
         {"eval-ranks", RS_OPT_INT, &f->eval_ranks, "K", "ranks set aside for evaluation: not built yet (use --eval-async)", 1, 1 << 20},
@@ -132,6 +133,9 @@ static int check_names(const flag_values *f, train_opts *o, int kn3)
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume "
           "from)");
     RS_CHECK(!f->eval_ranks, "--eval-ranks: not built yet (use --eval-async)");
+    /* ranks time their steps apart, so each would stop at its own step */
+    RS_CHECK(!(o->max_seconds > 0 && dp_comm_size() > 1), "--max-seconds: one process only "
+          "(ranks would stop at different steps); under mpirun use --steps");
     RS_CHECK(!o->bench || o->eval_every <= o->bench, "--bench %ld with --eval-every %ld: no "
           "block of %ld steps to time (use --bench %ld or more)", o->bench, o->eval_every,
           o->eval_every, o->eval_every);

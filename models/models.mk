@@ -6,7 +6,8 @@
 # is one file here; *_avx2.c files get the AVX2 flags from the top-level pattern rule
 # and are called only after a CPUID check.  The tests (test/test_models.c) link the
 # library objects too.  The default corpus is fetched by models/fetch_corpus.sh
-# (`make deps` calls it; `make corpus` alone), which also writes the King James Bible
+# (`make deps` calls it; `make corpus` alone), which also fetches the State of the Union
+# addresses (models/fetch_sotu.sh, --corpus sotu) and writes the King James Bible
 # (models/fetch_kjv.sh, --corpus kjv) where Debian's bible-kjv is installed.
 #
 # Data-parallel training (--workers under mpirun) reaches MPI through dp_comm.c alone:

@@ -1,7 +1,7 @@
 /* train.c — the training run: truncated BPTT over B parallel streams with the hidden
  * state carried across windows (train_step.c), evaluation every eval_every steps,
  * checkpoints, and the stop conditions (--steps, --epochs, --target-ppl, the plateau,
- * a signal); then the final evaluation on valid and test, and the summary table.
+ * --max-seconds, a signal); then the final evaluation on valid and test, and the summary table.
  * --bench and --pipeline run instead of the loop, on the same set-up (train_bench.c).
  *
  * Interrupts: Ctrl-C or SIGTERM during training sets a flag; the step in flight
@@ -121,6 +121,10 @@ static int train_loop(run_ctx *r, long end)
         int stop = train_eval_after_step(r, ckpt_due);
         if (stop < 0)
             return RS_EXIT_WRONG;
+        if (!stop && r->o->max_seconds > 0 && r->st.seconds >= r->o->max_seconds) {
+            r->stop_reason = "time budget";
+            stop = 1;
+        }
         if (r->o->ckpt_dir && (ckpt_due || stop) && save_ckpt(r) != 0)
             return RS_EXIT_USAGE;
         if (stop)

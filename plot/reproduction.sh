@@ -102,6 +102,10 @@ if [ -n "$r" ]; then
     if [ -n "$modest" ] && [ -n "$large" ]; then
         set -- $modest $large
         v="NOT met"; awk -v m="$3" -v l="$7" 'BEGIN { exit !(l < m) }' && v="met"
+        # the study's own verdict where it wrote one: test ppl and completion beyond noise
+        if [ -f "$run/scaling_models.md" ]; then
+            v="NOT met"; grep -q '^\*\*Verdict: holds here' "$run/scaling_models.md" && v="met"
+        fi
         claim "$c" "47% completion, the best single RNN" \
             "at an equal time budget, class-based hidden $1: valid ppl $3, completion $4; full softmax hidden $5: valid ppl $7, completion $8 (not the MSR set: questions built from this corpus)" "$v"
     else

@@ -23,14 +23,8 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 die() { echo "converge: $*" >&2; rm -f "${run:-.}/converge_settings.txt.tmp"; exit 2; }
 
-run=${1:-${RUN:-}}
-if [ -z "$run" ]; then
-    host=$(hostname -s 2>/dev/null || hostname)
-    run="results/runs/$(date -u +%Y%m%dT%H%M%SZ)-$host"
-    mkdir -p results/runs
-    mkdir "$run" || die "$run already exists; not overwriting it"
-fi
-[ -d "$run" ] || mkdir -p "$run" || die "cannot create $run"
+. scaling/study_lib.sh
+study_run_folder "${1:-${RUN:-}}"
 [ -x build/bin/rnn-train ] && [ -x build/bin/scaling-fit ] || die "build/bin/rnn-train or scaling-fit missing: run make"
 
 # ---- settings: written once, so a resumed study runs the grid it started -----------
@@ -82,13 +76,7 @@ grid="$run/converge_grid.csv"
 touch "$points"
 status=0
 
-# Runs the points file (skipping what is done); remembers a failure, stops on Ctrl-C.
-study() {
-    sh scaling/study.sh run "$run" "$points"
-    rc=$?
-    [ $rc -eq 130 ] && { echo "converge: interrupted; rerun with RUN=$run to resume"; exit 130; }
-    [ $rc -eq 0 ] || status=1
-}
+study() { run_points converge; }
 
 # add NAME WEIGHT OK GRIDROW COMMAND: one point, unless the file has it already.
 add() {

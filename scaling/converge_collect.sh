@@ -24,9 +24,8 @@ ntrain=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print 
     "$run/points/kn3/summary.csv" 2>/dev/null)
 [ -n "$ntrain" ] || die "$run/points/kn3/summary.csv: no baseline"
 
-# KEY FILE: the value of column KEY in the last row of the CSV FILE (empty if none).
-col() { [ -f "$2" ] && awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next }
-    c { v = $c } END { print v }' "$2"; }
+. scaling/study_lib.sh
+col() { csv_last "$@"; }
 
 # One point's row (without best).
 point_row() {
@@ -75,12 +74,7 @@ with_best() {
           print $0 "," ((k in w) && w[k] == $1 ? 1 : 0) "," ((o in wo) && wo[o] == $1 ? 1 : 0) }' "$1" "$1"
 }
 
-# path: an existing file is moved into RUN/old-K/ (the first K free), never overwritten.
-aside() {
-    [ -e "$1" ] || return 0
-    k=1; while [ -e "$run/old-$k/$(basename "$1")" ]; do k=$((k + 1)); done
-    mkdir -p "$run/old-$k" && mv "$1" "$run/old-$k/"
-}
+aside() { keep_aside "$run" "$1"; }
 
 [ "$what" = rows ] && { rows; exit 0; }
 [ "$what" = all ] || die "unknown command '$what' (expected rows or all)"

@@ -3,7 +3,8 @@
 # scaling_convergence.csv and scaling_fit.txt (scaling/converge_collect.sh calls it):
 #   converge_report.sh gp RUN   gnuplot -e assignments for plot/scaling_convergence.gp:
 #                               per fitted b its S_min, E_min, B_crit and steps at N = 1
-#   converge_report.sh md RUN   the markdown section scaling_report.md
+#   converge_report.sh md RUN   the markdown section scaling_report.md (and at its end the
+#                               model-size study's, scaling_models.md, where it exists)
 set -u
 cd "$(dirname "$0")/.."
 [ $# -eq 2 ] || { echo "usage: converge_report.sh gp|md RUN" >&2; exit 2; }
@@ -132,6 +133,9 @@ md() {
         printf '\n![best learning rate against the global batch](figures/scaling_convergence_lr.png)\n'
     [ -f "$run/figures/scaling_bsimple.png" ] &&
         printf '\n![B_simple over training, the best point of each N](figures/scaling_bsimple.png)\n'
+    # the model-size study's section (scaling/models.sh), where it has run on this folder
+    [ -f "$run/scaling_models.md" ] &&
+        printf '\n<!-- scaling_models -->\n%s\n<!-- /scaling_models -->\n' "$(cat "$run/scaling_models.md")"
     return 0
 }
 

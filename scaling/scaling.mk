@@ -17,9 +17,11 @@
 #   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
 #                                   (scaling/conv_fit.c; scaling/converge.sh calls it)
 #   make scaling                    the convergence study (scaling/converge.sh), then the
-#                                   scaling tables (scaling/compose.sh) into a run folder
-#                                   (QUICK=1: a coarse grid, RUN=DIR resumes one)
-#   make check-scaling              the study driver and the fit (test/scaling/run.sh)
+#                                   scaling tables (scaling/compose.sh) and the model-size
+#                                   study (scaling/models.sh), into a run folder with its
+#                                   report.md (QUICK=1: coarse grids, RUN=DIR resumes one)
+#   make check-scaling              the study driver, the fit, the composition and the
+#                                   model-size study (test/scaling/run.sh)
 #   make simulate                   the allreduce sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
 #                                   algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
@@ -124,10 +126,17 @@ $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
 check-scaling: $(SCALING_FIT) $(BIN)/rnn-train
 	@sh test/scaling/run.sh
 
-# the convergence points, then the scaling tables composed on the same run folder
+# The scaling tables (scaling/compose.sh) and the model-size study (scaling/models.sh)
+# follow in the same run folder, whatever the convergence study's points gave, unless a
+# step stopped on bad settings or Ctrl-C; report.md is written last.
 scaling: deps
 	@$(MAKE) --no-print-directory all
 	@run="$(RUN)"; [ -n "$$run" ] || run=results/runs/$$(date -u +%Y%m%dT%H%M%SZ)-$$(hostname -s 2>/dev/null || hostname); \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \
 	if [ $$rc -eq 2 ] || [ $$rc -eq 130 ]; then exit $$rc; fi; \
-	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/compose.sh "$$run" || exit $$?; exit $$rc
+	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/compose.sh "$$run"; c=$$?; \
+	if [ $$c -eq 2 ] || [ $$c -eq 130 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
+	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run"; c=$$?; \
+	if [ $$c -eq 2 ] || [ $$c -eq 130 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
+	sh plot/report.sh "$$run" > "$$run/report.md.tmp" && mv "$$run/report.md.tmp" "$$run/report.md" && \
+	  echo "scaling: report $$run/report.md"; exit $$rc

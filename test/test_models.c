@@ -11,7 +11,8 @@
  *    parameters bit for bit; a resumed run equals an uninterrupted one, also with
  *    --gemm auto (the checkpoint's picks are reused) and with lars and lamb; --gemm
  *    onednn trains as naive; LARS's and LAMB's per-tensor trust ratios against a hand
- *    computation; --lr-scale's effective rate;
+ *    computation; --lr-scale's effective rate; --max-seconds stops at the budget;
+ *    --corpus sotu loads and trains (where make deps fetched it);
  *  - --gemm auto: only backends that pass the reference check are picked; the picks
  *    are in the header's tables (CSV gemm column, meta gemm_plan);
  *  - the Kneser-Ney trigram sums to 1 for every kind of context; the classes by
@@ -1102,6 +1103,61 @@ Test(models, target_ppl_stops_and_reports)
     cr_expect_eq(steps, total, "the run stops at the evaluation that reached the target");
     cr_expect(summary_num(js, "tokens_to_target") == steps * 8 * 12);
     cr_expect(summary_num(js, "valid_ppl") <= 9);
+}
+
+/* The summary JSON's string column `col` of its one row ("" if absent). */
+static void summary_str(const char *json, const char *col, char *out, size_t n)
+{
+    rs_json *j = rs_json_load(json);
+    cr_assert(j, "%s: %s", json, rs_lasterr());
+    const rs_json *rows = rs_json_get(j, "rows");
+    cr_assert(rows && rows->type == RS_JARR && rows->n == 1);
+    const rs_json *v = rs_json_get(rows->items[0], col);
+    snprintf(out, n, "%s", v && v->type == RS_JSTR ? v->str : "");
+    rs_json_free(j);
+}
+
+/* --max-seconds: the step that reaches the budget is the last, long before --steps. */
+Test(models, max_seconds_stops_at_the_budget)
+{
+    char js[300], stop[64];
+    tmp_path(js, sizeof js, "budget.json");
+    train_opts o;
+    small_opts(&o, NULL, NULL, 100000000);
+    o.max_seconds = 0.3;
+    o.json = js;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    double secs = summary_num(js, "seconds"), steps = summary_num(js, "steps");
+    summary_str(js, "stop", stop, sizeof stop);
+    cr_expect_str_eq(stop, "time budget");
+    cr_expect(secs >= 0.3, "stopped at %g s, before the 0.3 s budget", secs);
+    cr_expect(steps > 1 && steps < 100000000, "%g steps", steps);
+}
+
+/* --corpus sotu (models/fetch_sotu.sh, run by make deps): it resolves, loads, splits
+ * 90/5/5, trains and gives completion questions. */
+Test(models, sotu_corpus_trains_and_completes)
+{
+    char path[4096], js[300], split[96];
+    if (corpus_resolve("sotu", path, sizeof path) != 0)
+        cr_skip_test("%s", rs_lasterr());
+    tmp_path(js, sizeof js, "sotu.json");
+    train_opts o;
+    small_opts(&o, NULL, NULL, 3);
+    o.corpus = "sotu";
+    o.vocab_cap = 2000;
+    o.cfg.classes = 45;
+    o.completion = 20;
+    o.json = js;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    meta_str(js, "tokens_train_valid_test", split, sizeof split);
+    long ntrain = 0, nvalid = 0, ntest = 0;
+    cr_assert_eq(sscanf(split, "%ld/%ld/%ld", &ntrain, &nvalid, &ntest), 3, "split '%s'", split);
+    cr_expect(ntrain > 1500000 && nvalid > 0.04 * ntrain && ntest > 0.04 * ntrain, "split %s", split);
+    double ppl = summary_num(js, "valid_ppl"), acc = summary_num(js, "completion_accuracy");
+    cr_expect(isfinite(ppl) && ppl > 1 && ppl < 2000, "valid ppl %g", ppl);
+    cr_expect_eq(summary_num(js, "completion_questions"), 20);
+    cr_expect(acc >= 0 && acc <= 1, "completion accuracy %g", acc);
 }
 
 /* The log's column `name` in every row; returns the rows. */

@@ -171,6 +171,7 @@ expect_usage 2 "expected a bucket size > 0" --sync bucketed --bucket-mib 0
 expect_usage 3 "expected a bucket size > 0" --sync bucketed --bucket-mib -2
 expect_usage 2 "already exists" --log "$tmp/exists.csv"
 expect_usage 2 "not built yet (use --eval-async)" --eval-ranks 1
+expect_usage 2 "one process only" --max-seconds 5
 
 if [ $fail -eq 0 ]; then echo "check-mpi-train: all tests passed"; else echo "check-mpi-train: FAILED"; fi
 exit $fail

@@ -12,7 +12,10 @@
 #      at N = 1, the step's parts and per-tensor's sum, time to target = steps x step
 #      time from the best point, the composition check's arithmetic, the report section
 #      replaced on a rerun, a missing compute point: exit 2 and one line; compose.sh's
-#      bad settings: exit 2 and one line, before any point runs.
+#      bad settings: exit 2 and one line, before any point runs;
+#   5. scaling/models.sh at a 1 s budget (hidden 8, 16): rows with finite perplexities,
+#      completion accuracy in [0, 1], the budget spent; a rerun runs no point and the
+#      report holds its section once; bad settings: exit 2, one line.
 # Exits 1 on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -97,12 +100,19 @@ rc=$?
     { bad "the rerun (exit $rc) ran points or overwrote results"; grep "^study" "$tmp/c1b.out"; }
 
 echo "== scaling/converge.sh: bad settings"
-for s in "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"; do
-    env $s sh scaling/converge.sh "$tmp/bad-$(echo "$s" | cut -d= -f1)" > /dev/null 2> "$tmp/err"
-    rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$tmp/bad-$(echo "$s" | cut -d= -f1)/points" ] &&
-        ok "$s: exit 2, one line, nothing run" || bad "$s: exit $rc: $(cat "$tmp/err")"
-done
+# bad_settings STUDY NAME=VALUE...: scaling/STUDY.sh with each setting exits 2 with one
+# line before any point runs
+bad_settings() {
+    study=$1; shift
+    for s in "$@"; do
+        d="$tmp/bad-$study-$(echo "$s" | cut -d= -f1)"
+        env $s sh "scaling/$study.sh" "$d" > /dev/null 2> "$tmp/err"
+        rc=$?
+        [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$d/points" ] &&
+            ok "$study $s: exit 2, one line, nothing run" || bad "$study $s: exit $rc: $(cat "$tmp/err")"
+    done
+}
+bad_settings converge "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"
 echo "== scaling/compose_tables.sh: the composition on a fake run folder"
 # A run folder as scaling/compose.sh leaves it, with made-up measurements: N = 1, 2, 4;
 # b = 2; STRONG_B 8; two tensors of 1000 and 24 floats (1032 with the 64-byte
@@ -175,5 +185,39 @@ for s in "STRONG_B=0" "NODE_GFLOPS=fast" "CHECK_ALGOS=ring"; do
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -f "$tmp/f2/compose_settings.txt" ] && [ ! -d "$tmp/f2/points" ] &&
         ok "compose.sh $s: exit 2, one line, nothing run" || bad "compose.sh $s: exit $rc: $(cat "$tmp/err")"
 done
+echo "== scaling/models.sh: class layer against full softmax at a tiny budget"
+# models.sh with two tiny hidden sizes, 1 s each, into folder $1 (the convergence
+# study's c1: the report holds both sections)
+tiny_models() {
+    HIDDEN_LIST='8 16' BUDGET_S=1 BATCH=8 COMPLETION=20 JOBS=2 sh scaling/models.sh "$1"
+}
+tiny_models "$tmp/c1" > "$tmp/m1.out" 2>&1 || { bad "models.sh exited $?"; tail -n 5 "$tmp/m1.out"; }
+mcsv="$tmp/c1/scaling_models.csv"
+# every row: finite ppl > 1, completion in [0, 1] with its questions, the budget spent,
+# the class layer ~ sqrt(V) classes (V from the kn3 beside) and the full softmax none
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    function finite(x) { return x ~ /^[0-9.eE+-]+$/ && x + 0 > 1 && x + 0 < 1e6 }
+    { n++; a = $c["completion_accuracy"]
+      if (!finite($c["valid_ppl"]) || !finite($c["test_ppl"]) || !finite($c["kn3_test_ppl"])) e = e " ppl:" $c["point"]
+      if (a == "" || a + 0 < 0 || a + 0 > 1 || $c["completion_questions"] + 0 < 1) e = e " completion:" $c["point"]
+      if ($c["seconds"] + 0 < $c["budget_s"] || $c["status"] != "time budget" || $c["params"] + 0 < 1) e = e " budget:" $c["point"]
+      if (($c["output"] == "class") != ($c["classes"] + 0 > 0)) e = e " classes:" $c["point"]
+      k[$c["output"] " " $c["hidden"]] = 1 }
+    END { if (n != 4 || !(("class 8") in k) || !(("full 16") in k)) e = e " rows:" n; if (e != "") { print e; exit 1 } }' "$mcsv" \
+    > "$tmp/merr" 2>&1 && ok "4 rows (hidden 8, 16 x class, full): finite ppl, completion in [0,1], the budget spent" ||
+    { bad "scaling_models.csv: $(cat "$tmp/merr")"; cat "$mcsv"; }
+[ -s "$tmp/c1/figures/scaling_models.png" ] || ! command -v gnuplot > /dev/null && ok "the figure is drawn" ||
+    bad "no figures/scaling_models.png"
+tiny_models "$tmp/c1" > "$tmp/m1b.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ! grep -q "^study: \[" "$tmp/m1b.out" && [ -f "$tmp/c1/old-1/scaling_models.csv" ] &&
+    [ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] &&
+    grep -q "^\*\*Verdict" "$tmp/c1/scaling_report.md" &&
+    ok "a rerun runs no point, keeps the old results and the report has the section once, with a verdict" ||
+    { bad "the models rerun (exit $rc)"; grep "^study" "$tmp/m1b.out"; }
+tiny "$tmp/c1" > "$tmp/c1c.out" 2>&1
+[ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] && grep -q "^## Steps to target" "$tmp/c1/scaling_report.md" &&
+    ok "the convergence study re-collected keeps the models section, once" || bad "the models section after a converge rerun"
+bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1"
 [ $fail -eq 0 ] && echo "check-scaling: all passed" || echo "check-scaling: FAILED"
 exit $fail
