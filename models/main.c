@@ -85,7 +85,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"target-ppl", RS_OPT_DBL, &o->target_ppl, "X", "stop at the first evaluation with valid ppl <= X; report steps/tokens/seconds to it", 1, 1e12},
         {"eval-every", RS_OPT_INT, &o->eval_every, "N", "evaluate on valid every N steps [once per epoch]; with --bench, time N-step intervals with and without evaluation", 1, 1e15},
         {"eval-async", RS_OPT_FLAG, &o->eval_async, NULL, "evaluate a snapshot of the parameters on a spare thread (1 OpenMP thread) while training goes on; the row of step s is logged when ready, and the schedule and --target-ppl react one evaluation late (step s's result is applied at the next evaluation, a checkpoint or the end)", 0, 0},
-        {"eval-ranks", RS_OPT_INT, &f->eval_ranks, "K", "ranks set aside for evaluation: not built yet (use --eval-async)", 1, 1 << 20},
+        {"eval-ranks", RS_OPT_INT, &f->eval_ranks, "K", "under mpirun -np P: the last K ranks score parameter snapshots (sharded among themselves) while the other P - K train, as a run of P - K ranks would; rows, schedule and --target-ppl as --eval-async's (one evaluation late); the final valid/test are sharded over the training ranks [0: off]", 0, 1 << 20},
         {"eval-streams", RS_OPT_INT, &o->eval_streams, "E", "score valid/test as E streams (a multiple of --batch) whatever --workers, so runs of different global batches are scored on the same layout [workers x batch]", 1, 1 << 20},
         {"checkpoint", RS_OPT_STR, &o->ckpt_dir, "DIR", "write checkpoints into DIR (atomically) every K steps and at exit", 0, 0},
         {"checkpoint-every", RS_OPT_INT, &o->ckpt_every, "K", "checkpoint every K steps [at each evaluation]", 1, 1e15},
@@ -131,7 +131,12 @@ static int check_names(const flag_values *f, train_opts *o, int kn3)
           "--classes");
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume "
           "from)");
-    RS_CHECK(!f->eval_ranks, "--eval-ranks: not built yet (use --eval-async)");
+    RS_CHECK(!f->eval_ranks || dp_comm_active(), "--eval-ranks %ld needs ranks to set aside: run "
+          "under mpirun -np P with P > %ld", f->eval_ranks, f->eval_ranks);
+    RS_CHECK(f->eval_ranks < dp_comm_size(), "--eval-ranks %ld leaves none of the %d ranks to "
+          "train (use K < P, e.g. mpirun -np %ld)", f->eval_ranks, dp_comm_size(), f->eval_ranks + 1);
+    RS_CHECK(!f->eval_ranks || !o->eval_async, "--eval-ranks and --eval-async both evaluate "
+          "beside training: choose one");
     RS_CHECK(!o->bench || o->eval_every <= o->bench, "--bench %ld with --eval-every %ld: no "
           "block of %ld steps to time (use --bench %ld or more)", o->bench, o->eval_every,
           o->eval_every, o->eval_every);
@@ -202,6 +207,8 @@ int main(int argc, char **argv)
     if (check_names(&f, &o, kn3) != 0)
         return finish(RS_EXIT_USAGE);
     apply_flags(&f, &o);
+    if (dp_comm_split_eval((int)f.eval_ranks) != 0)
+        return finish(RS_EXIT_USAGE);
     o.argc = argc;
     o.argv = argv;
     rc = kn3 ? kn3_run(&o) : train_run(&o);

@@ -125,7 +125,8 @@ static void set_eval_cells(rs_table *tb, int row, const run_ctx *r, const eval_b
     if (!run_says(r))
         return;
     printf("\neval     every %ld steps, %s, valid scored on %d rank%s: one evaluation alone "
-           "%.4f s\n", eb->every, r->async ? "async (a spare thread)" : "synchronous",
+           "%.4f s\n", eb->every, !r->async ? "synchronous" : dp_comm_eval_ranks() ? "on the eval ranks" :
+           "async (a spare thread)",
            r->dp.P, r->dp.P > 1 ? "s (sharded)" : "", eb->alone_s);
     printf("         %ld steps in blocks of %ld, alternating: %.4f s without evaluation, %.4f s "
            "with %ld (serial cost %.1f%% of training)\n", steps, eb->every, eb->without_s,
