@@ -178,7 +178,7 @@ static void apply_flags(const flag_values *f, train_opts *o)
  * non-zero exit mpirun stops the ranks still finishing: they go quietly. */
 static int finish(int code)
 {
-    if (code != RS_EXIT_OK && dp_comm_rank() == 0)
+    if (code != RS_EXIT_OK && dp_comm_rank() == 0 && dp_comm_eval_index() < 0)
         fprintf(stderr, "%s: %s\n", rs_progname(), rs_lasterr());
     if (code != RS_EXIT_OK && dp_comm_active()) {
         signal(SIGINT, SIG_DFL);
