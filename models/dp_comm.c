@@ -17,7 +17,7 @@ static int started, rank, size = 1, thread_level;
 static int world_size = 1, eval_ranks;   /* --eval-ranks K: world ranks P-K..P-1 */
 static int eval_index = -1;              /* this rank's place among them; -1: a trainer */
 /* every training call's communicator; link: training rank 0 (its rank 0) and the eval
- * ranks (1..K); eval: the eval ranks alone */
+ * ranks (1..K) */
 static MPI_Comm train_comm = MPI_COMM_NULL, link_comm = MPI_COMM_NULL;
 
 /* mpirun (Open MPI, PMIx) sets these, smpirun SMPI_GLOBAL_SIZE; a singleton MPI_Init
