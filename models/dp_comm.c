@@ -1,6 +1,7 @@
 /* dp_comm.c — MPI for rnn-train (dp_comm.h): start-up only under a launcher, the
- * agreement on errors, small reductions, and the gradient exchange through the
- * collectives registry.  Compiled with $(MPICC) (models/models.mk). */
+ * training communicator (all ranks, or those left after --eval-ranks), the agreement on
+ * errors, small reductions, the gradient exchange through the collectives registry,
+ * and the link to the evaluation ranks.  Compiled with $(MPICC) (models/models.mk). */
 #include "dp_comm.h"
 
 #include <mpi.h>
@@ -13,6 +14,11 @@
 #include "train_platform.h"
 
 static int started, rank, size = 1, thread_level;
+static int world_size = 1, eval_ranks;   /* --eval-ranks K: world ranks P-K..P-1 */
+static int eval_index = -1;              /* this rank's place among them; -1: a trainer */
+/* every training call's communicator; link: training rank 0 (its rank 0) and the eval
+ * ranks (1..K) */
+static MPI_Comm train_comm = MPI_COMM_NULL, link_comm = MPI_COMM_NULL;
 
 /* mpirun (Open MPI, PMIx) sets these, smpirun SMPI_GLOBAL_SIZE; a singleton MPI_Init
  * would cost time and can print warnings, so a plain run stays without MPI. */
@@ -32,8 +38,10 @@ int dp_comm_start(int *argc, char ***argv)
     RS_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &thread_level) == MPI_SUCCESS,
              "MPI_Init_thread failed");
     started = 1;
+    train_comm = MPI_COMM_WORLD;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    world_size = size;
     return train_platform_start();
 }
 
@@ -46,10 +54,39 @@ void dp_comm_finish(void)
 
 int dp_comm_rank(void) { return rank; }
 int dp_comm_size(void) { return size; }
+int dp_comm_world_size(void) { return world_size; }
 int dp_comm_active(void) { return started; }
 int dp_comm_threads_ok(void) { return !started || thread_level >= MPI_THREAD_SERIALIZED; }
 
+int dp_comm_split_eval(int K)
+{
+    if (!started || K <= 0)
+        return 0;
+    int world_rank = rank, is_eval = world_rank >= world_size - K;
+    RS_CHECK(MPI_Comm_split(MPI_COMM_WORLD, is_eval, world_rank, &train_comm) == MPI_SUCCESS &&
+             MPI_Comm_split(MPI_COMM_WORLD, is_eval || world_rank == 0 ? 0 : MPI_UNDEFINED,
+                            world_rank, &link_comm) == MPI_SUCCESS,
+             "--eval-ranks %d: cannot split the %d ranks", K, world_size);
+    eval_ranks = K;
+    size = world_size - K;
+    if (is_eval) {   /* it mirrors training rank 0's set-up (dp_comm.h) */
+        eval_index = world_rank - size;
+        rank = 0;
+    }
+    return 0;
+}
+
+int dp_comm_eval_ranks(void) { return eval_ranks; }
+int dp_comm_eval_index(void) { return eval_index; }
+
 int dp_comm_agree(int rc)
+{
+    if (!started)
+        return rc ? -1 : 0;
+    return ar_agree(train_comm, rc);
+}
+
+int dp_comm_agree_all(int rc)
 {
     if (!started)
         return rc ? -1 : 0;
@@ -59,7 +96,7 @@ int dp_comm_agree(int rc)
 void dp_comm_sum_doubles(double *v, int n)
 {
     if (started)
-        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, train_comm);
 }
 
 int dp_comm_same_u64(uint64_t v)
@@ -67,7 +104,7 @@ int dp_comm_same_u64(uint64_t v)
     if (!started)
         return 1;
     unsigned long long mine[2] = {v, ~v}, agg[2];
-    MPI_Allreduce(mine, agg, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(mine, agg, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, train_comm);
     return agg[0] == v && agg[1] == ~v;   /* max == min == v */
 }
 
@@ -77,7 +114,62 @@ void dp_comm_gather_floats(const float *mine, long n, float *all)
         memcpy(all, mine, (size_t)n * sizeof(float));
         return;
     }
-    MPI_Gather(mine, (int)n, MPI_FLOAT, all, (int)n, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    MPI_Gather(mine, (int)n, MPI_FLOAT, all, (int)n, MPI_FLOAT, 0, train_comm);
+}
+
+/* ---- the link to the evaluation ranks (--eval-ranks) ---- */
+
+/* Collectives on the link in this order, each nonblocking (they do not match blocking
+ * ones): the header (floats to come; 0: stop), the parameters, the result's sum. */
+static long link_header;
+static double link_zeros[DP_EVAL_RESULT], link_sum[DP_EVAL_RESULT];
+static MPI_Request link_req[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+
+int dp_eval_post(const float *params, long n)
+{
+    RS_CHECK(n <= 2147483647L, "--eval-ranks: %ld parameters do not fit one message", n);
+    link_header = n;
+    MPI_Ibcast(&link_header, 1, MPI_LONG, 0, link_comm, &link_req[0]);
+    if (n == 0) {   /* stop: nothing comes back */
+        MPI_Wait(&link_req[0], MPI_STATUS_IGNORE);
+        return 0;
+    }
+    MPI_Ibcast((void *)params, (int)n, MPI_FLOAT, 0, link_comm, &link_req[1]);
+    MPI_Ireduce(link_zeros, link_sum, DP_EVAL_RESULT, MPI_DOUBLE, MPI_SUM, 0, link_comm,
+                &link_req[2]);
+    return 0;
+}
+
+void dp_eval_progress(void)
+{
+    int done;
+    MPI_Testall(3, link_req, &done, MPI_STATUSES_IGNORE);
+}
+
+void dp_eval_wait(double result[DP_EVAL_RESULT])
+{
+    MPI_Waitall(3, link_req, MPI_STATUSES_IGNORE);
+    memcpy(result, link_sum, sizeof link_sum);
+}
+
+int dp_eval_receive(float *params, long n)
+{
+    MPI_Request q;
+    MPI_Ibcast(&link_header, 1, MPI_LONG, 0, link_comm, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    if (link_header == 0)
+        return 0;
+    RS_ASSERT(link_header == n);   /* every rank built the same model */
+    MPI_Ibcast(params, (int)n, MPI_FLOAT, 0, link_comm, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    return 1;
+}
+
+void dp_eval_reply(const double part[DP_EVAL_RESULT])
+{
+    MPI_Request q;
+    MPI_Ireduce(part, NULL, DP_EVAL_RESULT, MPI_DOUBLE, MPI_SUM, 0, link_comm, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
 }
 
 /* ---- the gradient exchange ---- */
@@ -127,7 +219,7 @@ int dp_exchange_create(const dp_exchange_opts *xo, long max_count, dp_exchange *
         return -1;
     dp_exchange *x = calloc(1, sizeof *x);
     RS_CHECK(x, "out of memory");
-    if (ar_plan_create(a, &prm, MPI_COMM_WORLD, AR_FLOAT, AR_SUM, &x->plan) != 0 ||
+    if (ar_plan_create(a, &prm, train_comm, AR_FLOAT, AR_SUM, &x->plan) != 0 ||
         ar_plan_reserve(x->plan, (size_t)max_count) != 0) {
         dp_exchange_free(x);
         return -1;

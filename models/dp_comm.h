@@ -4,7 +4,13 @@
  * PMIX_RANK set, as mpirun does): a plain `rnn-train` never initializes MPI, is one
  * rank (P = 1), and every call below is then a local no-op or copy.  Collective calls
  * must be made by every rank in the same order.  The gradient exchange runs an
- * algorithm of the collectives registry (collectives/allreduce.h) over all ranks. */
+ * algorithm of the collectives registry (collectives/allreduce.h) over all ranks.
+ *
+ * --eval-ranks K sets the last K ranks aside for evaluation: every training call below
+ * then runs over the other P - K ranks, which see themselves as ranks 0..P-K-1 of
+ * P - K, exactly as a run of P - K ranks.  An eval rank sees the training view of
+ * training rank 0 (it sets up the same model, and never trains); it receives parameter
+ * snapshots from training rank 0 and sends back its share of their evaluation. */
 #ifndef RS_MODELS_DP_COMM_H
 #define RS_MODELS_DP_COMM_H
 
@@ -14,21 +20,42 @@
 int dp_comm_start(int *argc, char ***argv);
 void dp_comm_finish(void);   /* MPI_Finalize if started */
 int dp_comm_rank(void);      /* 0 without MPI */
-int dp_comm_size(void);      /* P; 1 without MPI */
+int dp_comm_size(void);      /* P (the training ranks); 1 without MPI */
+int dp_comm_world_size(void);   /* every rank, eval ranks included */
 int dp_comm_active(void);    /* MPI was started */
 /* A second thread may make MPI calls while this one makes none (MPI started with at
  * least MPI_THREAD_SERIALIZED; 1 without MPI). */
 int dp_comm_threads_ok(void);
 
+/* Collective over every rank: the last K ranks set aside for evaluation (K = 0 or no
+ * MPI: nothing).  0, or -1 (rs_lasterr). */
+int dp_comm_split_eval(int K);
+int dp_comm_eval_ranks(void);   /* K */
+int dp_comm_eval_index(void);   /* 0..K-1 on an eval rank; -1 on a training rank */
+
 /* Collective: did any rank fail (rc != 0)?  Returns 0 when none did; otherwise -1 on
  * every rank, with rs_lasterr set to the lowest failing rank's line. */
 int dp_comm_agree(int rc);
+/* The same over every rank, eval ranks included. */
+int dp_comm_agree_all(int rc);
 /* Collective: the sum of v over ranks (in rank order; P = 1: v). */
 void dp_comm_sum_doubles(double *v, int n);
 /* Collective: 1 when every rank passed the same value, else 0. */
 int dp_comm_same_u64(uint64_t v);
 /* Collective: rank 0 gets every rank's n floats, in rank order, in all (P * n). */
 void dp_comm_gather_floats(const float *mine, long n, float *all);
+
+/* The evaluation link (--eval-ranks): training rank 0 and the eval ranks, one
+ * evaluation at a time.  Training rank 0 posts n parameters (nonblocking: params stay
+ * untouched until the wait) and later waits for the sum of the eval ranks' results;
+ * n = 0 tells them to stop (blocking, nothing comes back).  An eval rank receives
+ * (1: parameters, 0: stop) and replies with its part. */
+#define DP_EVAL_RESULT 3   /* loss sum, tokens, scoring seconds / K */
+int dp_eval_post(const float *params, long n);   /* 0, or -1 (rs_lasterr) */
+void dp_eval_progress(void);                     /* a nudge while training goes on */
+void dp_eval_wait(double result[DP_EVAL_RESULT]);
+int dp_eval_receive(float *params, long n);
+void dp_eval_reply(const double part[DP_EVAL_RESULT]);
 
 /* The gradient exchange: an allreduce (sum, float, in place) of up to max_count
  * elements over all ranks with a registry algorithm. */

@@ -33,6 +33,12 @@ void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g
         *sum_out = NAN, *tokens_out = 0;
         return;
     }
+    eval_groups_score(m, data, n, G, g0, g1, sum_out, tokens_out);
+}
+
+void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
+                       double *sum_out, long *tokens_out)
+{
     const model_cfg *c = &m->cfg;
     size_t sb = (size_t)c->layers * c->batch * c->hidden * sizeof(float);
     float *save_h = malloc(sb), *save_c = malloc(sb);
@@ -60,6 +66,14 @@ void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g
     free(save_c);
     *sum_out = sum;
     *tokens_out = tokens;
+}
+
+double eval_groups_flops(const model_cfg *c, long n, int G, int g0, int g1)
+{
+    long len = n / ((long)G * c->batch);   /* each stream's tokens; len - 1 are targets */
+    if (len < 2)
+        return 0;
+    return model_step_flops(c, (int)(len - 1)) / 3 * (g1 - g0);   /* 1 product of 3 */
 }
 
 void eval_result_set(eval_result *r, double sum, long tokens)

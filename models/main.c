@@ -86,7 +86,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"max-seconds", RS_OPT_DBL, &o->max_seconds, "S", "a fixed-time budget: stop after the step that brings the training time (evaluations excluded) to S seconds, or at --steps/--epochs if sooner (one epoch when neither is given); one process only [0: none]", 0, 1e12},
         {"eval-every", RS_OPT_INT, &o->eval_every, "N", "evaluate on valid every N steps [once per epoch]; with --bench, time N-step intervals with and without evaluation", 1, 1e15},
         {"eval-async", RS_OPT_FLAG, &o->eval_async, NULL, "evaluate a snapshot of the parameters on a spare thread (1 OpenMP thread) while training goes on; the row of step s is logged when ready, and the schedule and --target-ppl react one evaluation late (step s's result is applied at the next evaluation, a checkpoint or the end)", 0, 0},
-        {"eval-ranks", RS_OPT_INT, &f->eval_ranks, "K", "ranks set aside for evaluation: not built yet (use --eval-async)", 1, 1 << 20},
+        {"eval-ranks", RS_OPT_INT, &f->eval_ranks, "K", "under mpirun -np P: the last K ranks score parameter snapshots (sharded among themselves) while the other P - K train, as a run of P - K ranks would; rows, schedule and --target-ppl as --eval-async's (one evaluation late); the final valid/test are sharded over the training ranks [0: off]", 0, 1 << 20},
         {"eval-streams", RS_OPT_INT, &o->eval_streams, "E", "score valid/test as E streams (a multiple of --batch) whatever --workers, so runs of different global batches are scored on the same layout [workers x batch]", 1, 1 << 20},
         {"checkpoint", RS_OPT_STR, &o->ckpt_dir, "DIR", "write checkpoints into DIR (atomically) every K steps and at exit", 0, 0},
         {"checkpoint-every", RS_OPT_INT, &o->ckpt_every, "K", "checkpoint every K steps [at each evaluation]", 1, 1e15},
@@ -132,7 +132,12 @@ static int check_names(const flag_values *f, train_opts *o, int kn3)
           "--classes");
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume "
           "from)");
-    RS_CHECK(!f->eval_ranks, "--eval-ranks: not built yet (use --eval-async)");
+    RS_CHECK(!f->eval_ranks || dp_comm_active(), "--eval-ranks %ld needs ranks to set aside: run "
+          "under mpirun -np P with P > %ld", f->eval_ranks, f->eval_ranks);
+    RS_CHECK(f->eval_ranks < dp_comm_size(), "--eval-ranks %ld leaves none of the %d ranks to "
+          "train (use K < P, e.g. mpirun -np %ld)", f->eval_ranks, dp_comm_size(), f->eval_ranks + 1);
+    RS_CHECK(!f->eval_ranks || !o->eval_async, "--eval-ranks and --eval-async both evaluate "
+          "beside training: choose one");
     /* ranks time their steps apart, so each would stop at its own step */
     RS_CHECK(!(o->max_seconds > 0 && dp_comm_size() > 1), "--max-seconds: one process only "
           "(ranks would stop at different steps); under mpirun use --steps");
@@ -177,7 +182,7 @@ static void apply_flags(const flag_values *f, train_opts *o)
  * non-zero exit mpirun stops the ranks still finishing: they go quietly. */
 static int finish(int code)
 {
-    if (code != RS_EXIT_OK && dp_comm_rank() == 0)
+    if (code != RS_EXIT_OK && dp_comm_rank() == 0 && dp_comm_eval_index() < 0)
         fprintf(stderr, "%s: %s\n", rs_progname(), rs_lasterr());
     if (code != RS_EXIT_OK && dp_comm_active()) {
         signal(SIGINT, SIG_DFL);
@@ -206,6 +211,8 @@ int main(int argc, char **argv)
     if (check_names(&f, &o, kn3) != 0)
         return finish(RS_EXIT_USAGE);
     apply_flags(&f, &o);
+    if (dp_comm_split_eval((int)f.eval_ranks) != 0)
+        return finish(RS_EXIT_USAGE);
     o.argc = argc;
     o.argv = argv;
     rc = kn3 ? kn3_run(&o) : train_run(&o);

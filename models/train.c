@@ -178,8 +178,14 @@ static int finish(run_ctx *r)
 
 static int run(run_ctx *r)
 {
-    /* every rank must learn of bad input found by any (rank 0 alone checks its files) */
-    if (dp_comm_agree(train_setup(r)) != 0 || train_dp_start(r) != 0)
+    /* every rank must learn of bad input found by any (rank 0 alone checks its files),
+     * eval ranks too before they wait for evaluations */
+    if (dp_comm_agree_all(train_setup(r)) != 0)
+        return RS_EXIT_USAGE;
+    if (dp_comm_eval_index() >= 0)
+        return train_eval_serve(r);
+    r->eval_linked = dp_comm_eval_ranks() > 0;
+    if (train_dp_start(r) != 0)
         return RS_EXIT_USAGE;
     if (run_says(r))
         train_print_header(r);
@@ -203,7 +209,7 @@ int train_run(const train_opts *opts)
         o.sync = "fused";
     if (!o.exchange.algo)
         o.exchange.algo = "library";
-    if (dp_comm_rank() != 0)   /* rank 0 alone prints and writes files */
+    if (dp_comm_rank() != 0 || dp_comm_eval_index() >= 0)   /* rank 0 alone prints, writes */
         o.quiet = 1, o.log = o.csv = o.json = NULL;
     run_ctx *r = calloc(1, sizeof *r);
     r->o = &o;

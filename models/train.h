@@ -101,6 +101,12 @@ void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r)
  * scored (a rank's shard; the sums over all shards give eval_split_groups's result). */
 void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g1,
                          double *sum, long *tokens);
+/* The same run whatever the numbers (eval_groups_partial skips it where they mean
+ * nothing): for a simulation that measures its time. */
+void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
+                       double *sum, long *tokens);
+/* FLOPs of the GEMMs of scoring groups [g0, g1) (forward only). */
+double eval_groups_flops(const model_cfg *c, long n, int G, int g0, int g1);
 void eval_result_set(eval_result *r, double sum, long tokens);   /* mean, ppl, bits */
 
 #endif

@@ -100,7 +100,7 @@ static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
     train_eval_split(r, r->corp.valid, r->corp.nvalid, &ev);
     eb->alone_s = train_seconds_since(t0);
     long n0 = r->eval_count;
-    double held0 = r->eval_exposed_total_s;
+    double held0 = r->eval_exposed_total_s, scored0 = r->eval_total_s;
     int rc = 0;
     for (long b = 0; b < N / eb->every && rc == 0; b++) {
         rc = time_block(r, eb->every, 0, &eb->without_s);
@@ -109,11 +109,14 @@ static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
     }
     eb->evals = r->eval_count - n0;
     eb->held_s = r->eval_exposed_total_s - held0;
+    if (dp_comm_eval_ranks() > 0 && eb->evals > 0)   /* the eval ranks' own scoring time */
+        eb->alone_s = (r->eval_total_s - scored0) / (double)eb->evals;
     return rc;
 }
 
-/* The evaluation's cells, and the report: the evaluation alone, the N steps with and
- * without, the exposed fraction ((with - without) / evaluation time). */
+/* The evaluation's cells, and the report: the evaluation alone (--eval-ranks: the eval
+ * ranks' scoring), the N steps with and without, the exposed fraction ((with - without)
+ * / evaluation time). */
 static void set_eval_cells(rs_table *tb, int row, const run_ctx *r, const eval_bench *eb, long N)
 {
     double eval_s = eb->evals * eb->alone_s, exposed = eb->with_s - eb->without_s;
@@ -124,9 +127,10 @@ static void set_eval_cells(rs_table *tb, int row, const run_ctx *r, const eval_b
     rs_set_dbl(tb, row, "eval_exposed_fraction", exposed / eval_s);
     if (!run_says(r))
         return;
-    printf("\neval     every %ld steps, %s, valid scored on %d rank%s: one evaluation alone "
-           "%.4f s\n", eb->every, r->async ? "async (a spare thread)" : "synchronous",
-           r->dp.P, r->dp.P > 1 ? "s (sharded)" : "", eb->alone_s);
+    int K = dp_comm_eval_ranks(), P = K ? K : r->dp.P;
+    printf("\neval     every %ld steps, %s, valid scored on %d %srank%s: one evaluation alone "
+           "%.4f s\n", eb->every, !r->async ? "synchronous" : K ? "beside training" :
+           "async (a spare thread)", P, K ? "eval " : "", P > 1 ? "s (sharded)" : "", eb->alone_s);
     printf("         %ld steps in blocks of %ld, alternating: %.4f s without evaluation, %.4f s "
            "with %ld (serial cost %.1f%% of training)\n", steps, eb->every, eb->without_s,
            eb->with_s, eb->evals, 100 * eval_s / eb->without_s);

@@ -4,7 +4,8 @@
  *   train.c         the run: set-up, the loop, evaluation on schedule, checkpoints, stop
  *   train_setup.c   corpus, model, optimizer, schedule, GEMM dispatch, resume; teardown
  *   train_step.c    one training step
- *   train_eval.c    evaluation: sharded over the ranks, on schedule, --eval-async
+ *   train_eval.c    evaluation: sharded over the ranks, on schedule, --eval-async and
+ *                   --eval-ranks
  *   train_log.c     the evaluation log (--log)
  *   train_report.c  the header, the final lines and the result tables
  *   train_bench.c   --bench N and --pipeline
@@ -82,7 +83,8 @@ typedef struct {
     double completion_acc;
     char gemm_note[640];      /* resume: where the GEMM choice came from, for the header */
     dp_ctx dp;
-    struct eval_async *async;   /* --eval-async; NULL without */
+    struct eval_async *async;   /* --eval-async or --eval-ranks; NULL without */
+    int eval_linked;            /* --eval-ranks: the eval ranks serve (told to stop at the end) */
     long eval_count;            /* evaluations recorded in this process, their scoring */
     double eval_total_s, eval_exposed_total_s;   /* time and the time they held the loop */
 } run_ctx;
@@ -114,8 +116,12 @@ void train_eval_split(run_ctx *r, const int *data, long n, eval_result *ev);
 /* Evaluate on valid now, log a row, and (scheduled) feed the schedule and the target.
  * 1 to stop, 0 to go on, -1. */
 int train_evaluate(run_ctx *r, int scheduled);
-int train_eval_setup(run_ctx *r);      /* --eval-async: the second model (after the GEMM) */
-void train_eval_teardown(run_ctx *r);
+/* --eval-async: the second model (after the GEMM); --eval-ranks: training rank 0's
+ * snapshot buffer. */
+int train_eval_setup(run_ctx *r);
+void train_eval_teardown(run_ctx *r);   /* --eval-ranks: tells the eval ranks to stop */
+/* An eval rank's run: score each snapshot received until told to stop.  The exit code. */
+int train_eval_serve(run_ctx *r);
 /* After each step: the evaluation due (synchronous), or --eval-async's result collected
  * when ready and taken by the schedule at an evaluation step or a checkpoint (ckpt_due).
  * 1 to stop, 0 to go on, -1. */

@@ -19,8 +19,10 @@
 int train_dp_check(const train_opts *o)
 {
     int P = dp_comm_size();
-    RS_CHECK(o->workers % P == 0, "--workers %d is not a multiple of the %d ranks (each rank "
-             "runs the same number of workers: use a multiple of %d)", o->workers, P, P);
+    int K = dp_comm_eval_ranks();
+    RS_CHECK(o->workers % P == 0, "--workers %d is not a multiple of the %d %sranks (each rank "
+             "runs the same number of workers: use a multiple of %d)%s", o->workers, P,
+             K ? "training " : "", P, K ? "; --eval-ranks sets ranks aside" : "");
     RS_CHECK(strcmp(o->sync, "fused") == 0 || strcmp(o->sync, "bucketed") == 0 ||
              strcmp(o->sync, "per-tensor") == 0,
              "--sync: unknown mode '%s' (expected fused, bucketed or per-tensor)", o->sync);

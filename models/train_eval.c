@@ -16,7 +16,14 @@
  * whichever comes first, after waiting for it if need be (that wait is the exposed time):
  * the schedule reacts one evaluation late, at steps that timing cannot move, and no
  * checkpoint holds a result half taken.  A checkpoint due at an evaluation step is written
- * before that evaluation starts, and a run resumed from it starts that evaluation again. */
+ * before that evaluation starts, and a run resumed from it starts that evaluation again.
+ *
+ * --eval-ranks K is the same machinery with another back end: instead of a thread,
+ * training rank 0 posts the snapshot to the K eval ranks (dp_comm.h's link), which score
+ * groups [e G/K, (e+1) G/K) each (train_eval_serve) and send back the sums; training
+ * rank 0 waits for them at the same fixed points and the sum over the training ranks
+ * (the others adding zeros) shares the result.  The final valid/test evaluation is
+ * sharded over the training ranks, as without eval ranks. */
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -34,7 +41,9 @@
 #include "train_platform.h"
 
 struct eval_async {
-    model m;              /* the evaluator's own model; its parameters are the snapshot */
+    int remote;           /* --eval-ranks: the eval ranks score, not a thread */
+    model m;              /* thread: the evaluator's own model; its parameters are the snapshot */
+    float *snapshot;      /* remote, training rank 0: the parameters being sent */
     const run_ctx *r;     /* the split and the shard: read only while the thread runs */
     pthread_t thread;
     int running;          /* started and not joined */
@@ -42,25 +51,26 @@ struct eval_async {
     int logged;           /* that row is collected and logged */
     atomic_int done;      /* the thread's scoring has finished */
     eval_row row;
-    double sums[2];       /* this rank's (loss sum, tokens) */
+    double sums[DP_EVAL_RESULT];   /* this rank's (loss sum, tokens[, scoring s]) */
     double launch_s;      /* the loop's time spent starting it: the snapshot, the thread */
 };
 
 
-/* This rank's shard of model m's evaluation of the split, groups [rank G/P, (rank+1) G/P)
- * of the G groups: (loss sum, tokens). */
-static void score_shard(const run_ctx *r, model *m, const int *data, long n, double sums[2])
+/* Shard `part` of `parts` of model m's evaluation of the split, groups
+ * [part G/parts, (part+1) G/parts) of the G groups: (loss sum, tokens). */
+static void score_shard(const run_ctx *r, model *m, const int *data, long n, long part,
+                        long parts, double sums[2])
 {
-    long G = r->eval_groups, P = r->dp.P, rank = r->dp.rank, tokens;
-    eval_groups_partial(m, data, n, (int)G, (int)(rank * G / P), (int)((rank + 1) * G / P),
-                        &sums[0], &tokens);
+    long G = r->eval_groups, tokens;
+    train_score_groups(m, data, n, (int)G, (int)(part * G / parts), (int)((part + 1) * G / parts),
+                       &sums[0], &tokens);
     sums[1] = (double)tokens;
 }
 
 void train_eval_split(run_ctx *r, const int *data, long n, eval_result *ev)
 {
     double v[2];
-    score_shard(r, &r->m, data, n, v);
+    score_shard(r, &r->m, data, n, r->dp.rank, r->dp.P, v);
     dp_comm_sum_doubles(v, 2);
     eval_result_set(ev, v[0], (long)v[1]);
 }
@@ -159,7 +169,8 @@ static void *eval_thread(void *arg)
     struct eval_async *a = arg;
     omp_set_num_threads(1);   /* the trainer keeps its threads */
     uint64_t t0 = train_now_ns();
-    score_shard(a->r, &a->m, a->r->corp.valid, a->r->corp.nvalid, a->sums);
+    score_shard(a->r, &a->m, a->r->corp.valid, a->r->corp.nvalid, a->r->dp.rank, a->r->dp.P,
+                a->sums);
     a->row.eval_s = train_seconds_since(t0);
     atomic_store(&a->done, 1);
     return NULL;
@@ -167,15 +178,23 @@ static void *eval_thread(void *arg)
 
 int train_eval_setup(run_ctx *r)
 {
-    if (!r->o->eval_async)
+    int remote = dp_comm_eval_ranks() > 0;
+    if (!r->o->eval_async && (!remote || dp_comm_eval_index() >= 0))
         return 0;
-    RS_CHECK(mm_reentrant(), "--eval-async calls GEMM from two threads at once, which --gemm %s "
-             "does not allow (it packs into shared buffers): use --gemm auto, openblas, blis or "
-             "onednn", mm_backend_name());
+    RS_CHECK(remote || mm_reentrant(), "--eval-async calls GEMM from two threads at once, which "
+             "--gemm %s does not allow (it packs into shared buffers): use --gemm auto, openblas, "
+             "blis or onednn", mm_backend_name());
     struct eval_async *a = calloc(1, sizeof *a);
     RS_CHECK(a, "out of memory");
     r->async = a;
     a->r = r;
+    a->remote = remote;
+    if (remote) {   /* training rank 0 alone sends */
+        if (r->dp.rank == 0)
+            a->snapshot = train_big_alloc((size_t)r->m.lay.total * sizeof(float));
+        RS_CHECK(r->dp.rank != 0 || a->snapshot, "out of memory for the parameter snapshot");
+        return 0;
+    }
     if (model_create(&a->m, &r->m.cfg) != 0)
         return -1;
     return r->m.cfg.classes > 0 ? train_set_classes(r, &a->m) : 0;
@@ -186,14 +205,59 @@ void train_eval_teardown(run_ctx *r)
     struct eval_async *a = r->async;
     if (!a)
         return;
-    if (a->running)
-        pthread_join(a->thread, NULL);
-    model_destroy(&a->m);
+    if (a->remote) {
+        if (r->eval_linked && r->dp.rank == 0) {   /* the eval ranks stop after the last */
+            if (a->running)
+                dp_eval_wait(a->sums);
+            dp_eval_post(NULL, 0);
+        }
+        train_big_free(a->snapshot);
+    } else {
+        if (a->running)
+            pthread_join(a->thread, NULL);
+        model_destroy(&a->m);
+    }
     free(a);
     r->async = NULL;
 }
 
-/* The checksum (collective), the row of this step, the snapshot and the thread.  0, or
+int train_eval_serve(run_ctx *r)
+{
+    long K = dp_comm_eval_ranks(), e = dp_comm_eval_index();
+    while (dp_eval_receive(r->m.params, r->m.lay.total)) {
+        uint64_t t0 = train_now_ns();
+        double part[DP_EVAL_RESULT];
+        score_shard(r, &r->m, r->corp.valid, r->corp.nvalid, e, K, part);
+        part[2] = train_seconds_since(t0) / (double)K;   /* summed: the mean */
+        dp_eval_reply(part);
+    }
+    return RS_EXIT_OK;
+}
+
+/* The evaluation started on the thread, or (remote) posted to the eval ranks.  0, or
+ * -1 (rs_lasterr). */
+static int start_scoring(run_ctx *r)
+{
+    struct eval_async *a = r->async;
+    memset(a->sums, 0, sizeof a->sums);
+    if (a->remote) {
+        if (r->dp.rank != 0)
+            return 0;
+        memcpy(a->snapshot, r->m.params, (size_t)r->m.lay.total * sizeof(float));
+        return dp_eval_post(a->snapshot, r->m.lay.total);
+    }
+    memcpy(a->m.params, r->m.params, (size_t)r->m.lay.total * sizeof(float));
+    atomic_store(&a->done, 0);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals stay with the trainer's thread */
+    int rc = pthread_create(&a->thread, NULL, eval_thread, a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    RS_CHECK(rc == 0, "--eval-async: cannot start the evaluation thread: %s", strerror(rc));
+    return 0;
+}
+
+/* The checksum (collective), the row of this step, the snapshot and the scoring.  0, or
  * -1 (rs_lasterr). */
 static int launch(run_ctx *r)
 {
@@ -204,29 +268,28 @@ static int launch(run_ctx *r)
     a->row = row_now(r);
     r->st.loss_sum = 0;
     r->st.loss_count = 0;
-    memcpy(a->m.params, r->m.params, (size_t)r->m.lay.total * sizeof(float));
-    atomic_store(&a->done, 0);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);   /* signals stay with the trainer's thread */
-    int rc = pthread_create(&a->thread, NULL, eval_thread, a);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    RS_CHECK(rc == 0, "--eval-async: cannot start the evaluation thread: %s", strerror(rc));
+    if (start_scoring(r) != 0)
+        return -1;
     a->running = a->pending = 1;
     a->logged = 0;
     a->launch_s = train_seconds_since(t0);
     return 0;
 }
 
-/* Wait for the thread (the wait is exposed), sum the shards over the ranks (collective)
- * and record the row.  0, or -1 (rs_lasterr). */
+/* Wait for the thread or the eval ranks (the wait is exposed), sum the shards over the
+ * training ranks (collective) and record the row.  0, or -1 (rs_lasterr). */
 static int collect(run_ctx *r)
 {
     struct eval_async *a = r->async;
     uint64_t t0 = train_now_ns();
-    pthread_join(a->thread, NULL);
+    if (!a->remote)
+        pthread_join(a->thread, NULL);
+    else if (r->dp.rank == 0)
+        dp_eval_wait(a->sums);
     a->running = 0;
-    dp_comm_sum_doubles(a->sums, 2);
+    dp_comm_sum_doubles(a->sums, a->remote ? DP_EVAL_RESULT : 2);
+    if (a->remote)
+        a->row.eval_s = a->sums[2];
     eval_result_set(&a->row.valid, a->sums[0], (long)a->sums[1]);
     a->row.exposed_s = a->launch_s + train_seconds_since(t0);
     a->logged = 1;
@@ -236,7 +299,9 @@ static int collect(run_ctx *r)
 int train_eval_poll(run_ctx *r)
 {
     struct eval_async *a = r->async;
-    if (!a || r->dp.P > 1 || !a->running || !atomic_load(&a->done))
+    if (a && a->remote && a->running && r->dp.rank == 0)
+        dp_eval_progress();   /* the parameters may still be on their way */
+    if (!a || a->remote || r->dp.P > 1 || !a->running || !atomic_load(&a->done))
         return 0;
     return collect(r);
 }

@@ -46,6 +46,10 @@ int train_spare_threads(void);
 int train_bucketed_check(void);
 /* Forward and backward of this rank's workers (train_dp_compute), run or charged. */
 double train_compute(run_ctx *r, int *Tw_out, float **grad_out);
+/* Groups [g0, g1) of a split scored (eval_groups_partial), run or charged as compute is:
+ * evaluation costs simulated time in every mode. */
+void train_score_groups(model *m, const int *data, long n, int G, int g0, int g1, double *sum,
+                        long *tokens);
 /* After the optimizer's update: where compute is charged, its memory traffic too. */
 void train_charge_update(const run_ctx *r);
 

@@ -206,6 +206,10 @@ void train_print_header(const run_ctx *r)
         printf("workers  %d synchronous workers of batch %d (global batch %d) on %d rank%s; "
                "sync %s, allreduce %s\n", r->dp.N, c->batch, r->dp.N * c->batch, r->dp.P,
                r->dp.P > 1 ? "s" : "", r->o->sync, dp_exchange_name(r->dp.exchange));
+    if (dp_comm_eval_ranks() > 0)
+        printf("eval     %d rank%s set aside: valid scored there, one evaluation late; final "
+               "valid/test sharded over the training ranks\n", dp_comm_eval_ranks(),
+               dp_comm_eval_ranks() > 1 ? "s" : "");
     if (c->classes > 0)
         printf("output   class-factorized softmax: %d classes by unigram frequency (largest %d "
                "words)\n", c->classes, r->m.cls.max_size);

@@ -20,7 +20,9 @@
  *            In sample and flops modes the optimizer is charged its memory traffic at
  *            the gamma rate (the platform's rs_reduce_gbytes_per_s).  --sync bucketed
  *            (flops only): the rank sums the buckets while an actor on its host charges
- *            the backward (dp_buckets_smpi.h), the forward charged first;
+ *            the backward (dp_buckets_smpi.h), the forward charged first.  Evaluation is
+ *            charged alike: its forward's flops (flops; not run when folded), each
+ *            group's measured time (sample) or its benchmarked run (run);
  *   numbers  folded or sampled, the checksum, NaN stops and evaluation scoring are
  *            skipped (said once on stderr); the exchange and the optimizer still run. */
 #include <math.h>
@@ -241,6 +243,31 @@ double train_compute(run_ctx *r, int *Tw_out, float **grad_out)
     }
     /* a garbage NaN would make train_dp_exchange skip the allreduce being timed */
     return train_numerics_checked() || isfinite(loss) ? loss : 0;
+}
+
+/* sample: one group's scoring timed for the first K groups of all ranks, then charged */
+static void sampled_groups(model *m, const int *data, long n, int G, int g0, int g1)
+{
+    for (int g = g0; g < g1; g++) {
+        SMPI_SAMPLE_GLOBAL(int once = 0, once < 1, once++, sample_runs, -1) {
+            double sum;
+            long tokens;
+            eval_groups_score(m, data, n, G, g, g + 1, &sum, &tokens);
+        }
+    }
+}
+
+void train_score_groups(model *m, const int *data, long n, int G, int g0, int g1, double *sum,
+                        long *tokens)
+{
+    if (mode == COMPUTE_SAMPLE) {
+        sampled_groups(m, data, n, G, g0, g1);
+        *sum = NAN, *tokens = 0;
+        return;
+    }
+    eval_groups_partial(m, data, n, G, g0, g1, sum, tokens);   /* folded: not run */
+    if (mode == COMPUTE_FLOPS)
+        smpi_hooks_charge_seconds(eval_groups_flops(&m->cfg, n, G, g0, g1) / (node_gflops * 1e9));
 }
 
 /* The norm reads the gradient; the update reads it, reads and writes the parameters

@@ -976,7 +976,7 @@ Test(models, bad_input_exits_2_with_one_line)
                  "--gemm: unknown backend 'nosuch'");
     expect_usage((const char *[]){"--corpus", tiny, "--eval-async", "--gemm", "blocked", SMALL, NULL},
                  "--eval-async calls GEMM from two threads");
-    expect_usage((const char *[]){"--eval-ranks", "1", NULL}, "--eval-ranks: not built yet");
+    expect_usage((const char *[]){"--eval-ranks", "1", NULL}, "--eval-ranks 1 needs ranks to set aside");
     expect_usage((const char *[]){"--bench", "5", "--eval-every", "10", NULL},
                  "no block of 10 steps");
 }

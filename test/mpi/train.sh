@@ -13,7 +13,10 @@
 #   5. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`);
 #   6. evaluation: one checkpoint scored at P = 1 and sharded at P = 2 gives valid and
 #      test ppl within 1e-9 relative (the shards' sums added in another order); at P = 2
-#      --eval-async logs the rows the synchronous evaluation logs.
+#      --eval-async logs the rows the synchronous evaluation logs;
+#   7. --eval-ranks: -np 3 --eval-ranks 1 and -np 4 --eval-ranks 2 (2 training ranks)
+#      train bit-identically to -np 2 --eval-async (the same final parameters, the same
+#      train losses) and log its rows, valid ppl within 1e-9; bad K exits 2.
 # The corpus is generated here (a small grammar), the model tiny.  Exits 1 on failure.
 set -u
 bin=${1:?usage: train.sh RNN_TRAIN}
@@ -149,6 +152,33 @@ else
     echo "FAIL np=2 --eval-async rows differ:"; paste -d' ' "$tmp/sync.csv" "$tmp/async.csv"; fail=1
 fi
 
+echo "== --eval-ranks: evaluation on ranks set aside, as --eval-async at the training ranks' P"
+mpirun_q 2 "$bin" $common --workers 2 --steps 20 --eval-every 5 --eval-async --log "$tmp/er0.csv" \
+    > "$tmp/er0.out" 2> "$tmp/err" || { echo "FAIL: np=2 --eval-async:"; cat "$tmp/err"; fail=1; }
+for k in 1 2; do
+    mpirun_q $((2 + k)) "$bin" $common --workers 2 --steps 20 --eval-every 5 --eval-ranks $k \
+        --log "$tmp/er$k.csv" > "$tmp/er$k.out" 2> "$tmp/err" ||
+        { echo "FAIL: np=$((2 + k)) --eval-ranks $k:"; cat "$tmp/err"; fail=1; }
+    h0=$(final_hash "$tmp/er0.out"); h=$(final_hash "$tmp/er$k.out")
+    # step, tokens, train loss and lr as printed; valid ppl within 1e-9 relative
+    if [ -n "$h0" ] && [ "$h0" = "$h" ] && [ "$(cut -d, -f1,2,4,6 "$tmp/er0.csv")" = \
+            "$(cut -d, -f1,2,4,6 "$tmp/er$k.csv")" ] && [ "$(wc -l < "$tmp/er$k.csv")" -eq 5 ] &&
+        awk -F, 'NR == FNR { p[FNR] = $5; next } FNR > 1 { d = ($5 - p[FNR]) / p[FNR]
+            if (d < 0) d = -d; if (d > 1e-9) bad = 1 } END { exit bad }' "$tmp/er0.csv" "$tmp/er$k.csv"
+    then
+        echo "ok   np=$((2 + k)) --eval-ranks $k: the parameters and rows of np=2 --eval-async ($h)"
+    else
+        echo "FAIL np=$((2 + k)) --eval-ranks $k differs from np=2 --eval-async ($h vs $h0):"
+        paste -d' ' "$tmp/er0.csv" "$tmp/er$k.csv"; fail=1
+    fi
+done
+timeout 60 "$bin" $common --steps 5 --eval-ranks 1 > /dev/null 2> "$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "needs ranks to set aside" "$tmp/err"; then
+    echo "ok   without mpirun: $(cat "$tmp/err")"
+else
+    echo "FAIL: --eval-ranks without mpirun: exit $rc (want 2):"; head -n 5 "$tmp/err"; fail=1
+fi
+
 echo "== bad input: exit 2, one line from rank 0, no hang"
 : > "$tmp/exists.csv"
 expect_usage() {
@@ -170,8 +200,12 @@ expect_usage 2 "unknown mode 'lazy'" --sync lazy
 expect_usage 2 "expected a bucket size > 0" --sync bucketed --bucket-mib 0
 expect_usage 3 "expected a bucket size > 0" --sync bucketed --bucket-mib -2
 expect_usage 2 "already exists" --log "$tmp/exists.csv"
-expect_usage 2 "not built yet (use --eval-async)" --eval-ranks 1
 expect_usage 2 "one process only" --max-seconds 5
+expect_usage 2 "leaves none of the 2 ranks" --eval-ranks 2
+expect_usage 3 "leaves none of the 3 ranks" --eval-ranks 5
+expect_usage 2 "out of range" --eval-ranks -1
+expect_usage 3 "not a multiple of the 2 training ranks" --eval-ranks 1 --workers 3
+expect_usage 3 "choose one" --eval-ranks 1 --eval-async
 
 if [ $fail -eq 0 ]; then echo "check-mpi-train: all tests passed"; else echo "check-mpi-train: FAILED"; fi
 exit $fail

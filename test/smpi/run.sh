@@ -17,6 +17,8 @@
 #      folding leaves the simulated step unchanged for --sync fused, per-tensor and
 #      bucketed; bucketed is deterministic, follows fused's curve within 1e-5 and
 #      exposes less exchange than fused (its overlap with the charged backward);
+#      with --eval-ranks 1 (3 training nodes, 1 evaluating) two runs are identical and
+#      the loop is held less than by serial evaluation (one rank scoring all 3 groups);
 #   6. platform-gen, scaling/simulate and scaling/train-sim reject impossible input:
 #      exit 2, one line.
 # Exits 1 if anything failed.  SMPIRUN overrides the launcher (default smpirun).
@@ -213,6 +215,25 @@ if command -v "${MPIRUN:-mpirun}" > /dev/null; then
 else
     echo "skip the curve against mpirun: ${MPIRUN:-mpirun} not found"
 fi
+echo "== rnn-train-smpi: evaluation charged; --eval-ranks 1 on 4 nodes against serial"
+for run in 1 2; do
+    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold no --bench 4 \
+        --eval-every 2 --eval-ranks 1 --csv "$tmp/er$run.csv" -- $tiny > /dev/null 2> "$tmp/er$run.err" ||
+        { bad "train-sim --eval-ranks 1 run $run: exit $?"; tail -n 5 "$tmp/er$run.err"; }
+done
+# serial: one rank scores the 3 groups of the same layout while its loop waits
+SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 1 --compute flops:50 --fold no --bench 4 \
+    --eval-every 2 --csv "$tmp/ser.csv" -- $tiny --workers 3 > /dev/null 2> "$tmp/ser.err" ||
+    { bad "train-sim serial evaluation: exit $?"; tail -n 5 "$tmp/ser.err"; }
+xr=$(col "$tmp/er1.csv" eval_exposed_ms 2>/dev/null); xs=$(col "$tmp/ser.csv" eval_exposed_ms 2>/dev/null)
+if [ -s "$tmp/er1.csv" ] && [ "$(strip "$tmp/er1.csv")" = "$(strip "$tmp/er2.csv")" ] &&
+    [ "$(col "$tmp/er1.csv" ranks)" = 3 ] &&
+    awk -v r="${xr:-x}" -v s="${xs:-0}" 'BEGIN { exit !(r ~ /^[0-9.]+$/ && s > 0 && r < s) }'; then
+    ok "--eval-ranks 1: two runs identical; exposed evaluation $xr ms per step, serial $xs ms"
+else
+    bad "--eval-ranks 1: runs differ or exposed ${xr:-nothing} ms not below serial ${xs:-nothing} ms"
+fi
+
 echo "== bad input: exit 2, one line on stderr"
 expect2() { # FRAGMENT CMD...
     frag=$1; shift
@@ -245,6 +266,8 @@ RS_SMPI_COMPUTE=sample:1 timeout 60 $SMPIRUN -np 2 -platform "$tmp/tl4.xml" -hos
 [ $rc -eq 2 ] && [ "$(grep -c 'bucketed under SMPI needs compute charged by flops' "$tmp/e")" -eq 1 ] &&
     ok "rnn-train-smpi --sync bucketed in sample mode: exit 2, $(grep -c 'rnn-train' "$tmp/e") lines of its own" ||
     bad "rnn-train-smpi --sync bucketed in sample mode: exit $rc (want 2): $(tail -n 2 "$tmp/e" | tr '\n' ' ')"
+expect2 "leaves none of the 4 nodes" sh "$here/scaling/train-sim" --nodes 4 --eval-ranks 4
+expect2 "more than --bench 1" sh "$here/scaling/train-sim" --eval-every 2
 
 echo "   check-smpi took $(( $(date +%s) - start )) s"
 [ $fail -eq 0 ] && echo "check-smpi: all SMPI tests passed" || echo "check-smpi: FAILED"
