@@ -97,15 +97,19 @@ static atomic_int inside, most_inside;
 
 static void meet(void *ctx, int tid, long reps)
 {
-    (void)ctx, (void)tid, (void)reps;
-    int n = atomic_fetch_add(&inside, 1) + 1;
-    uint64_t t0 = rs_now_ns();
-    while (n < 2 && rs_now_ns() - t0 < 2000000)
-        n = atomic_load(&inside);
-    int m = atomic_load(&most_inside);
-    while (n > m && !atomic_compare_exchange_weak(&most_inside, &m, n))
-        ;
-    atomic_fetch_sub(&inside, 1);
+    (void)ctx, (void)tid;
+    for (long r = 0; r < reps; r++) {   /* each repetition a meeting, then 5 us of work */
+        int n = atomic_fetch_add(&inside, 1) + 1;
+        uint64_t t0 = rs_now_ns();
+        while (n < 2 && rs_now_ns() - t0 < 2000000)
+            n = atomic_load(&inside);
+        int m = atomic_load(&most_inside);
+        while (n > m && !atomic_compare_exchange_weak(&most_inside, &m, n))
+            ;
+        while (rs_now_ns() - t0 < 5000)
+            ;
+        atomic_fetch_sub(&inside, 1);
+    }
 }
 
 Test(bench, threads_run_concurrently)
@@ -116,7 +120,7 @@ Test(bench, threads_run_concurrently)
     cr_assert_eq(r.threads, 2);
     cr_assert(r.ns.min >= 20000, "min %g", r.ns.min);
     atomic_store(&inside, 0), atomic_store(&most_inside, 0);
-    cr_assert_eq(rs_bench(&cfg, 2, meet, NULL, &r), 0);
+    cr_assert_eq(rs_bench(&cfg, 2, meet, NULL, &r), 0, "%s", rs_lasterr());
     cr_expect_eq(atomic_load(&most_inside), 2, "the 2 threads never ran the kernel at the same time");
 }
 
