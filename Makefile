@@ -38,6 +38,15 @@ INC     := -Icommon -Imicrobench/exp -Imicrobench/peak -Imicrobench/softmax -Imi
 CFLAGS  ?=
 ALL_CFLAGS = -std=gnu11 -g $(OPT) -fopenmp -MMD -MP $(WARN) $(INC) $(FEATURE_DEFS) $(CFLAGS) $(ISAFLAGS) $(KFLAGS)
 LDLIBS  := $(FEATURE_LIBS) -lcjson -ldl -lm -fopenmp
+# make test SAN=1: everything native built with AddressSanitizer and UBSan (the SMPI
+# builds stay plain: SimGrid switches stacks under the sanitizer's feet).  A change of
+# SAN rebuilds every object (the stamp below).
+SAN_FLAGS := $(if $(SAN),-fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+ALL_CFLAGS += $(SAN_FLAGS)
+LDLIBS  += $(SAN_FLAGS)
+SAN_STAMP := $(BUILD)/.san-$(if $(SAN),on,off)
+$(SAN_STAMP):
+	@mkdir -p $(@D); rm -f $(BUILD)/.san-*; touch $@
 
 $(OBJ)/%_avx512.o: ISAFLAGS = -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma
 $(OBJ)/%_avx2.o:   ISAFLAGS = -mavx2 -mfma
@@ -87,7 +96,7 @@ features:
 	  "papi=$(if $(HAVE_PAPI),yes,no) likwid=$(if $(filter 1,$(HAVE_LIKWID)),yes,no)" \
 	  "criterion=$(if $(HAVE_CRITERION),yes,no)"
 
-$(OBJ)/%.o: %.c
+$(OBJ)/%.o: %.c $(SAN_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 

@@ -35,11 +35,11 @@ allreduce-bench-skipped:
 $(OBJ)/collectives/allreduce.o $(OBJ)/collectives/ar_reduce_avx2.o: \
 	ALL_CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
 
-$(OBJ)/collectives/%.o: collectives/%.c
+$(OBJ)/collectives/%.o: collectives/%.c $(SAN_STAMP)
 	@mkdir -p $(@D)
 	$(MPICC) $(ALL_CFLAGS) -Icollectives -c $< -o $@
 
-$(OBJ)/test/mpi/%.o: test/mpi/%.c
+$(OBJ)/test/mpi/%.o: test/mpi/%.c $(SAN_STAMP)
 	@mkdir -p $(@D)
 	$(MPICC) $(ALL_CFLAGS) -Icollectives -c $< -o $@
 

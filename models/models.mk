@@ -23,7 +23,7 @@ PROGRAMS += $(BIN)/rnn-train
 MPI_LINK := $(shell $(MPICC) --showme:link 2>/dev/null)
 MODELS_LIBS := -lnettle   # SHA-256 (models/sha256.h)
 
-$(OBJ)/models/dp_comm.o: models/dp_comm.c
+$(OBJ)/models/dp_comm.o: models/dp_comm.c $(SAN_STAMP)
 	@mkdir -p $(@D)
 	$(MPICC) $(ALL_CFLAGS) -Imodels -Icollectives -c $< -o $@
 

@@ -47,7 +47,7 @@ SMPI_COMMON_LIB := $(OBJ)/smpi/libcommon.a
 
 # No OpenMP under SMPI (all ranks are threads of one process); common/bench.c's pragmas
 # are then inert and, being in an archive, it is linked only if used (it is not).
-SMPI_CFLAGS = $(filter-out -fopenmp,$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollectives -Iscaling \
+SMPI_CFLAGS = $(filter-out -fopenmp $(SAN_FLAGS),$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollectives -Iscaling \
               $(SMPI_DEFS)
 SMPI_LDLIBS := -lcjson -ldl -lm
 
