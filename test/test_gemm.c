@@ -201,8 +201,9 @@ static void ukernel_tile(const gemm_ukernel *k)
         for (int bi = 0; bi < 2; bi++) {
             long kc = kcs[ik];
             float alpha = 1.5f, beta = bi ? 0.5f : 0.0f;
-            float *a = aligned_alloc(64, sizeof(float) * (size_t)(kc * mr + 16));
-            float *b = aligned_alloc(64, sizeof(float) * (size_t)(kc * nr + 16));
+            /* aligned_alloc wants a multiple of the alignment (C11; ASan checks it) */
+            float *a = aligned_alloc(64, (sizeof(float) * (size_t)(kc * mr + 16) + 63) / 64 * 64);
+            float *b = aligned_alloc(64, (sizeof(float) * (size_t)(kc * nr + 16) + 63) / 64 * 64);
             float *c = malloc(sizeof(float) * (size_t)(ldc * nr)), *c0 = malloc(sizeof(float) * (size_t)(ldc * nr));
             cr_assert(a && b && c && c0);
             gemm_fill(a, kc * mr, 11 + ik, 0);
