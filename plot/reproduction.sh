@@ -28,7 +28,8 @@ l=$(grep -h 'in L2, 1 thread: best speedup over naive' "$run/softmax.txt" 2>/dev
 if [ -n "$l" ]; then
     k=$(echo "$l" | sed -n 's/.*>= 12.63x on \([0-9]*\) of \([0-9]*\) shapes.*/\1 \2/p')
     set -- $k
-    v="NOT met"; [ "${1:-0}" -gt 0 ] && v="met"
+    # the seed's figure is one overall speedup: met when every shape reaches it
+    v="NOT met"; [ "${1:-0}" -gt 0 ] && [ "${1:-0}" -eq "${2:-0}" ] && v="met"
     claim "$c" "12.63x over the original" "softmax, $(echo "$l" | sed 's/^ *//; s/;.*//'); reached on ${1:-0} of ${2:-0} shapes" "$v"
 else
     missing "$c" "12.63x over the original" "make bench"
