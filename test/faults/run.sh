@@ -80,7 +80,8 @@ killed() {
     else
         sleep 3
     fi
-    victim=$(pgrep -f -n -- "$1")   # the newest process of the command: a rank
+    # the newest rank: a child of this mpirun, never another run's process of that name
+    victim=$(pgrep -n -P "$job" -f -- "$1")
     [ -n "$victim" ] && kill -KILL "$victim"
     t0=$(date +%s); i=0
     while kill -0 $job 2>/dev/null && [ $i -lt 40 ]; do sleep 0.5; i=$((i + 1)); done
