@@ -6,7 +6,9 @@
  * until both cfg->min_samples and cfg->min_time_s are reached (or max_time_s).
  * With nthreads > 1 every thread runs the kernel at once on its own data, inside
  * one OpenMP team pinned one thread per CPU; a sample is the wall time from a
- * barrier before to a barrier after.  Results are per repetition. */
+ * barrier before to a barrier after.  Results are per repetition.  Where PAPI counts
+ * (rs_counters_init() returned 1), every thread counts the timed samples too, outside
+ * the timed window; multi-threaded counts include the wait at the closing barrier. */
 #ifndef RS_BENCH_H
 #define RS_BENCH_H
 
@@ -30,6 +32,9 @@ typedef struct {
     rs_stats ns;      /* nanoseconds per repetition over the samples */
     long reps;        /* repetitions per sample */
     int threads;
+    /* PAPI counts per repetition over the timed samples, summed over the threads (a
+     * repetition: one call of the kernel on each thread); NAN where not counted. */
+    double cycles, instructions, fp_ops;
 } rs_bench_result;
 
 /* Time fn(ctx, tid, reps) on nthreads threads. Returns 0, or -1 (rs_lasterr). */
