@@ -13,6 +13,7 @@ QUICK   ?=
 RUN     ?=
 JOBS    ?=
 THREADS ?=
+COUNTERS ?=
 
 BUILD := build
 OBJ   := $(BUILD)/obj
@@ -184,7 +185,7 @@ check: all $(TESTS)
 # ---- the campaign -------------------------------------------------------------------
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@QUICK=$(QUICK) THREADS=$(THREADS) sh results/bench.sh
+	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh results/bench.sh
 
 figures:
 	@sh plot/figures.sh $(RUN)
@@ -208,6 +209,7 @@ help:
 	@echo "  make check      every test, without deps (check-mpi, check-smpi, check-peers: one part)"
 	@echo "  make corpus     fetch the corpora into $(BUILD)/data/ (make deps does it too)"
 	@echo "  make bench      deps + build + the campaign into a new results/runs/<stamp>-<host>/"
+	@echo "                  (COUNTERS=likwid: the microbench studies under likwid-perfctr -m)"
 	@echo "  make figures    redraw figures of RUN=results/runs/... (default: newest run)"
 	@echo "  make simulate   allreduce at 2..1024 simulated nodes under SimGrid SMPI"
 	@echo "                  (QUICK=1: a few points; FULL=1: every algorithm everywhere; SIM_JOBS=N)"
