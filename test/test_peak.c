@@ -195,6 +195,20 @@ Test(blas, environment_choice_below_the_cpu_is_reported)
 
 /* ---- machine.json ---- */
 
+/* machine.json as peak_write_machine_json writes it for run, parsed. */
+static rs_json *machine_json_of(const peak_run *run)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(peak_write_machine_json(f, (void *)run), 0);
+    fclose(f);
+    rs_json *j = rs_json_parse(text);
+    cr_assert_not_null(j, "invalid JSON: %s\n%s", rs_lasterr(), text);
+    free(text);
+    return j;
+}
+
 Test(machine_json, has_the_documented_shape)
 {
     peak_run run = {.threads_all = 2, .command = "microbench peak --quick"};
@@ -207,13 +221,7 @@ Test(machine_json, has_the_documented_shape)
     strcpy(run.blas[0].detected, "Prescott");
     strcpy(run.blas[1].name, "blis");
 
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(peak_write_machine_json(f, &run), 0);
-    fclose(f);
-    rs_json *j = rs_json_parse(text);
-    cr_assert_not_null(j, "invalid JSON: %s\n%s", rs_lasterr(), text);
+    rs_json *j = machine_json_of(&run);
 
     const rs_json *schema = rs_json_path(j, "schema");
     cr_assert(schema && schema->type == RS_JSTR && strcmp(schema->str, "rnnscale.machine/1") == 0);
@@ -243,7 +251,6 @@ Test(machine_json, has_the_documented_shape)
                      "%s present iff supported", k);
     }
     rs_json_free(j);
-    free(text);
 }
 
 /* ---- likwid-bench cross-check (likwid_bench.c) ---- */
@@ -312,13 +319,7 @@ Test(likwid, machine_json_records_both_or_why_not)
             strcpy(run.likwid.fma_test, "peakflops_sp_avx_fma");
             peak_likwid_compare(&run.likwid, 50, 20, 30);
         }
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        cr_assert_eq(peak_write_machine_json(f, &run), 0);
-        fclose(f);
-        rs_json *j = rs_json_parse(text);
-        cr_assert_not_null(j, "invalid JSON: %s", rs_lasterr());
+        rs_json *j = machine_json_of(&run);
         const rs_json *a = rs_json_path(j, "likwid.available");
         cr_assert(a && a->type == RS_JBOOL && a->num == avail);
         if (!avail) {
@@ -332,6 +333,5 @@ Test(likwid, machine_json_records_both_or_why_not)
             cr_assert(agree && agree->type == RS_JBOOL && agree->num == 0);
         }
         rs_json_free(j);
-        free(text);
     }
 }

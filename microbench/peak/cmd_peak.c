@@ -204,7 +204,7 @@ int cmd_peak(int argc, char **argv)
     if (opt.no_likwid)
         snprintf(run.likwid.why, sizeof run.likwid.why, "not run (--no-likwid)");
     else
-        peak_likwid_crosscheck(&run, rs_isa_best(), opt.c.quick, &run.likwid);
+        peak_likwid_crosscheck(&run, rs_isa_best(), &run.likwid);
 
     rs_table_print(t, stdout, NULL);
     printf("\n");

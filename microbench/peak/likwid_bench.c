@@ -62,13 +62,14 @@ void peak_likwid_compare(peak_likwid *lw, double fma_gflops, double copy_gbs, do
 }
 
 /* Runs one likwid-bench test on `kbytes` kB (10^3, all arrays together) and threads;
- * its rate (MFlops/s or MByte/s as `flops` says) in units of 10^9, or NAN with *why. */
-static double run_test(const char *test, long kbytes, int threads, int quick, int flops,
-                       char *why, size_t whylen)
+ * its rate (MFlops/s or MByte/s as `flops` says) in units of 10^9, or NAN with *why.
+ * Its default run time of 1 s even under --quick: below that, on a loaded machine, its
+ * iteration count collapses to its minimum and the rate is noise. */
+static double run_test(const char *test, long kbytes, int threads, int flops, char *why,
+                       size_t whylen)
 {
     char cmd[256], buf[512], last[160] = "";
-    snprintf(cmd, sizeof cmd, "likwid-bench -t %s -W N:%ldkB:%d -s %s 2>&1", test, kbytes,
-             threads, quick ? "0.2" : "1");
+    snprintf(cmd, sizeof cmd, "likwid-bench -t %s -W N:%ldkB:%d 2>&1", test, kbytes, threads);
     FILE *p = popen(cmd, "r");
     size_t cap = 1 << 16, len = 0;
     char *text = calloc(1, cap);
@@ -100,7 +101,7 @@ static double run_test(const char *test, long kbytes, int threads, int quick, in
     return v;
 }
 
-void peak_likwid_crosscheck(const peak_run *run, rs_isa isa, int quick, peak_likwid *lw)
+void peak_likwid_crosscheck(const peak_run *run, rs_isa isa, peak_likwid *lw)
 {
     memset(lw, 0, sizeof *lw);
     lw->fma_gflops = lw->copy_gbs = lw->triad_gbs = NAN;
@@ -117,9 +118,9 @@ void peak_likwid_crosscheck(const peak_run *run, rs_isa isa, int quick, peak_lik
     snprintf(lw->triad_test, sizeof lw->triad_test, "stream_%s", fam);
     long arr_kb = (lw->array_bytes + 999) / 1000;
     /* peakflops: 16 kB per thread, in every L1 as peak's FMA chains are in registers */
-    lw->fma_gflops = run_test(lw->fma_test, 16L * lw->threads, lw->threads, quick, 1, lw->why, sizeof lw->why);
-    lw->copy_gbs = run_test(lw->copy_test, 2 * arr_kb, lw->threads, quick, 0, lw->why, sizeof lw->why);
-    lw->triad_gbs = run_test(lw->triad_test, 3 * arr_kb, lw->threads, quick, 0, lw->why, sizeof lw->why);
+    lw->fma_gflops = run_test(lw->fma_test, 16L * lw->threads, lw->threads, 1, lw->why, sizeof lw->why);
+    lw->copy_gbs = run_test(lw->copy_test, 2 * arr_kb, lw->threads, 0, lw->why, sizeof lw->why);
+    lw->triad_gbs = run_test(lw->triad_test, 3 * arr_kb, lw->threads, 0, lw->why, sizeof lw->why);
     lw->available = isfinite(lw->fma_gflops) || isfinite(lw->copy_gbs) || isfinite(lw->triad_gbs);
     peak_likwid_compare(lw, run->fma_gflops_all[isa], run->stream_all.copy_gbytes_per_s,
                         run->stream_all.triad_gbytes_per_s);

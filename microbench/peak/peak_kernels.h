@@ -107,7 +107,7 @@ typedef struct {
 
 /* Runs likwid-bench for `isa` at run's threads_all and STREAM array size into lw and
  * compares (never fails: lw->available 0 and lw->why say what was missing). */
-void peak_likwid_crosscheck(const peak_run *run, rs_isa isa, int quick, peak_likwid *lw);
+void peak_likwid_crosscheck(const peak_run *run, rs_isa isa, peak_likwid *lw);
 /* One line of figures, and a WARNING line when they disagree (or why unavailable). */
 void peak_likwid_report(const peak_likwid *lw);
 /* machine.json's "likwid" object. */
