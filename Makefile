@@ -87,7 +87,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers check-report check-faults test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report check-faults check-likwid test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -169,6 +169,12 @@ EXTRA_CHECKS += check-report
 check-report:
 	@echo "== test/report/run.sh plot/report.sh plot/reproduction.sh"
 	@sh test/report/run.sh
+
+# make bench COUNTERS=likwid's probe and fallback, with stand-in likwid-perfctr programs.
+EXTRA_CHECKS += check-likwid
+check-likwid:
+	@echo "== test/likwid/run.sh results/likwid.sh"
+	@sh test/likwid/run.sh
 
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
 test: deps
