@@ -85,6 +85,7 @@ typedef struct {
     double peak_fma_gflops, peak_copy_gbs, peak_triad_gbs; /* peak's own, side by side */
     double ratio_fma, ratio_copy, ratio_triad;
     int agree;                     /* every ratio within 1 +- PEAK_LIKWID_TOLERANCE */
+    double load_1min;              /* /proc/loadavg when likwid-bench ran; NAN unknown */
 } peak_likwid;
 
 /* likwid-bench's output to its "MFlops/s:" and "MByte/s:" figures (NAN where a line is
