@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "counters.h"
 #include "fsio.h"
 #include "timer.h"
 
@@ -75,6 +74,15 @@ void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx)
     }
 }
 
+static void (*count_start)(void);
+static void (*count_stop)(rs_counts *out);
+
+void rs_bench_count_with(void (*start)(void), void (*stop)(rs_counts *out))
+{
+    count_start = start;
+    count_stop = stop;
+}
+
 /* sum += c, field by field; a field either side could not count (-1) stays -1. */
 static void counts_add(rs_counts *sum, const rs_counts *c)
 {
@@ -85,20 +93,20 @@ static void counts_add(rs_counts *sum, const rs_counts *c)
 }
 
 /* One sample: all threads run `reps` repetitions between two barriers.  With `counts`
- * (and PAPI on), every thread's counts of it are added there. */
+ * (and counting installed), every thread's counts of it are added there. */
 static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps, rs_counts *counts)
 {
     uint64_t t0 = 0, t1 = 0;
-    int count = counts && rs_counters_on();
+    int count = counts && count_start && count_stop;
     if (nthreads == 1) {
         rs_counts c;
         if (count)
-            rs_counters_start();
+            count_start();
         t0 = rs_now_ns();
         fn(ctx, 0, reps);
         t1 = rs_now_ns();
         if (count) {
-            rs_counters_stop(&c);
+            count_stop(&c);
             counts_add(counts, &c);
         }
         return (double)(t1 - t0);
@@ -108,7 +116,7 @@ static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps, rs
         int tid = omp_get_thread_num();
         rs_pin_thread(tid);
         if (count)
-            rs_counters_start();
+            count_start();
 #pragma omp barrier
 #pragma omp master
         t0 = rs_now_ns();
@@ -118,7 +126,7 @@ static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps, rs
         t1 = rs_now_ns();
         if (count) {
             rs_counts c;
-            rs_counters_stop(&c);
+            count_stop(&c);
 #pragma omp critical(rs_bench_counts)
             counts_add(counts, &c);
         }
@@ -129,7 +137,7 @@ static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps, rs
 /* Totals over n samples of reps repetitions to per repetition; NAN where not counted. */
 static double per_rep(long long total, int n, long reps)
 {
-    return total >= 0 && rs_counters_on() ? (double)total / ((double)n * (double)reps) : NAN;
+    return total >= 0 && count_start ? (double)total / ((double)n * (double)reps) : NAN;
 }
 
 /* Warm-up (caches, page faults, frequency) while finding reps per sample: > 0, or -1

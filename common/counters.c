@@ -92,8 +92,6 @@ int rs_counters_init(void)
     return papi_ok;
 }
 
-int rs_counters_on(void) { return papi_ok; }
-
 const char *rs_counters_status(void) { return papi_status; }
 
 void rs_counters_start(void)

@@ -16,7 +16,6 @@ typedef struct {
 } rs_counts;
 
 int rs_counters_init(void);            /* 1 counting available, 0 not (never fails) */
-int rs_counters_on(void);              /* what rs_counters_init() returned (0 before) */
 const char *rs_counters_status(void);  /* "papi: ok (...)" or "papi: unavailable: <why>" */
 /* Count on the calling thread from start to stop; stop gives -1s where it cannot. */
 void rs_counters_start(void);

@@ -208,7 +208,8 @@ int rs_study_main(const rs_study *s, int argc, char **argv)
     setup(s, r);
     die_on(s->before(r));
     if (s->counters) {
-        rs_counters_init();
+        if (rs_counters_init())
+            rs_bench_count_with(rs_counters_start, rs_counters_stop);
         rs_markers_init();
     }
     r->cfg = rs_bench_defaults(r->c.quick);

@@ -20,6 +20,7 @@
 #include "study.h"
 
 static float sink[RS_STUDY_MAX_THREADS * 16];
+static __thread long long iters_done;   /* what the stand-in counter below counts */
 
 /* n dependent multiply-adds per repetition, opaque to the optimiser. */
 static void chain(void *ctx, int tid, long reps)
@@ -32,6 +33,19 @@ static void chain(void *ctx, int tid, long reps)
             __asm__ volatile("" : "+x"(acc));
         }
     sink[tid * 16] = acc;
+    iters_done += n * reps;
+}
+
+/* A stand-in for PAPI that counts chain's iterations on each thread (instructions) and
+ * twice that (cycles), no fp_ops: the harness's sums and per-repetition division and
+ * its hand-over to rows checked exactly, on any machine. */
+static __thread long long iters_at_start;
+static void standin_start(void) { iters_at_start = iters_done; }
+static void standin_stop(rs_counts *c)
+{
+    c->instructions = iters_done - iters_at_start;
+    c->cycles = 2 * c->instructions;
+    c->fp_ops = -1;
 }
 
 static long iters[3] = {1000, 4000, 2000};
@@ -185,12 +199,44 @@ Test(counters, with_a_pmu_each_row_counts_its_own_kernel)
     remove_run(dir);
 }
 
+Test(counters, rows_take_their_own_kernels_counts_per_repetition)
+{
+    if (rs_counters_init())
+        cr_skip_test("PAPI counts here and replaces the stand-in (%s)", rs_counters_status());
+    rs_bench_count_with(standin_start, standin_stop);
+    char dir[] = "/tmp/rs-counters-XXXXXX";
+    rs_json *j;
+    rs_table *t = run_study(dir, &j);
+    for (int row = 0; row < 3; row++) {
+        cr_assert_eq(cell(t, row, "instructions"), (double)iters[row], "row %d: %g for %ld",
+                     row, cell(t, row, "instructions"), iters[row]);
+        cr_assert_eq(cell(t, row, "cycles"), 2.0 * (double)iters[row]);
+        cr_assert(isnan(cell(t, row, "fp_ops")), "an event not counted stays empty");
+    }
+    rs_table_free(t);
+    rs_json_free(j);
+    remove_run(dir);
+}
+
+Test(counters, threads_counts_are_summed)
+{
+    long n = 1000;
+    rs_bench_cfg cfg = rs_bench_defaults(1);
+    rs_bench_result r;
+    rs_bench_count_with(standin_start, standin_stop);
+    cr_assert_eq(rs_bench(&cfg, 2, chain, &n, &r), 0);
+    cr_assert_eq(r.instructions, 2.0 * (double)n, "2 threads x %ld: %g", n, r.instructions);
+    cr_assert(isnan(r.fp_ops));
+}
+
 Test(counters, bench_counts_are_nan_or_positive)
 {
     long n = 1000;
     rs_bench_cfg cfg = rs_bench_defaults(1);
     rs_bench_result r;
     int on = rs_counters_init();
+    if (on)
+        rs_bench_count_with(rs_counters_start, rs_counters_stop);
     cr_assert_eq(rs_bench(&cfg, 1, chain, &n, &r), 0);
     if (on)
         cr_assert(r.cycles > 0 && r.instructions >= n, "cycles %g, instructions %g", r.cycles, r.instructions);
