@@ -110,8 +110,11 @@ static rs_table *run_study(char *dir, rs_json **j)
     return t;
 }
 
-static void remove_run(const char *dir)
+/* Frees what run_study returned and removes its files. */
+static void remove_run(const char *dir, rs_table *t, rs_json *j)
 {
+    rs_table_free(t);
+    rs_json_free(j);
     char p[160];
     snprintf(p, sizeof p, "%s/counted.csv", dir);
     unlink(p);
@@ -138,9 +141,7 @@ Test(counters, columns_follow_the_study_columns_in_order)
     cr_assert_eq(rs_table_nrows(t), 3, "one row per timed kernel");
     const rs_json *unit = rs_json_path(j, "meta.counters_unit");
     cr_assert(unit && unit->type == RS_JSTR && strstr(unit->str, "per repetition"));
-    rs_table_free(t);
-    rs_json_free(j);
-    remove_run(dir);
+    remove_run(dir, t, j);
 }
 
 Test(counters, without_a_pmu_the_cells_are_empty_and_the_reason_recorded)
@@ -165,9 +166,7 @@ Test(counters, without_a_pmu_the_cells_are_empty_and_the_reason_recorded)
     cr_assert(rows && rows->type == RS_JARR && rows->n == 3);
     const rs_json *cyc = rs_json_get(rows->items[0], "cycles");
     cr_assert(cyc && cyc->type == RS_JNULL, "JSON: an uncounted cell is null");
-    rs_table_free(t);
-    rs_json_free(j);
-    remove_run(dir);
+    remove_run(dir, t, j);
 }
 
 Test(counters, with_a_pmu_each_row_counts_its_own_kernel)
@@ -194,9 +193,7 @@ Test(counters, with_a_pmu_each_row_counts_its_own_kernel)
     cr_assert(ins[2] / ins[0] > 1.4 && ins[2] / ins[0] < 2.8, "2000 vs 1000: %g", ins[2] / ins[0]);
     const rs_json *why = rs_json_path(j, "meta.counters");
     cr_assert(why && why->type == RS_JSTR && strncmp(why->str, "papi: ok", 8) == 0);
-    rs_table_free(t);
-    rs_json_free(j);
-    remove_run(dir);
+    remove_run(dir, t, j);
 }
 
 Test(counters, rows_take_their_own_kernels_counts_per_repetition)
@@ -213,9 +210,7 @@ Test(counters, rows_take_their_own_kernels_counts_per_repetition)
         cr_assert_eq(cell(t, row, "cycles"), 2.0 * (double)iters[row]);
         cr_assert(isnan(cell(t, row, "fp_ops")), "an event not counted stays empty");
     }
-    rs_table_free(t);
-    rs_json_free(j);
-    remove_run(dir);
+    remove_run(dir, t, j);
 }
 
 Test(counters, threads_counts_are_summed)
