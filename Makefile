@@ -13,6 +13,7 @@ QUICK   ?=
 RUN     ?=
 JOBS    ?=
 THREADS ?=
+COUNTERS ?=
 
 BUILD := build
 OBJ   := $(BUILD)/obj
@@ -86,7 +87,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers check-report check-faults test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report check-faults check-likwid test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -169,6 +170,12 @@ check-report:
 	@echo "== test/report/run.sh plot/report.sh plot/reproduction.sh"
 	@sh test/report/run.sh
 
+# make bench COUNTERS=likwid's probe and fallback, with stand-in likwid-perfctr programs.
+EXTRA_CHECKS += check-likwid
+check-likwid:
+	@echo "== test/likwid/run.sh results/likwid.sh"
+	@sh test/likwid/run.sh
+
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
 test: deps
 	@$(MAKE) --no-print-directory WERROR=1 check
@@ -184,7 +191,7 @@ check: all $(TESTS)
 # ---- the campaign -------------------------------------------------------------------
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@QUICK=$(QUICK) THREADS=$(THREADS) sh results/bench.sh
+	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh results/bench.sh
 
 figures:
 	@sh plot/figures.sh $(RUN)
@@ -208,6 +215,7 @@ help:
 	@echo "  make check      every test, without deps (check-mpi, check-smpi, check-peers: one part)"
 	@echo "  make corpus     fetch the corpora into $(BUILD)/data/ (make deps does it too)"
 	@echo "  make bench      deps + build + the campaign into a new results/runs/<stamp>-<host>/"
+	@echo "                  (COUNTERS=likwid: the microbench studies under likwid-perfctr -m)"
 	@echo "  make figures    redraw figures of RUN=results/runs/... (default: newest run)"
 	@echo "  make simulate   allreduce at 2..1024 simulated nodes under SimGrid SMPI"
 	@echo "                  (QUICK=1: a few points; FULL=1: every algorithm everywhere; SIM_JOBS=N)"

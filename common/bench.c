@@ -74,20 +74,49 @@ void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx)
     }
 }
 
-/* One sample: all threads run `reps` repetitions between two barriers. */
-static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps)
+static void (*count_start)(void);
+static void (*count_stop)(rs_counts *out);
+
+void rs_bench_count_with(void (*start)(void), void (*stop)(rs_counts *out))
+{
+    count_start = start;
+    count_stop = stop;
+}
+
+/* sum += c, field by field; a field either side could not count (-1) stays -1. */
+static void counts_add(rs_counts *sum, const rs_counts *c)
+{
+    sum->cycles = sum->cycles < 0 || c->cycles < 0 ? -1 : sum->cycles + c->cycles;
+    sum->instructions = sum->instructions < 0 || c->instructions < 0 ? -1
+                                                                     : sum->instructions + c->instructions;
+    sum->fp_ops = sum->fp_ops < 0 || c->fp_ops < 0 ? -1 : sum->fp_ops + c->fp_ops;
+}
+
+/* One sample: all threads run `reps` repetitions between two barriers.  With `counts`
+ * (and counting installed), every thread's counts of it are added there. */
+static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps, rs_counts *counts)
 {
     uint64_t t0 = 0, t1 = 0;
+    int count = counts && count_start && count_stop;
     if (nthreads == 1) {
+        rs_counts c;
+        if (count)
+            count_start();
         t0 = rs_now_ns();
         fn(ctx, 0, reps);
         t1 = rs_now_ns();
+        if (count) {
+            count_stop(&c);
+            counts_add(counts, &c);
+        }
         return (double)(t1 - t0);
     }
 #pragma omp parallel num_threads(nthreads)
     {
         int tid = omp_get_thread_num();
         rs_pin_thread(tid);
+        if (count)
+            count_start();
 #pragma omp barrier
 #pragma omp master
         t0 = rs_now_ns();
@@ -95,8 +124,20 @@ static double run_sample(int nthreads, rs_kernel_fn fn, void *ctx, long reps)
 #pragma omp barrier
 #pragma omp master
         t1 = rs_now_ns();
+        if (count) {
+            rs_counts c;
+            count_stop(&c);
+#pragma omp critical(rs_bench_counts)
+            counts_add(counts, &c);
+        }
     }
     return (double)(t1 - t0);
+}
+
+/* Totals over n samples of reps repetitions to per repetition; NAN where not counted. */
+static double per_rep(long long total, int n, long reps)
+{
+    return total >= 0 && count_start ? (double)total / ((double)n * (double)reps) : NAN;
 }
 
 /* Warm-up (caches, page faults, frequency) while finding reps per sample: > 0, or -1
@@ -107,7 +148,7 @@ static long calibrate(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, vo
     long reps = 1;
     double spent = 0, t;
     for (;;) {
-        t = run_sample(nthreads, fn, ctx, reps);
+        t = run_sample(nthreads, fn, ctx, reps, NULL);
         spent += t;
         if (t >= floor_ns && spent >= cfg->warmup_s * 1e9)
             return reps;
@@ -137,9 +178,11 @@ int rs_bench_rounds(const rs_bench_cfg *cfg, int nthreads, int nk, rs_kernel_fn 
     long *reps = malloc(sizeof *reps * (size_t)nk);
     int cap = cfg->max_samples > 0 ? cfg->max_samples : 1000;
     double *s = malloc(sizeof *s * (size_t)cap * (size_t)nk);
-    if (!reps || !s) {
+    rs_counts *counts = calloc((size_t)nk, sizeof *counts);   /* totals over the samples */
+    if (!reps || !s || !counts) {
         free(reps);
         free(s);
+        free(counts);
         RS_CHECK(0, "out of memory for %d x %d samples", nk, cap);
     }
     int rc = 0, n = 0;
@@ -148,7 +191,7 @@ int rs_bench_rounds(const rs_bench_cfg *cfg, int nthreads, int nk, rs_kernel_fn 
     uint64_t start = rs_now_ns();
     while (rc == 0) {   /* one sample of each kernel per round */
         for (int k = 0; k < nk; k++)
-            s[(size_t)k * cap + n] = run_sample(nthreads, fn, ctx[k], reps[k]) / (double)reps[k];
+            s[(size_t)k * cap + n] = run_sample(nthreads, fn, ctx[k], reps[k], &counts[k]) / (double)reps[k];
         n++;
         double el = (double)(rs_now_ns() - start) * 1e-9;
         if (n >= cap || el >= nk * cfg->max_time_s)
@@ -164,8 +207,12 @@ int rs_bench_rounds(const rs_bench_cfg *cfg, int nthreads, int nk, rs_kernel_fn 
         rs_stats_compute(s + (size_t)k * cap, n, &out[k].ns);
         out[k].reps = reps[k];
         out[k].threads = nthreads;
+        out[k].cycles = per_rep(counts[k].cycles, n, reps[k]);
+        out[k].instructions = per_rep(counts[k].instructions, n, reps[k]);
+        out[k].fp_ops = per_rep(counts[k].fp_ops, n, reps[k]);
     }
     free(reps);
     free(s);
+    free(counts);
     return rc;
 }

@@ -6,10 +6,13 @@
  * until both cfg->min_samples and cfg->min_time_s are reached (or max_time_s).
  * With nthreads > 1 every thread runs the kernel at once on its own data, inside
  * one OpenMP team pinned one thread per CPU; a sample is the wall time from a
- * barrier before to a barrier after.  Results are per repetition. */
+ * barrier before to a barrier after.  Results are per repetition.  Once counting is
+ * installed (rs_bench_count_with), every thread counts the timed samples too, outside
+ * the timed window; multi-threaded counts include the wait at the closing barrier. */
 #ifndef RS_BENCH_H
 #define RS_BENCH_H
 
+#include "counters.h"
 #include "stats.h"
 
 typedef void (*rs_kernel_fn)(void *ctx, int tid, long reps);
@@ -30,7 +33,15 @@ typedef struct {
     rs_stats ns;      /* nanoseconds per repetition over the samples */
     long reps;        /* repetitions per sample */
     int threads;
+    /* PAPI counts per repetition over the timed samples, summed over the threads (a
+     * repetition: one call of the kernel on each thread); NAN where not counted. */
+    double cycles, instructions, fp_ops;
 } rs_bench_result;
+
+/* Count every timed sample with start/stop on each thread from now on (counters.h's
+ * rs_counters_start/stop once rs_counters_init() returned 1).  A hook, not a call, so
+ * programs that time nothing need not link the counter libraries. */
+void rs_bench_count_with(void (*start)(void), void (*stop)(rs_counts *out));
 
 /* Time fn(ctx, tid, reps) on nthreads threads. Returns 0, or -1 (rs_lasterr). */
 int rs_bench(const rs_bench_cfg *cfg, int nthreads, rs_kernel_fn fn, void *ctx,

@@ -2,8 +2,10 @@
  * Steps in the order the commands have always taken them, so errors, notes and
  * output come out as before: parse, --list, threads, inputs, outputs, machine file,
  * selection, correctness, timing, table, notes, files, exit. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -104,6 +106,55 @@ static void setup(const rs_study *s, rs_study_run *r)
         rs_die(RS_EXIT_USAGE);
 }
 
+/* Appended to every study's columns (study.h). */
+static const rs_col counter_cols[] = {
+    {"cycles", RS_DBL, 4}, {"instructions", RS_DBL, 4}, {"fp_ops", RS_DBL, 4},
+};
+#define NCOUNTER_COLS ((int)RS_ARRAY_LEN(counter_cols))
+
+static rs_table *new_table(const rs_study *s)
+{
+    rs_col *cols = malloc(sizeof *cols * (size_t)(s->ncols + NCOUNTER_COLS));
+    if (!cols)
+        rs_fatal(RS_EXIT_USAGE, "out of memory for %d columns", s->ncols + NCOUNTER_COLS);
+    memcpy(cols, s->columns, sizeof *cols * (size_t)s->ncols);
+    memcpy(cols + s->ncols, counter_cols, sizeof counter_cols);
+    rs_table *t = rs_table_new(s->name, cols, s->ncols + NCOUNTER_COLS);
+    free(cols);
+    return t;
+}
+
+/* Where the counter columns come from, once per table (a study may have set "counters"). */
+static void meta_counters(const rs_study *s, rs_table *t)
+{
+    if (!rs_table_meta_get(t, "counters"))
+        rs_table_meta(t, "counters", s->counters ? rs_counters_status()
+                                                 : "papi: not used by this study");
+    rs_table_meta(t, "counters_unit", "cycles, instructions, fp_ops: per repetition of the "
+                  "kernel (one call on each thread), summed over the threads");
+}
+
+static void set_count(rs_table *t, int row, const char *col, double v)
+{
+    if (isfinite(v))   /* not counted: the cell stays empty */
+        rs_set_dbl(t, row, col, v);
+}
+
+/* The rows added since the last call take the pending timings' counts, in order. */
+static void give_counts(rs_study_run *r)
+{
+    int nrows = rs_table_nrows(r->table);
+    for (int i = 0; r->rows_counted + i < nrows && i < r->npending; i++) {
+        const rs_bench_result *b = &r->pending[i];
+        int row = r->rows_counted + i;
+        set_count(r->table, row, "cycles", b->cycles);
+        set_count(r->table, row, "instructions", b->instructions);
+        set_count(r->table, row, "fp_ops", b->fp_ops);
+    }
+    r->rows_counted = nrows;
+    r->npending = 0;
+}
+
 static void die_on(int code)
 {
     if (code != 0)
@@ -121,8 +172,10 @@ static void time_all(const rs_study *s, rs_study_run *r)
     for (int ti = 0; ti < r->nthreads; ti++) {
         if (s->thread_count)
             die_on(s->thread_count(r, ti));
-        for (int item = 0; item < r->nitems; item++)
+        for (int item = 0; item < r->nitems; item++) {
             die_on(s->time_item(r, ti, item));
+            give_counts(r);
+        }
     }
     rs_progress_done();
     if (s->counters)
@@ -155,13 +208,15 @@ int rs_study_main(const rs_study *s, int argc, char **argv)
     setup(s, r);
     die_on(s->before(r));
     if (s->counters) {
-        rs_counters_init();
+        if (rs_counters_init())
+            rs_bench_count_with(rs_counters_start, rs_counters_stop);
         rs_markers_init();
     }
     r->cfg = rs_bench_defaults(r->c.quick);
-    r->table = rs_table_new(s->name, s->columns, s->ncols);
+    r->table = new_table(s);
     rs_table_meta_std(r->table, argc, argv);
     s->begin(r);
+    meta_counters(s, r->table);
     time_all(s, r);
     if (s->finish)
         s->finish(r);
@@ -190,20 +245,20 @@ void rs_study_progress(rs_study_run *r, int steps, const char *fmt, ...)
 int rs_study_bench(rs_study_run *r, int threads, rs_kernel_fn fn, void *ctx,
                    rs_bench_result *res)
 {
-    rs_marker_start(r->label);
-    if (rs_bench(&r->cfg, threads, fn, ctx, res) != 0)
-        return RS_EXIT_INTR;
-    rs_marker_stop(r->label);
-    return 0;
+    void *ctxs[1] = {ctx};
+    return rs_study_bench_rounds(r, threads, 1, fn, ctxs, res);
 }
 
 int rs_study_bench_rounds(rs_study_run *r, int threads, int nk, rs_kernel_fn fn,
                           void *const ctx[], rs_bench_result res[])
 {
+    give_counts(r);
     rs_marker_start(r->label);
     if (rs_bench_rounds(&r->cfg, threads, nk, fn, ctx, res) != 0)
         return RS_EXIT_INTR;
     rs_marker_stop(r->label);
+    for (int k = 0; k < nk && r->npending < RS_STUDY_MAX_SEL; k++)
+        r->pending[r->npending++] = res[k];
     return 0;
 }
 

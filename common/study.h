@@ -11,7 +11,12 @@
  * A study fills one rs_study with what is its own: options, inputs (sizes, shapes),
  * kernels, checks, bounds, columns and targets.  Options it gets from the runner, in
  * this order around its own: --variant and --isa (when it has a registry), its opts,
- * --threads, --machine, its late_opts, --list, then --csv, --json, --quick. */
+ * --threads, --machine, its late_opts, --list, then --csv, --json, --quick.
+ *
+ * Every study's table ends in the columns cycles, instructions and fp_ops: PAPI counts
+ * per repetition of the kernel (bench.h), empty where nothing counted, with the reason
+ * in the metadata key "counters".  The runner fills them: the rows a time_item adds
+ * after an rs_study_bench* call take that call's counts, one row per kernel, in order. */
 #ifndef RS_STUDY_H
 #define RS_STUDY_H
 
@@ -45,6 +50,8 @@ typedef struct {
     int wrong;                   /* 1: a correctness check failed (a WRONG line) */
     int done;                    /* progress steps so far */
     char label[160];             /* the current progress label, also the marker region */
+    rs_bench_result pending[RS_STUDY_MAX_SEL]; /* timings whose row is not added yet */
+    int npending, rows_counted;  /* ... and the rows that already had theirs */
 } rs_study_run;
 
 struct rs_study {

@@ -4,7 +4,8 @@
 # with machine.json (peak), one CSV + JSON per study, the console output of each
 # step (*.txt), figures/*.png and report.md.  QUICK=1 for a one-minute smoke run (every
 # step on small sizes; the kernels on one thread unless THREADS=N says otherwise),
-# THREADS=N for the all-threads count (default: every CPU).
+# THREADS=N for the all-threads count (default: every CPU), COUNTERS=likwid to run the
+# microbench studies under likwid-perfctr -m (results/likwid.sh).
 # A study whose correctness check fails still gets its results, figures and report;
 # the campaign then exits 1.
 set -u
@@ -31,14 +32,16 @@ step() {
 }
 
 echo "bench: run folder $run"
+. results/likwid.sh
+likwid_setup "$run"
 step peak build/bin/microbench peak $q ${THREADS:+--threads $THREADS} \
     --json "$run/machine.json" --csv "$run/peak.csv"
 [ -f "$run/machine.json" ] || { echo "bench: peak wrote no machine.json; stopping"; exit 1; }
-step exp build/bin/microbench exp $q $t --machine "$run/machine.json" \
+step exp $(likwid_cmd exp) build/bin/microbench exp $q $t --machine "$run/machine.json" \
     --csv "$run/exp.csv" --json "$run/exp.json"
-step softmax build/bin/microbench softmax $q $t --machine "$run/machine.json" \
+step softmax $(likwid_cmd softmax) build/bin/microbench softmax $q $t --machine "$run/machine.json" \
     --csv "$run/softmax.csv" --json "$run/softmax.json"
-step gemm build/bin/microbench gemm $q $t --machine "$run/machine.json" \
+step gemm $(likwid_cmd gemm) build/bin/microbench gemm $q $t --machine "$run/machine.json" \
     --csv "$run/gemm.csv" --json "$run/gemm.json"
 
 # ---- rnn-train (models/): the Kneser-Ney trigram baseline, a short training

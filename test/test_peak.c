@@ -195,6 +195,20 @@ Test(blas, environment_choice_below_the_cpu_is_reported)
 
 /* ---- machine.json ---- */
 
+/* machine.json as peak_write_machine_json writes it for run, parsed. */
+static rs_json *machine_json_of(const peak_run *run)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(peak_write_machine_json(f, (void *)run), 0);
+    fclose(f);
+    rs_json *j = rs_json_parse(text);
+    cr_assert_not_null(j, "invalid JSON: %s\n%s", rs_lasterr(), text);
+    free(text);
+    return j;
+}
+
 Test(machine_json, has_the_documented_shape)
 {
     peak_run run = {.threads_all = 2, .command = "microbench peak --quick"};
@@ -207,13 +221,7 @@ Test(machine_json, has_the_documented_shape)
     strcpy(run.blas[0].detected, "Prescott");
     strcpy(run.blas[1].name, "blis");
 
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    cr_assert_eq(peak_write_machine_json(f, &run), 0);
-    fclose(f);
-    rs_json *j = rs_json_parse(text);
-    cr_assert_not_null(j, "invalid JSON: %s\n%s", rs_lasterr(), text);
+    rs_json *j = machine_json_of(&run);
 
     const rs_json *schema = rs_json_path(j, "schema");
     cr_assert(schema && schema->type == RS_JSTR && strcmp(schema->str, "rnnscale.machine/1") == 0);
@@ -243,5 +251,87 @@ Test(machine_json, has_the_documented_shape)
                      "%s present iff supported", k);
     }
     rs_json_free(j);
+}
+
+/* ---- likwid-bench cross-check (likwid_bench.c) ---- */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "fixture %s missing (tests run from the repository root)", path);
+    char *text = calloc(1, 1 << 16);
+    size_t n = fread(text, 1, (1 << 16) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    return text;
+}
+
+/* Fixtures captured from likwid-bench 5.2 on this project's build machine. */
+Test(likwid, parses_captured_likwid_bench_output)
+{
+    static const struct { const char *file; double mflops, mbytes; } cases[] = {
+        {"test/likwid/peakflops_sp_avx_fma.txt", 92460.29, 12328.04},
+        {"test/likwid/copy_avx.txt", 0.0, 1309.49},
+        {"test/likwid/stream_avx.txt", 136.62, 1639.50},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = slurp(cases[i].file);
+        double mflops, mbytes;
+        cr_assert_eq(peak_likwid_parse(text, &mflops, &mbytes), 0, "%s", cases[i].file);
+        cr_assert_eq(mflops, cases[i].mflops, "%s: MFlops/s %g", cases[i].file, mflops);
+        cr_assert_eq(mbytes, cases[i].mbytes, "%s: MByte/s %g", cases[i].file, mbytes);
+        free(text);
+    }
+    char *text = slurp("test/likwid/unknown_test.txt");
+    double mflops = 1, mbytes = 1;
+    cr_assert_eq(peak_likwid_parse(text, &mflops, &mbytes), -1, "an error message has no rates");
+    cr_assert(isnan(mflops) && isnan(mbytes));
     free(text);
+    /* "MFlops/s:" only at the start of a line, and a key without a number is no figure */
+    cr_assert_eq(peak_likwid_parse("Number of MFlops/s: 5\nMByte/s:\tn/a\n", &mflops, &mbytes), -1);
+}
+
+Test(likwid, five_percent_is_the_line_between_agree_and_warn)
+{
+    peak_likwid lw = {.fma_gflops = 100, .copy_gbs = 10, .triad_gbs = 20};
+    peak_likwid_compare(&lw, 104, 9.6, 20.9);
+    cr_assert(lw.agree, "within 5%%: %g %g %g", lw.ratio_fma, lw.ratio_copy, lw.ratio_triad);
+    cr_assert_float_eq(lw.ratio_copy, 0.96, 1e-12);
+    cr_assert_eq(lw.peak_triad_gbs, 20.9, "peak's own figure is kept beside likwid-bench's");
+    peak_likwid_compare(&lw, 100, 10, 21.2);
+    cr_assert(!lw.agree, "triad 6%% above likwid-bench's is a disagreement");
+    peak_likwid_compare(&lw, 100, 9.4, 20);
+    cr_assert(!lw.agree, "copy 6%% below is a disagreement");
+    lw.copy_gbs = NAN;
+    peak_likwid_compare(&lw, 100, 10, 20);
+    cr_assert(isnan(lw.ratio_copy) && !lw.agree, "a missing figure cannot agree");
+}
+
+Test(likwid, machine_json_records_both_or_why_not)
+{
+    peak_run run = {.threads_all = 2, .command = "microbench peak"};
+    run.stream_all = (peak_stream){20, 30, 1 << 20};
+    strcpy(run.likwid.why, "likwid-bench not found on PATH");
+    for (int avail = 0; avail < 2; avail++) {
+        if (avail) {
+            run.likwid = (peak_likwid){.available = 1, .threads = 2, .array_bytes = 1 << 20,
+                                       .fma_gflops = 50, .copy_gbs = 20, .triad_gbs = 40};
+            strcpy(run.likwid.fma_test, "peakflops_sp_avx_fma");
+            peak_likwid_compare(&run.likwid, 50, 20, 30);
+        }
+        rs_json *j = machine_json_of(&run);
+        const rs_json *a = rs_json_path(j, "likwid.available");
+        cr_assert(a && a->type == RS_JBOOL && a->num == avail);
+        if (!avail) {
+            const rs_json *why = rs_json_path(j, "likwid.why");
+            cr_assert(why && why->type == RS_JSTR && strstr(why->str, "not found"));
+        } else {
+            cr_assert_eq(rs_json_num(j, "likwid.fma_gflops", -1), 50);
+            cr_assert_eq(rs_json_num(j, "likwid.peak_triad_gbs", -1), 30);
+            cr_assert_float_eq(rs_json_num(j, "likwid.ratio_triad", -1), 0.75, 1e-12);
+            const rs_json *agree = rs_json_path(j, "likwid.agree");
+            cr_assert(agree && agree->type == RS_JBOOL && agree->num == 0);
+        }
+        rs_json_free(j);
+    }
 }

@@ -5,7 +5,8 @@
  * Measures, on 1 thread and on N threads (default all CPUs): the fp32 FMA throughput
  * of every ISA this CPU supports (fma_<isa>.c) and STREAM copy/triad bandwidth
  * (stream.c); probes which kernels OpenBLAS and BLIS dispatch to (blas_probe.c) and,
- * unless --no-blas-fix, sets the environment fix for what runs after.  Prints one
+ * unless --no-blas-fix, sets the environment fix for what runs after; then runs
+ * likwid-bench on the same limits (likwid_bench.c, skipped by --no-likwid).  Prints one
  * table of limits and one of BLAS dispatch; --csv writes the limits table, --json
  * writes machine.json (machine_json.c), which the other studies read back.
  *
@@ -34,12 +35,14 @@ static struct {
     long threads;         /* --threads N: the "all threads" measurement (default all CPUs) */
     long stream_bytes;    /* --stream-bytes: per STREAM array (default max(4 x LLC, 64 MiB)) */
     int no_blas_fix;      /* --no-blas-fix: report the BLAS fix, do not set it */
+    int no_likwid;        /* --no-likwid: no likwid-bench cross-check */
 } opt;
 
 static const rs_opt options[] = {
     {"threads", RS_OPT_INT, &opt.threads, "N", "threads for the all-threads measurement (default: all CPUs; 1 is always measured)", 1, 1024},
     {"stream-bytes", RS_OPT_SIZE, &opt.stream_bytes, "SIZE", "bytes per STREAM array, e.g. 256M (default: max(4 x LLC, 64M))", 4096, 1e12},
     {"no-blas-fix", RS_OPT_FLAG, &opt.no_blas_fix, NULL, "do not set OPENBLAS_CORETYPE / BLIS_ARCH_TYPE when a BLAS picks a kernel below the CPU", 0, 0},
+    {"no-likwid", RS_OPT_FLAG, &opt.no_likwid, NULL, "do not cross-check the limits with likwid-bench", 0, 0},
     RS_COMMON_OPTS(opt.c),
 };
 
@@ -198,12 +201,17 @@ int cmd_peak(int argc, char **argv)
         run.stream_all = run.stream_1t;
     }
     rs_progress_done();
+    if (opt.no_likwid)
+        snprintf(run.likwid.why, sizeof run.likwid.why, "not run (--no-likwid)");
+    else
+        peak_likwid_crosscheck(&run, rs_isa_best(), &run.likwid);
 
     rs_table_print(t, stdout, NULL);
     printf("\n");
     rs_table *bt = blas_table(run.blas);
     rs_table_print(bt, stdout, NULL);
     rs_table_free(bt);
+    peak_likwid_report(&run.likwid);
 
     int write_failed = (opt.c.csv && rs_table_write_csv(t, opt.c.csv) != 0) ||
                        (opt.c.json && rs_write_atomic(opt.c.json, peak_write_machine_json, &run) != 0);

@@ -138,6 +138,8 @@ int peak_write_machine_json(FILE *f, void *run_)
     rs_jw_kstr(&w, "papi", rs_counters_status());
     rs_jw_kstr(&w, "likwid", rs_markers_status());
     rs_jw_obj_end(&w);
+    rs_jw_key(&w, "likwid");   /* likwid-bench's figures beside peak's (likwid_bench.c) */
+    peak_likwid_write_json(&w, &run->likwid);
 
     rs_jw_key(&w, "build");
     rs_jw_obj_begin(&w);
