@@ -22,16 +22,17 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(INC) -Imodels \
                 -Icollectives -Iscaling
 SECONDS      ?= 60
-fuzz_srcs_json   := $(COMMON_SRC)
-fuzz_srcs_opts   := $(COMMON_SRC)
-fuzz_srcs_corpus := $(COMMON_SRC) models/corpus.c models/sha256.c
-fuzz_srcs_checkpoint := $(COMMON_SRC) models/checkpoint.c models/sha256.c
+FUZZ_COMMON  := $(COMMON_SRC) fuzz/fuzz_input.c
+fuzz_srcs_json   := $(FUZZ_COMMON)
+fuzz_srcs_opts   := $(FUZZ_COMMON)
+fuzz_srcs_corpus := $(FUZZ_COMMON) models/corpus.c models/sha256.c
+fuzz_srcs_checkpoint := $(FUZZ_COMMON) models/checkpoint.c models/sha256.c
 fuzz_objs_checkpoint := $(filter-out $(OBJ)/models/checkpoint.o $(OBJ)/models/sha256.o,$(MODELS_OBJ)) \
                         $(COLL_LIB_OBJ) $(MB_OBJ)
 fuzz_libs_checkpoint := $(MODELS_LIBS) $(MPI_LINK)
-fuzz_srcs_sizes    := $(COMMON_SRC) collectives/bench_sizes.c
-fuzz_srcs_csv      := $(COMMON_SRC) scaling/meta_file.c
-fuzz_srcs_platform := $(COMMON_SRC) scaling/host_groups.c
+fuzz_srcs_sizes    := $(FUZZ_COMMON) collectives/bench_sizes.c
+fuzz_srcs_csv      := $(FUZZ_COMMON) scaling/meta_file.c
+fuzz_srcs_platform := $(FUZZ_COMMON) scaling/host_groups.c
 FUZZ_LIBS    := $(FEATURE_LIBS) -lcjson -lnettle -ldl -lm -fopenmp
 
 # libFuzzer builds (clang): objects under build/fuzz/obj/

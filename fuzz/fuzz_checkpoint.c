@@ -4,17 +4,15 @@
  * every mutated byte, so each input is loaded twice: as it is, which tests the seal
  * (a file the loader accepts must carry its own seal), and resealed by ckpt_reseal, so
  * that the mutations reach the header and payload checks behind it. */
-#define _GNU_SOURCE
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "checkpoint.h"
 #include "corpus.h"
+#include "fuzz_input.h"
 
 /* The identities of fuzz/checkpoint_seeds.sh's runs, on fuzz/seeds/corpus/moby.txt at
  * character level; keep both in step with that script. */
@@ -64,14 +62,10 @@ static int load_as(const char *path, const ckpt_ident *id)
 /* bytes as a file; 0 for each run that loads it, else -1. */
 static int load_bytes(const uint8_t *data, size_t n)
 {
-    int fd = memfd_create("ckpt", 0), rc = -1;
-    if (fd < 0 || write(fd, data, n) != (ssize_t)n) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
     char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    int fd = fuzz_file(data, n, path), rc = -1;
+    if (fd < 0)
+        return -1;
     for (int r = 0; r < RS_ARRAY_LEN(runs); r++)
         if (load_as(path, &runs[r]) == 0)
             rc = 0;

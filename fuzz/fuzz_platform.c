@@ -3,36 +3,29 @@
  * RS_SMPI_GROUPS file; that host's group is looked up in the file and in its name. */
 #define _GNU_SOURCE
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_input.h"
 #include "host_groups.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
     const uint8_t *nl = memchr(data, '\n', n);
     size_t host_len = nl ? (size_t)(nl - data) : n;
-    char *host = strndup((const char *)data, host_len);
-    int fd = memfd_create("groups", 0);
-    if (!host || fd < 0) {
-        free(host);
-        if (fd >= 0)
-            close(fd);
-        return 0;
-    }
     size_t rest = nl ? n - host_len - 1 : 0;
-    if (write(fd, data + n - rest, rest) == (ssize_t)rest) {
-        char path[64];
+    char *host = strndup((const char *)data, host_len);
+    char path[64];
+    int fd = fuzz_file(data + n - rest, rest, path);
+    if (host && fd >= 0) {
         long group;
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
         if (host_group_from_file(path, host, &group) != 0)
             abort();   /* the file exists: a lookup cannot fail */
         (void)host_group_from_name(host);
     }
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     free(host);
     return 0;
 }

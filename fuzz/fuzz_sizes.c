@@ -7,6 +7,7 @@
 
 #include "bench_sizes.h"
 #include "check.h"
+#include "fuzz_input.h"
 
 /* A success gives 1..max distinct sizes in 0..2G; a failure one line. */
 static void check_result(int rc, const long *sizes, int n, int max)
@@ -29,11 +30,9 @@ static void check_result(int rc, const long *sizes, int n, int max)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-    char *text = malloc(n + 1);
+    char *text = fuzz_text(data, n);
     if (!text)
         return 0;
-    memcpy(text, data, n);
-    text[n] = 0;
     static const int caps[] = {64, 3};   /* allreduce-bench's MAX_SIZES, and "too many" */
     for (int c = 0; c < RS_ARRAY_LEN(caps); c++) {
         long sizes[64];
