@@ -47,6 +47,7 @@
 #include "allreduce.h"
 #include "ar_hooks.h"
 #include "ar_pattern.h"
+#include "bench_sizes.h"
 #include "bench_fit.h"
 #include "bench_platform.h"
 #include "check.h"
@@ -198,7 +199,7 @@ static int parse_range(const char *s, int quick)
     const char *h = colon ? colon + 1 : buf;
     RS_CHECK(rs_parse_size(h, &hi) == 0, "-m: '%s' is not a size (expected [MIN:]MAX like 4:1M)", h);
     RS_CHECK(lo <= hi, "-m: MIN %ld is larger than MAX %ld (expected MIN:MAX like 4:1M)", lo, hi);
-    RS_CHECK(hi <= (1L << 31), "-m: %ld bytes is more than this benchmark runs (at most 2G)", hi);
+    RS_CHECK(hi <= SIZES_MAX_BYTES, "-m: %ld bytes is more than this benchmark runs (at most 2G)", hi);
     if (lo == 0) {
         add_size(0);
         lo = 1;
@@ -214,30 +215,16 @@ static int read_sizes_file(const char *path)
 {
     FILE *f = fopen(path, "r");
     RS_CHECK(f, "--sizes: cannot open %s", path);
-    char line[256];
-    int ln = 0, rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        ln++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        char *tok = strtok(line, " \t\r\n,");
-        for (; tok && rc == 0; tok = strtok(NULL, " \t\r\n,")) {
-            long v;
-            if (rs_parse_size(tok, &v) != 0 || v > (1L << 31)) {
-                rs_seterr("--sizes: %s:%d: '%s' is not a size in bytes (expected e.g. 4096, 64k, 1M; at most 2G)",
-                          path, ln, tok);
-                rc = -1;
-            } else {
-                rc = add_size(v);
-            }
-        }
-    }
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t got = getdelim(&text, &cap, '\0', f);   /* the whole file, or up to a NUL */
     fclose(f);
-    if (rc == 0 && run.nsizes == 0) {
-        rs_seterr("--sizes: %s holds no sizes", path);
-        rc = -1;
-    }
+    int rc = got > 0 && text[got - 1] == 0 ? -1 : 0;
+    if (rc != 0)
+        rs_seterr("--sizes: %s is not a text file (it holds a NUL byte)", path);
+    else
+        rc = sizes_parse(got > 0 ? text : "", path, run.sizes, MAX_SIZES, &run.nsizes);
+    free(text);
     return rc;
 }
 

@@ -17,7 +17,7 @@ int rs_parse_size(const char *s, long *out)
     errno = 0;
     char *end;
     double v = strtod(s, &end);
-    if (end == s || errno || v != floor(v) || *s == '-' || *s == '+')
+    if (end == s || errno || v != floor(v) || v < 0 || *s == '-' || *s == '+')   /* " -4" too */
         return -1;
     double mult = 1;
     switch (*end) {

@@ -4,6 +4,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,11 +142,19 @@ void rs_set_int(rs_table *t, int row, const char *col, long long v)
     x->set = 1;
 }
 
+/* A number's integer view, saturated (a cast out of range is undefined); NaN gives 0. */
+static long long as_int(double v)
+{
+    if (isnan(v))
+        return 0;
+    return v >= 0x1p63 ? LLONG_MAX : v < -0x1p63 ? LLONG_MIN : (long long)v;
+}
+
 void rs_set_dbl(rs_table *t, int row, const char *col, double v)
 {
     cell *x = cell_at(t, row, col);
     x->d = v;
-    x->i = (long long)v;
+    x->i = as_int(v);
     x->set = 1;
 }
 

@@ -9,15 +9,30 @@
 #                            fuzz/seeds/NAME/ and fuzz/regress/NAME/, replayed through the
 #                            ordinary build (fuzz/replay.c): a fixed crash stays fixed
 # Targets: json (the JSON reader: machine.json, results), opts (the option parser and
-# the list/size/thread parsers behind it), corpus (the corpus loader, word and char).
+# the list/size/thread parsers behind it), corpus (the corpus loader, word and char),
+# checkpoint (rnn-train's checkpoint loader, resealed inputs and raw ones), sizes
+# (allreduce-bench --sizes FILE), csv (result CSV and simulate-write --meta), platform
+# (the RS_SMPI_GROUPS groups file and group-from-host-name of the SMPI builds).
+# fuzz_srcs_NAME are compiled for the target with its sanitizers and coverage;
+# fuzz_objs_NAME are the ordinary build's objects, linked as they are (checkpoint: the
+# models library around the loader), fuzz_libs_NAME what those need.
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := json opts corpus
+FUZZ_TARGETS := json opts corpus checkpoint sizes csv platform
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(INC) -Imodels
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(INC) -Imodels \
+                -Icollectives -Iscaling
 SECONDS      ?= 60
-fuzz_srcs_json   := $(COMMON_SRC)
-fuzz_srcs_opts   := $(COMMON_SRC)
-fuzz_srcs_corpus := $(COMMON_SRC) models/corpus.c models/sha256.c
+FUZZ_COMMON  := $(COMMON_SRC) fuzz/fuzz_input.c
+fuzz_srcs_json   := $(FUZZ_COMMON)
+fuzz_srcs_opts   := $(FUZZ_COMMON)
+fuzz_srcs_corpus := $(FUZZ_COMMON) models/corpus.c models/sha256.c
+fuzz_srcs_checkpoint := $(FUZZ_COMMON) models/checkpoint.c models/sha256.c
+fuzz_objs_checkpoint := $(filter-out $(OBJ)/models/checkpoint.o $(OBJ)/models/sha256.o,$(MODELS_OBJ)) \
+                        $(COLL_LIB_OBJ) $(MB_OBJ)
+fuzz_libs_checkpoint := $(MODELS_LIBS) $(MPI_LINK)
+fuzz_srcs_sizes    := $(FUZZ_COMMON) collectives/bench_sizes.c
+fuzz_srcs_csv      := $(FUZZ_COMMON) scaling/meta_file.c
+fuzz_srcs_platform := $(FUZZ_COMMON) scaling/host_groups.c
 FUZZ_LIBS    := $(FEATURE_LIBS) -lcjson -lnettle -ldl -lm -fopenmp
 
 # libFuzzer builds (clang): objects under build/fuzz/obj/
@@ -25,14 +40,14 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FEATURE_DEFS) -c $< -o $@
 define fuzz_target
-$(BUILD)/fuzz/fuzz_$(1): $(BUILD)/fuzz/obj/fuzz/fuzz_$(1).o $(fuzz_srcs_$(1):%.c=$(BUILD)/fuzz/obj/%.o)
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) $$^ -o $$@ $(FUZZ_LIBS)
-$(BUILD)/fuzz/replay_$(1): $(OBJ)/fuzz/fuzz_$(1).o $(OBJ)/fuzz/replay.o $(fuzz_srcs_$(1):%.c=$(OBJ)/%.o)
+$(BUILD)/fuzz/fuzz_$(1): $(BUILD)/fuzz/obj/fuzz/fuzz_$(1).o $(fuzz_srcs_$(1):%.c=$(BUILD)/fuzz/obj/%.o) $(fuzz_objs_$(1))
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) $$^ -o $$@ $(FUZZ_LIBS) $(fuzz_libs_$(1))
+$(BUILD)/fuzz/replay_$(1): $(OBJ)/fuzz/fuzz_$(1).o $(OBJ)/fuzz/replay.o $(fuzz_srcs_$(1):%.c=$(OBJ)/%.o) $(fuzz_objs_$(1))
 	@mkdir -p $$(@D)
-	$(CC) $$^ -o $$@ $(LDLIBS) -lnettle
+	$(CC) $$^ -o $$@ $(LDLIBS) -lnettle $(fuzz_libs_$(1))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_target,$(t))))
-$(OBJ)/fuzz/%.o: INC += -Imodels
+$(OBJ)/fuzz/%.o: INC += -Imodels -Icollectives -Iscaling
 
 .PHONY: fuzz check-fuzz
 fuzz:

@@ -2,17 +2,15 @@
  * then the lookups the tools make on what it returns (machine.json's dotted paths). */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "fuzz_input.h"
 #include "json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-    char *text = malloc(n + 1);
+    char *text = fuzz_text(data, n);
     if (!text)
         return 0;
-    memcpy(text, data, n);
-    text[n] = 0;
     rs_json *v = rs_json_parse(text);
     if (v) {
         (void)rs_json_num(v, "peak.fma.avx2.gflops_1t", 0);

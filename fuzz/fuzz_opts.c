@@ -6,17 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "opts.h"
 
 #define MAX_ARGS 32
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {
-    char *buf = malloc(n + 1);
+    char *buf = fuzz_text(data, n);
     if (!buf)
         return 0;
-    memcpy(buf, data, n);
-    buf[n] = 0;
     char *argv[MAX_ARGS + 1] = {"fuzz"};
     int argc = 1;
     for (char *s = buf, *nl; argc < MAX_ARGS && s; s = nl ? nl + 1 : NULL) {

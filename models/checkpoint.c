@@ -176,6 +176,44 @@ int ckpt_save(const char *dir, const ckpt_ident *id, const model *m, const optim
 
 /* ---- reading ---- */
 
+/* The seal: SHA-256 of every byte before it, as write_ckpt streams them. */
+static void seal_of(const unsigned char *buf, size_t n, uint8_t d[SHA256_DIGEST_SIZE])
+{
+    struct sha256_ctx h;
+    sha256_init(&h);
+    sha256_update(&h, n, buf);
+    sha256_digest(&h, SHA256_DIGEST_SIZE, d);
+}
+
+int ckpt_reseal(void *file, size_t size)
+{
+    if (size < SHA256_DIGEST_SIZE)
+        return -1;
+    seal_of(file, size - SHA256_DIGEST_SIZE, (uint8_t *)file + size - SHA256_DIGEST_SIZE);
+    return 0;
+}
+
+/* What no writer produces but a sealed file may still hold (made by hand, or by another
+ * program): names that would index past their tables, strings without their NUL,
+ * negative counts.  The messages below and the training after a load rely on these. */
+static int header_impossible(const ckpt_header *hd, char *why, size_t len)
+{
+    const train_state *st = &hd->st;
+    const char *bad = !model_cell(hd->id.cfg.cell)                   ? "an unknown cell"
+                    : hd->id.optim < 0 || hd->id.optim >= OPT_NKINDS ? "an unknown optimizer"
+                    : !memchr(hd->id.corpus_sha256, 0, sizeof hd->id.corpus_sha256)
+                        ? "an unterminated corpus digest"
+                    : !memchr(st->gemm, 0, sizeof st->gemm) ? "an unterminated GEMM record"
+                    : st->step < 0 || st->epoch < 0 || st->pos < 0 || st->tokens < 0 ||
+                              st->loss_count < 0 || st->last_eval_step < 0 || hd->optim_t < 0 ||
+                              st->noise.n < 0
+                        ? "a negative count"
+                        : NULL;
+    if (bad)
+        snprintf(why, len, "%s", bad);
+    return bad != NULL;
+}
+
 static int ident_diff(const ckpt_ident *a, const ckpt_ident *e, char *why, size_t len)
 {
 #define DIFF(field, flag)                                                                  \
@@ -237,10 +275,7 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
         goto out;
     }
     uint8_t d[32];
-    struct sha256_ctx h;
-    sha256_init(&h);
-    sha256_update(&h, (size_t)(size - 32), buf);
-    sha256_digest(&h, SHA256_DIGEST_SIZE, d);
+    seal_of(buf, (size_t)(size - 32), d);
     if (memcmp(d, buf + size - 32, 32) != 0) {
         rs_seterr("checkpoint %s is damaged (checksum mismatch); remove it to resume from an "
                   "older one", path);
@@ -249,6 +284,11 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
     memcpy(&hd, buf + 8, sizeof hd);
     if (hd.version != CKPT_VERSION || hd.header_bytes != sizeof hd) {
         rs_seterr("%s was written by another version of rnn-train", path);
+        goto out;
+    }
+    if (header_impossible(&hd, why, sizeof why)) {
+        rs_seterr("checkpoint %s is damaged (it holds %s); remove it to resume from an older "
+                  "one", path, why);
         goto out;
     }
     if (ident_diff(&hd.id, expect, why, sizeof why)) {

@@ -18,6 +18,7 @@
 #ifndef RS_MODELS_CHECKPOINT_H
 #define RS_MODELS_CHECKPOINT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gemm_auto.h"
@@ -69,6 +70,11 @@ int ckpt_load_latest(const char *dir, const ckpt_ident *expect, model *m, optimi
 /* Load one checkpoint file (same checks). */
 int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o, lr_sched *s,
               train_state *st);
+
+/* Recompute the seal at the end of a checkpoint's bytes held in memory (size in all),
+ * as the writer does: for a tool or test that edits a checkpoint and still wants the
+ * loader to read what it changed (fuzz/fuzz_checkpoint.c).  0, or -1 if too short. */
+int ckpt_reseal(void *file, size_t size);
 
 /* The newest checkpoint's path in DIR; 0, or -1 if none. */
 int ckpt_latest(const char *dir, char *path, size_t len);

@@ -39,6 +39,7 @@
 #include "model.h"
 
 typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_NESTEROV, OPT_ADAM, OPT_LARS, OPT_LAMB } optim_kind;
+#define OPT_NKINDS (OPT_LAMB + 1)   /* how many kinds: OPT_LAMB is the last */
 typedef enum { SCHED_CONST, SCHED_LINEAR, SCHED_COSINE, SCHED_PLATEAU } sched_kind;
 
 typedef struct {

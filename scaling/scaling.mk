@@ -41,7 +41,7 @@ SIM_WRITE    := $(BIN)/simulate-write
 # Everything the real allreduce-bench links but its platform file, and the SMPI one.
 SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out collectives/bench_native.c,$(COLL_SRC)))
 SMPI_OWN_OBJ    := $(OBJ)/smpi/scaling/smpi_hooks.o $(OBJ)/smpi/scaling/smpi_fit.o \
-                   $(OBJ)/smpi/scaling/smpi_noomp.o
+                   $(OBJ)/smpi/scaling/smpi_noomp.o $(OBJ)/smpi/scaling/host_groups.o
 SMPI_COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/smpi/%.o)
 SMPI_COMMON_LIB := $(OBJ)/smpi/libcommon.a
 
@@ -95,7 +95,7 @@ $(PLATFORM_GEN): $(OBJ)/scaling/platforms/platform_gen.o $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)
 
-$(SIM_WRITE): $(OBJ)/scaling/simulate_write.o $(COMMON_OBJ)
+$(SIM_WRITE): $(OBJ)/scaling/simulate_write.o $(OBJ)/scaling/meta_file.o $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)
 

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "fsio.h"
+#include "meta_file.h"
 #include "opts.h"
 #include "record.h"
 
@@ -58,26 +59,6 @@ static rs_table *as_study(const rs_table *in, const char *study)
     return t;
 }
 
-/* META's lines into the table's metadata, in order. */
-static int read_meta(rs_table *t, const char *path)
-{
-    FILE *f = fopen(path, "r");
-    RS_CHECK(f, "--meta: cannot open %s", path);
-    char line[8192];
-    int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = 0;
-        char *sp = strchr(line, ' ');
-        if (!line[0])
-            continue;
-        if (sp)
-            *sp = 0;
-        rc = rs_table_meta(t, line, sp ? sp + 1 : "");
-    }
-    fclose(f);
-    return rc;
-}
-
 static int write_files(void)
 {
     rs_table *in = rs_table_read_csv(opt.rows);
@@ -85,7 +66,7 @@ static int write_files(void)
         return -1;
     rs_table *t = as_study(in, opt.study);
     rs_table_free(in);
-    int rc = opt.meta ? read_meta(t, opt.meta) : 0;
+    int rc = opt.meta ? meta_file_read(t, opt.meta) : 0;
     if (rc == 0 && opt.csv)
         rc = rs_table_write_csv(t, opt.csv);
     if (rc == 0 && opt.json)

@@ -35,6 +35,7 @@
 #include "ar_hooks.h"
 #include "bench_platform.h"
 #include "check.h"
+#include "host_groups.h"
 #include "smpi_hooks.h"
 
 /* per simulated rank: SMPI privatizes these globals */
@@ -183,34 +184,6 @@ static int ideal_barrier(MPI_Comm comm)
 }
 
 /* ---- groups for hier ------------------------------------------------------------------ */
-/* A host's group in RS_SMPI_GROUPS' file: 0 with *group (-1 if not listed), or -1. */
-static int group_from_file(const char *file, const char *host, long *group)
-{
-    FILE *f = fopen(file, "r");
-    RS_CHECK(f, "RS_SMPI_GROUPS: cannot open %s", file);
-    char line[512], h[256];
-    long g;
-    *group = -1;
-    while (*group < 0 && fgets(line, sizeof line, f))
-        if (line[0] != '#' && sscanf(line, "%255s %ld", h, &g) == 2 && strcmp(h, host) == 0)
-            *group = g;
-    fclose(f);
-    return 0;
-}
-
-/* G of the last "-gG-n" in a host name, or -1. */
-static long group_from_name(const char *host)
-{
-    long found = -1;
-    for (const char *s = strstr(host, "-g"); s; s = strstr(s + 1, "-g")) {
-        char *end;
-        long g = strtol(s + 2, &end, 10);
-        if (end > s + 2 && strncmp(end, "-n", 2) == 0)
-            found = g;
-    }
-    return found;
-}
-
 static int split_by_group(MPI_Comm comm, int key, MPI_Comm *node)
 {
     char host[MPI_MAX_PROCESSOR_NAME];
@@ -219,8 +192,8 @@ static int split_by_group(MPI_Comm comm, int key, MPI_Comm *node)
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
     const char *file = getenv("RS_SMPI_GROUPS");
-    long mine = group_from_name(host);
-    if (file && *file && group_from_file(file, host, &mine) != 0)
+    long mine = host_group_from_name(host);
+    if (file && *file && host_group_from_file(file, host, &mine) != 0)
         return -1;   /* every rank reads the same file: all fail alike */
     if (mine < 0)
         mine = (long)p + me; /* unknown: a group of its own, after every known group */

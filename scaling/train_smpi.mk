@@ -10,7 +10,8 @@
 SMPI_TRAIN     := $(BIN)/rnn-train-smpi
 SMPI_TRAIN_OBJ := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out models/train_native.c \
                     models/dp_buckets.c,$(MODELS_SRC)) models/main.c scaling/train_smpi.c \
-                    scaling/dp_buckets_smpi.c scaling/smpi_hooks.c scaling/smpi_noomp.c)
+                    scaling/dp_buckets_smpi.c scaling/smpi_hooks.c scaling/host_groups.c \
+                    scaling/smpi_noomp.c)
 SMPI_COLL_LIB_OBJ := $(patsubst $(OBJ)/%,$(OBJ)/smpi/%,$(COLL_LIB_OBJ))
 SMPI_MB_LIB    := $(OBJ)/smpi/libmicrobench.a
 
