@@ -46,6 +46,14 @@ SAN_FLAGS := $(if $(SAN),-fsanitize=address -fsanitize=undefined -fno-omit-frame
 ALL_CFLAGS += $(SAN_FLAGS)
 LDLIBS  += $(SAN_FLAGS)
 SAN_STAMP := $(BUILD)/.san-$(if $(SAN),on,off)
+# The runtime options of everything make test runs: any finding stops the program with
+# its stack; LeakSanitizer is on but in the Criterion binaries (its tracer crashes in
+# their threaded workers) and under mpirun (test/mpi/env.sh says why).
+ifneq ($(SAN),)
+export ASAN_OPTIONS  := detect_leaks=1:halt_on_error=1:abort_on_error=0:print_summary=1
+export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
+CRITERION_ENV := ASAN_OPTIONS=$(ASAN_OPTIONS):detect_leaks=0
+endif
 $(SAN_STAMP):
 	@mkdir -p $(@D); rm -f $(BUILD)/.san-*; touch $@
 
@@ -183,7 +191,7 @@ test: deps
 # Verbose, less the RUN/PASS lines: skipped tests are listed by name with the reason
 # (an ISA this CPU lacks, a library not installed), failures with their assertions.
 check: all $(TESTS)
-	@fail=0; for t in $(TESTS); do echo "== $$t"; out=$$($$t --jobs 1 --verbose 2>&1) || fail=1; \
+	@fail=0; for t in $(TESTS); do echo "== $$t"; out=$$($(CRITERION_ENV) $$t --jobs 1 --verbose 2>&1) || fail=1; \
 	  printf '%s\n' "$$out" | grep -v -E '^\[(RUN |PASS)\]|^\[====\] Running'; done; \
 	for c in $(EXTRA_CHECKS); do $(MAKE) --no-print-directory $$c || fail=1; done; \
 	if [ $$fail = 0 ]; then echo "make test: all tests passed"; else echo "make test: FAILED"; exit 1; fi

@@ -72,7 +72,7 @@ echo "== one rank killed mid-run"
 # folder MARK holds a file (or after 3 s without one); the job must end within 20 s, exit != 0
 killed() {
     name=$1; mark=$2; np=$3; shift 3
-    $MPIRUN --oversubscribe --bind-to none -np "$np" "$@" > "$tmp/$name.out" 2>&1 &
+    ASAN_OPTIONS=$rank_asan $MPIRUN --oversubscribe --bind-to none -np "$np" "$@" > "$tmp/$name.out" 2>&1 &
     job=$!
     i=0
     if [ -n "$mark" ]; then   # until the folder MARK holds a file (at most 60 s)
