@@ -121,6 +121,44 @@ if [ -s "$tmp/fold_1G.json" ]; then  # simulate-write: the same rows as JSON, wi
         bad "simulate's JSON: $nj rows (CSV: $nc), or no study / folding metadata"
 fi
 
+echo "== the sweep's way: --plan, each --run-job, --collect give the same rows as one run"
+ph="--nodes 16 --sizes 4M --algo hier,ring,smpi:rdb,smpi:lr --mem-budget 1G --keep $tmp/phased"
+SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" $ph --plan 2> "$tmp/ph.err" &&
+    for id in $(awk '{ print $1 }' "$tmp/phased/jobs/list"); do
+        SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" --keep "$tmp/phased" --run-job "$id" 2>> "$tmp/ph.err" || exit 1
+    done &&
+    SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" $ph --collect --csv "$tmp/phased.csv" > /dev/null 2>> "$tmp/ph.err" ||
+    { bad "simulate --plan / --run-job / --collect: exit $?"; tail -n 3 "$tmp/ph.err"; }
+if [ -s "$tmp/phased.csv" ] && [ -s "$tmp/fold_1G.csv" ]; then
+    a=$(awk -F, 'NR > 1 { print $1, $3, $12, $(NF - 1) }' "$tmp/fold_1G.csv" | sort)
+    b=$(awk -F, 'NR > 1 { print $1, $3, $12, $(NF - 1) }' "$tmp/phased.csv" | sort)
+    n=$(echo "$b" | grep -c .)
+    [ "$a" = "$b" ] && [ "$n" -ge 5 ] && [ "$(wc -l < "$tmp/phased/jobs/list")" -ge 4 ] &&
+        ok "p=16, 4 MiB: $n rows from $(wc -l < "$tmp/phased/jobs/list") jobs run one by one, as in one run" ||
+        bad "phased run differs from one run: [$(echo "$b" | tr '\n' ';')] vs [$(echo "$a" | tr '\n' ';')]"
+fi
+# --timed-only (what simulate runs): the timed call alone gives the same simulated time as
+# after a checked call, and its output is still checked
+for mode in "" --timed-only; do
+    smpi 16 "$tmp/tl64" --algo ring,hier,library --sizes "$sizes" --iters 1 --warmup 0 $mode \
+        --csv "$tmp/to$mode.csv" > /dev/null 2> "$tmp/to.err" || bad "allreduce-bench-smpi $mode: exit $?"
+done
+pick() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { print $c["algo"], $c["bytes"], $c["p50_us"], $c["wrong"] }' "$1"; }
+if [ -s "$tmp/to.csv" ] && [ -s "$tmp/to--timed-only.csv" ]; then
+    a=$(pick "$tmp/to.csv"); b=$(pick "$tmp/to--timed-only.csv")
+    [ "$a" = "$b" ] && [ "$(echo "$b" | grep -c .)" -eq 18 ] && echo "$b" | awk '$4 != "0" { exit 1 }' &&
+        ok "--timed-only: the same p50_us at p=16, and 0 wrong ($(echo "$b" | grep -c .) rows)" ||
+        bad "--timed-only differs: [$(echo "$b" | tr '\n' ';')] vs [$(echo "$a" | tr '\n' ';')]"
+fi
+expect2_bench() { # --timed-only without --iters: one line, exit 2
+    smpi 2 "$tmp/tl64" --algo ring --sizes "$sizes" --timed-only > /dev/null 2> "$tmp/e"; rc=$?
+    [ $rc -eq 2 ] && grep -q -- "--timed-only: give --iters and --warmup" "$tmp/e" &&
+        ok "allreduce-bench-smpi --timed-only without --iters: exit 2" ||
+        bad "allreduce-bench-smpi --timed-only without --iters: exit $rc: $(head -n 2 "$tmp/e" | tr '\n' ' ')"
+}
+expect2_bench
+
 echo "== rnn-train-smpi: a tiny LSTM on 4 simulated nodes (scaling/train-sim)"
 train=$here/build/bin/rnn-train-smpi
 tiny="--corpus mobydick --vocab 200 --hidden 16 --embed 8 --bptt 8 --batch 2 --optimizer adam --lr 0.02
@@ -256,6 +294,8 @@ expect2 "not a size" sh "$here/scaling/simulate" --sizes 4,banana
 expect2 "unknown algorithm 'fast'" sh "$here/scaling/simulate" --algo ring,fast
 expect2 "larger than the platform" sh "$here/scaling/simulate" --nodes 2048 --platform-args "--groups 4"
 expect2 "impossible" sh "$here/scaling/simulate" --nodes 64 --platform-args "--node-gbytes-per-s 0"
+expect2 "need --keep" sh "$here/scaling/simulate" --plan
+expect2 "no planned simulations" sh "$here/scaling/simulate" --keep "$tmp/empty" --run-job j0001
 expect2 "unknown mode 'fast'" sh "$here/scaling/train-sim" --compute fast
 expect2 "not a node count" sh "$here/scaling/train-sim" --nodes 4,zero
 expect2 "expected auto, yes or no" sh "$here/scaling/train-sim" --fold maybe
