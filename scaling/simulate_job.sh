@@ -4,7 +4,8 @@
 # reduce, platform, BENCH, FOLDLIB, SMPIRUN, and scaling/smpi_env.sh sourced.
 #
 #   run_job ID        one job: its smpirun, the size-by-size retry if it dies, then
-#                     jobs/ID.rc (written last), jobs/ID.seconds and jobs/ID.cpu
+#                     jobs/ID.rc (written last), jobs/ID.seconds, jobs/ID.cpu and
+#                     jobs/ID.rss (peak memory, KB, with GNU time)
 #   run_all_jobs N    every job of jobs/list, N at once, the heaviest first, with a
 #                     progress line and ETA on stderr; sets elapsed (seconds)
 #   save_settings     the variables above into WORK/settings, for `--run-job` (one job
@@ -34,7 +35,9 @@ run_one() {
         set -- "$@" $(smpi_fold_env "$FOLDLIB")
         bargs="$bargs --no-check"
     fi
-    env "$@" "$SMPIRUN" -np "$P" -platform "$plat.xml" -hostfile "$plat.hosts" $cfg "$BENCH" \
+    # the peak memory (KB) where GNU time is there: the sweep's memory is their sum
+    rss=""; [ -x /usr/bin/time ] && rss="/usr/bin/time -a -o $work/jobs/$ro_id.rss -f %M"
+    $rss env "$@" "$SMPIRUN" -np "$P" -platform "$plat.xml" -hostfile "$plat.hosts" $cfg "$BENCH" \
         --algo "$ALGOS" --sizes "$ro_sizes" --iters 1 --warmup 0 --mode isolated $bargs --csv "$ro_out" \
         >> "$work/jobs/$ro_id.log" 2>> "$work/jobs/$ro_id.err"
 }
@@ -53,7 +56,7 @@ children_cpu() {
 run_job() {
     id=$1
     rj_t0=$(date +%s); children_cpu "$id"; rj_cpu0=$cpu
-    rm -f "$work/jobs/$id.csv" "$work/jobs/$id.failed" "$work/jobs/$id".s*.csv
+    rm -f "$work/jobs/$id.csv" "$work/jobs/$id.failed" "$work/jobs/$id".s*.csv "$work/jobs/$id.rss"
     run_one "$id" "$work/jobs/$id.sizes" "$work/jobs/$id.csv"; rc=$?
     if { [ $rc -ne 0 ] && [ $rc -ne 1 ]; } || [ ! -s "$work/jobs/$id.csv" ]; then
         rm -f "$work/jobs/$id.csv"

@@ -98,20 +98,22 @@ collect_part() {
 }
 
 # simulate_points.txt: each simulation's part, nodes, algorithm, folded, sizes, wall and
-# CPU seconds; simulate_cost.txt: each part's sum of those wall seconds, and the total.
+# CPU seconds, peak memory; simulate_cost.txt: each part's sum of those wall seconds,
+# and the total.
 record_costs() {
     while read -r name args; do
         [ -f "$work/$name/settings" ] || continue
         for e in "$work/$name"/jobs/j*.env; do
             id=$(basename "$e" .env)
             [ -f "$work/$name/jobs/$id.seconds" ] || continue
-            (. "$e"; [ "$KIND" = smpi ] && NAME="smpi:$NAME"; printf '%s %s %s %s %s %s %s %s\n' "$name" "$id" "$P" "$NAME" "$FOLD" \
-                "$(tr '\n' ',' < "$work/$name/jobs/$id.sizes" | sed 's/,$//')" \
-                "$(cat "$work/$name/jobs/$id.seconds")" "$(cat "$work/$name/jobs/$id.cpu" 2>/dev/null || echo -)")
+            j="$work/$name/jobs/$id"
+            (. "$e"; [ "$KIND" = smpi ] && NAME="smpi:$NAME"; printf '%s %s %s %s %s %s %s %s %s\n' "$name" "$id" "$P" \
+                "$NAME" "$FOLD" "$(tr '\n' ',' < "$j.sizes" | sed 's/,$//')" "$(cat "$j.seconds")" \
+                "$(cat "$j.cpu" 2>/dev/null || echo -)" "$(sort -n "$j.rss" 2>/dev/null | tail -n 1 | grep . || echo -)")
         done
     done < "$1" > "$run/simulate_points.tmp"
     if [ -s "$run/simulate_points.tmp" ]; then
-        { echo "part id nodes algorithm folded sizes seconds cpu_seconds"
+        { echo "part id nodes algorithm folded sizes seconds cpu_seconds max_rss_kb"
           sort -k7,7nr "$run/simulate_points.tmp"; } > "$run/simulate_points.txt"
         awk '{ s[$1] += $7; if (!($1 in seen)) { seen[$1] = 1; o[++n] = $1 } }
             END { for (i = 1; i <= n; i++) print o[i], s[o[i]] }' "$run/simulate_points.tmp" >> "$run/simulate_cost.txt"
