@@ -16,10 +16,11 @@
 # The default sweep leaves out what repeats another point or what nothing reads
 # (scaling/README.md, "Cost"); FULL=1 still runs all of it.  With one rank per node,
 # smpi:mpich and smpi:mvapich2_two_level are SMPI's rdb and smpi:smp_rsag is a ring
-# (the project's ring's times, at every point); from 512 nodes SMPI's selectors
-# (smpi:ompi, smpi:mpich, smpi:mvapich2) pick rdb, rab_rdb or a binomial reduce + bcast,
-# all run there already.  1 and 16 MiB at 512 and 1024 nodes are in no figure or
-# table (those at 800 are).
+# (the project's ring's times, at every point), as are smpi:lr and segring where
+# --skip-ring-repeats says (152 points of the reference run, all equal).  From 512
+# nodes SMPI's selectors (smpi:ompi, smpi:mpich, smpi:mvapich2) pick rdb, rab_rdb or
+# a binomial reduce + bcast, all run there already.  1 and 16 MiB at 512 and 1024
+# nodes are in no figure or table (those at 800 are).
 sweep_parts() {
     if [ -n "${SIM_PARTS:-}" ]; then cat "$SIM_PARTS"
     elif [ -n "${QUICK:-}" ]; then cat <<'EOF'
@@ -39,7 +40,7 @@ simulate_platforms_torus --platform torus --nodes 64,512 --sizes 4,64k,4M,64M --
 caffe --experiment caffe --nodes 1,2,4,8,16,32,64,128,256,512,800
 EOF
     else cat <<'EOF'
-simulate_small --platform taihulight --nodes 2,4,8,16,32,64,128,256 --sizes 4:64M:4 --algo project,smpi:rdb,smpi:rab1,smpi:rab_rdb,smpi:lr,smpi:ompi,smpi:mvapich2,bound
+simulate_small --platform taihulight --nodes 2,4,8,16,32,64,128,256 --sizes 4:64M:4 --algo project,smpi:rdb,smpi:rab1,smpi:rab_rdb,smpi:lr,smpi:ompi,smpi:mvapich2,bound --skip-ring-repeats
 simulate_large --platform taihulight --nodes 512,800,1024 --sizes 4,64k,4M,64M --sizes-at 800:4,64k,1M,4M,16M,64M --algo recdbl,rabenseifner,binomial,hier,torus2d,smpi:rdb,smpi:rab_rdb,bound
 simulate_ring --platform taihulight --nodes 800 --sizes 4M,64M --algo ring,smpi:lr
 caffe --experiment caffe --nodes 1,2,4,8,16,32,64,128,256,512,800
