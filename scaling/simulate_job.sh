@@ -21,9 +21,9 @@ run_one() {
     alg=rdb; [ "$KIND" = smpi ] && alg=$NAME
     cfg="--cfg=smpi/simulate-computation:no $(smpi_cfg "$eager")"
     cfg="$cfg --cfg=smpi/coll-selector:$SEL --cfg=smpi/allreduce:$alg"
-    # one call per point after the first size: a simulated call takes the same time
-    # every time, so a checked call before each timed one doubled the cost (the timed
-    # output is checked); the first size keeps it, as some algorithms' first call differs
+    # one call per point: a simulated call takes the same time every time, so a checked
+    # call before each timed one doubled the cost (the timed output is checked); a small
+    # first size keeps it, as some algorithms' first small call differs slightly
     bargs="--timed-only"
     # hier's unequal platform groups cut into equal ones (the library's --group-max)
     [ "$hier_groups" = equal ] && bargs="$bargs --group-max $hier_max"
