@@ -3,10 +3,12 @@
 # a run folder (RUN, or a new results/runs/<UTC stamp>-<host>/):
 #   simulate.csv                  TaihuLight model, consecutive placement: the join of
 #     simulate_small.csv/.json      p = 2..256, 4 B..64 MiB (x4), every algorithm;
-#     simulate_large.csv/.json      p = 512, 800, 1024 at 4 B, 64 KiB, 1, 4, 16, 64 MiB:
-#                                   every algorithm with O(p log p) messages per call;
-#     simulate_ring.csv/.json       the ring-like ones (2p^2 messages) at 800 nodes,
-#                                   4 and 64 MiB: ring and smpi:lr
+#     simulate_large.csv/.json      p = 512, 800, 1024 at 4 B, 64 KiB (512: and 4, 64
+#                                   MiB; 800: and 1, 4, 16, 64 MiB): the project's
+#                                   algorithms with O(p log p) messages per call;
+#     simulate_large_smpi.csv/.json the SMPI built-ins among them, at 800 nodes;
+#     simulate_ring.csv/.json       a ring-like one (2p^2 messages) at 800 nodes:
+#                                   smpi:lr at 64 MiB (FULL=1: ring too, 4 MiB too)
 #   simulate_placement.csv/.json  800 nodes, round-robin and random placements
 #   simulate_platforms.csv/.json  the fat tree and the 3D torus at 64 and 512 nodes
 #   caffe.csv/.json               the seed's experiment (Caffe-style vs fused hier), 1..800
@@ -20,8 +22,9 @@
 # driver scaling/study.sh: rerunning with the same RUN resumes), then each part's CSV
 # and JSON are written (--collect).  SimGrid 3.32 costs ~50-75 us of wall time per
 # simulated message here, so one ring allreduce at 800 nodes is 1.5-5 min: the default
-# sweep runs the ring-like algorithms at 512 nodes and more only at 800, 4 and 64 MiB,
-# and leaves out what repeats another point (scaling/README.md, "Cost").  FULL=1 runs
+# sweep runs the ring-like algorithms at 512 nodes and more only as smpi:lr at 800
+# nodes and 64 MiB, and leaves out what repeats another point (scaling/README.md,
+# "Cost"; scaling/sweep_plan.sh).  FULL=1 runs
 # every algorithm at every size at every node count instead (hours).  QUICK=1: a few
 # points of each, up to 256 nodes (what `make bench` runs; minutes).  SIM_PARTS=FILE:
 # its lines "NAME scaling/simulate-options" instead of a preset.
@@ -60,7 +63,7 @@ record_costs "$work/parts" $(( $(date +%s) - t0 ))
 # one CSV per study family (header once) for the figures and the report
 for fam in simulate simulate_placement simulate_platforms; do
     if [ $fam = simulate ]; then
-        set --; for part in small large ring; do
+        set --; for part in small large large_smpi ring; do
             [ -f "$run/simulate_$part.csv" ] && set -- "$@" "$run/simulate_$part.csv"; done
     else
         set -- "$run"/${fam}_*.csv
