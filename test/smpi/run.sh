@@ -10,7 +10,9 @@
 #      into equal ones (3 x 16) by --group-max;
 #   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
 #      leaves simulated times unchanged: scaling/simulate checked vs folded (and its
-#      JSON, from build/bin/simulate-write, holds the CSV's rows);
+#      JSON, from build/bin/simulate-write, holds the CSV's rows); the sweep's way
+#      (--plan, --run-job, --collect) gives one run's rows; scaling/sweep.sh joins its
+#      parts and keeps results; allreduce-bench --timed-only times as without it;
 #   5. rnn-train-smpi (scaling/train-sim) trains a tiny LSTM on a 4-node platform with
 #      compute charged by flops: two runs give identical simulated times; its loss curve
 #      is the real build's under mpirun -np 4 within 1e-5 (skipped without mpirun);
@@ -137,6 +139,21 @@ if [ -s "$tmp/phased.csv" ] && [ -s "$tmp/fold_1G.csv" ]; then
         ok "p=16, 4 MiB: $n rows from $(wc -l < "$tmp/phased/jobs/list") jobs run one by one, as in one run" ||
         bad "phased run differs from one run: [$(echo "$b" | tr '\n' ';')] vs [$(echo "$a" | tr '\n' ';')]"
 fi
+echo "== the sweep (scaling/sweep.sh) over two tiny parts: one list, CSVs joined, costs kept"
+printf '%s\n' "simulate_small --nodes 4 --sizes 4,64k --algo ring,segring,recdbl,bound --skip-ring-repeats" \
+    "simulate_large_smpi --nodes 8 --sizes 64k --algo smpi:rdb" > "$tmp/parts"
+SIM_PARTS="$tmp/parts" SIM_JOBS=2 SMPIRUN=$SMPIRUN sh "$here/scaling/sweep.sh" "$tmp/sweep" > "$tmp/sweep.out" 2>&1 ||
+    { bad "sweep.sh: exit $?"; tail -n 5 "$tmp/sweep.out"; }
+rows=$(($(wc -l < "$tmp/sweep/simulate.csv" 2>/dev/null || echo 1) - 1))
+sims=$(($(wc -l < "$tmp/sweep/simulate_points.txt" 2>/dev/null || echo 1) - 1))
+skip=$(grep -c "^segring,4,65536,.*the ring's messages exactly" "$tmp/sweep/simulate.csv" 2>/dev/null)
+[ "$rows" -eq 9 ] && [ "$sims" -eq 4 ] && [ "$skip" -eq 1 ] && [ ! -e "$tmp/sweep/simulate_work" ] &&
+    grep -q '^total [0-9]' "$tmp/sweep/simulate_cost.txt" && [ -s "$tmp/sweep/simulate_report.md" ] &&
+    ok "sweep: 4 simulations from 2 parts, 9 rows joined (segring at 64 KiB: the ring's), costs and report" ||
+    bad "sweep: $rows rows (want 9), $sims simulations (want 4), $skip ring-repeat rows (want 1), or no cost/report"
+SIM_PARTS="$tmp/parts" SMPIRUN=$SMPIRUN sh "$here/scaling/sweep.sh" "$tmp/sweep" > "$tmp/sweep2.out" 2>&1 &&
+    [ "$(grep -c 'exists; skipping' "$tmp/sweep2.out")" -eq 2 ] && ok "sweep: a second run keeps both parts' results" ||
+    bad "sweep: a second run into the same folder: $(grep -c 'exists; skipping' "$tmp/sweep2.out") parts kept (want 2)"
 # --timed-only (what simulate runs): the timed call alone gives the same simulated time as
 # after a checked call, and its output is still checked
 for mode in "" --timed-only; do
