@@ -34,10 +34,12 @@ results checked while they fit in memory; larger points (about 4 x bytes x p > 2
 run on folded buffers and are **validated at the smaller scales**, where the same
 code ran on real data (\`checked\` column). The bound is
 ceil(log2 p) alpha + 2(p-1)/p n / B (alpha: nearest nodes, B: node injection).
-Cost (wall time on this machine, seconds): $(if [ -f "$run/simulate_cost.txt" ]; then tr '\n' ' ' < "$run/simulate_cost.txt" | sed 's/ \([a-z]\)/, \1/g'; else echo "$(meta simulate elapsed_s) (this part)"; fi).
+Cost (seconds on this machine: each part's simulations one after another, then the
+sweep's wall time; every simulation's in simulate_points.txt): $(if [ -f "$run/simulate_cost.txt" ]; then tr '\n' ' ' < "$run/simulate_cost.txt" | sed 's/ \([a-z]\)/, \1/g'; else echo "$(meta simulate elapsed_s) (this part)"; fi).
 SimGrid costs ~50-75 us of wall time per simulated message here, so the default sweep
 runs the ring-like algorithms (2p^2 messages per call) at 512 nodes and more only as
-ring and smpi:lr at 800 nodes, 4 and 64 MiB; \`make simulate FULL=1\` runs everything.
+smpi:lr at 800 nodes and 64 MiB, and leaves out the points that repeat another
+(scaling/README.md); \`make simulate FULL=1\` runs everything.
 
 ![time against nodes](figures/simulate_nodes.png)
 ![time against size at $P nodes](figures/simulate_sizes.png)

@@ -22,14 +22,14 @@
 #                                   report.md (QUICK=1: coarse grids, RUN=DIR resumes one)
 #   make check-scaling              the study driver, the fit, the composition and the
 #                                   model-size study (test/scaling/run.sh)
-#   make simulate                   the allreduce sweep, ~50 min here (QUICK=1: minutes; FULL=1: every
-#                                   algorithm at every size and node count, hours)
+#   make simulate                   the allreduce sweep, ~17 min here on 2 cores (QUICK=1: minutes;
+#                                   FULL=1: every algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
-# Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default 2)
+# Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default: the cores)
 
 SMPICC  ?= smpicc
 SMPIRUN ?= smpirun
-SIM_JOBS ?= 2
+SIM_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 HAVE_SMPICC := $(shell command -v $(SMPICC) >/dev/null 2>&1 && command -v $(SMPIRUN) >/dev/null 2>&1 && echo 1)
 SIMULATE_DEFINED := 1
 

@@ -10,7 +10,9 @@
 #      into equal ones (3 x 16) by --group-max;
 #   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
 #      leaves simulated times unchanged: scaling/simulate checked vs folded (and its
-#      JSON, from build/bin/simulate-write, holds the CSV's rows);
+#      JSON, from build/bin/simulate-write, holds the CSV's rows); the sweep's way
+#      (--plan, --run-job, --collect) gives one run's rows; scaling/sweep.sh joins its
+#      parts and keeps results; allreduce-bench --timed-only times as without it;
 #   5. rnn-train-smpi (scaling/train-sim) trains a tiny LSTM on a 4-node platform with
 #      compute charged by flops: two runs give identical simulated times; its loss curve
 #      is the real build's under mpirun -np 4 within 1e-5 (skipped without mpirun);
@@ -120,6 +122,59 @@ if [ -s "$tmp/fold_1G.json" ]; then  # simulate-write: the same rows as JSON, wi
         [ "$nj" -eq "$nc" ] && ok "simulate's JSON: study, metadata and $nj rows, as its CSV" ||
         bad "simulate's JSON: $nj rows (CSV: $nc), or no study / folding metadata"
 fi
+
+echo "== the sweep's way: --plan, each --run-job, --collect give the same rows as one run"
+ph="--nodes 16 --sizes 4M --algo hier,ring,smpi:rdb,smpi:lr --mem-budget 1G --keep $tmp/phased"
+SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" $ph --plan 2> "$tmp/ph.err" &&
+    for id in $(awk '{ print $1 }' "$tmp/phased/jobs/list"); do
+        SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" --keep "$tmp/phased" --run-job "$id" 2>> "$tmp/ph.err" || exit 1
+    done &&
+    SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" $ph --collect --csv "$tmp/phased.csv" > /dev/null 2>> "$tmp/ph.err" ||
+    { bad "simulate --plan / --run-job / --collect: exit $?"; tail -n 3 "$tmp/ph.err"; }
+if [ -s "$tmp/phased.csv" ] && [ -s "$tmp/fold_1G.csv" ]; then
+    a=$(awk -F, 'NR > 1 { print $1, $3, $12, $(NF - 1) }' "$tmp/fold_1G.csv" | sort)
+    b=$(awk -F, 'NR > 1 { print $1, $3, $12, $(NF - 1) }' "$tmp/phased.csv" | sort)
+    n=$(echo "$b" | grep -c .)
+    [ "$a" = "$b" ] && [ "$n" -ge 4 ] && [ "$(wc -l < "$tmp/phased/jobs/list")" -ge 4 ] &&
+        ok "p=16, 4 MiB: $n rows from $(wc -l < "$tmp/phased/jobs/list") jobs run one by one, as in one run" ||
+        bad "phased run differs from one run: [$(echo "$b" | tr '\n' ';')] vs [$(echo "$a" | tr '\n' ';')]"
+fi
+echo "== the sweep (scaling/sweep.sh) over two tiny parts: one list, CSVs joined, costs kept"
+printf '%s\n' "simulate_small --nodes 4 --sizes 4,64k --algo ring,segring,recdbl,bound --skip-ring-repeats" \
+    "simulate_large_smpi --nodes 8 --sizes 64k --algo smpi:rdb" > "$tmp/parts"
+SIM_PARTS="$tmp/parts" SIM_JOBS=2 SMPIRUN=$SMPIRUN sh "$here/scaling/sweep.sh" "$tmp/sweep" > "$tmp/sweep.out" 2>&1 ||
+    { bad "sweep.sh: exit $?"; tail -n 5 "$tmp/sweep.out"; }
+rows=$(($(wc -l < "$tmp/sweep/simulate.csv" 2>/dev/null || echo 1) - 1))
+sims=$(($(wc -l < "$tmp/sweep/simulate_points.txt" 2>/dev/null || echo 1) - 1))
+skip=$(grep -c "^segring,4,65536,.*the ring's messages exactly" "$tmp/sweep/simulate.csv" 2>/dev/null)
+[ "$rows" -eq 9 ] && [ "$sims" -eq 4 ] && [ "$skip" -eq 1 ] && [ ! -e "$tmp/sweep/simulate_work" ] &&
+    grep -q '^total [0-9]' "$tmp/sweep/simulate_cost.txt" && [ -s "$tmp/sweep/simulate_report.md" ] &&
+    ok "sweep: 4 simulations from 2 parts, 9 rows joined (segring at 64 KiB: the ring's), costs and report" ||
+    bad "sweep: $rows rows (want 9), $sims simulations (want 4), $skip ring-repeat rows (want 1), or no cost/report"
+SIM_PARTS="$tmp/parts" SMPIRUN=$SMPIRUN sh "$here/scaling/sweep.sh" "$tmp/sweep" > "$tmp/sweep2.out" 2>&1 &&
+    [ "$(grep -c 'exists; skipping' "$tmp/sweep2.out")" -eq 2 ] && ok "sweep: a second run keeps both parts' results" ||
+    bad "sweep: a second run into the same folder: $(grep -c 'exists; skipping' "$tmp/sweep2.out") parts kept (want 2)"
+# --timed-only (what simulate runs): the timed call alone gives the same simulated time as
+# after a checked call, and its output is still checked
+for mode in "" --timed-only; do
+    smpi 16 "$tmp/tl64" --algo ring,hier,library --sizes "$sizes" --iters 1 --warmup 0 $mode \
+        --csv "$tmp/to$mode.csv" > /dev/null 2> "$tmp/to.err" || bad "allreduce-bench-smpi $mode: exit $?"
+done
+pick() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { print $c["algo"], $c["bytes"], $c["p50_us"], $c["wrong"] }' "$1"; }
+if [ -s "$tmp/to.csv" ] && [ -s "$tmp/to--timed-only.csv" ]; then
+    a=$(pick "$tmp/to.csv"); b=$(pick "$tmp/to--timed-only.csv")
+    [ "$a" = "$b" ] && [ "$(echo "$b" | grep -c .)" -eq 18 ] && echo "$b" | awk '$4 != "0" { exit 1 }' &&
+        ok "--timed-only: the same p50_us at p=16, and 0 wrong ($(echo "$b" | grep -c .) rows)" ||
+        bad "--timed-only differs: [$(echo "$b" | tr '\n' ';')] vs [$(echo "$a" | tr '\n' ';')]"
+fi
+expect2_bench() { # --timed-only without --iters: one line, exit 2
+    smpi 2 "$tmp/tl64" --algo ring --sizes "$sizes" --timed-only > /dev/null 2> "$tmp/e"; rc=$?
+    [ $rc -eq 2 ] && grep -q -- "--timed-only: give --iters and --warmup" "$tmp/e" &&
+        ok "allreduce-bench-smpi --timed-only without --iters: exit 2" ||
+        bad "allreduce-bench-smpi --timed-only without --iters: exit $rc: $(head -n 2 "$tmp/e" | tr '\n' ' ')"
+}
+expect2_bench
 
 echo "== rnn-train-smpi: a tiny LSTM on 4 simulated nodes (scaling/train-sim)"
 train=$here/build/bin/rnn-train-smpi
@@ -256,6 +311,8 @@ expect2 "not a size" sh "$here/scaling/simulate" --sizes 4,banana
 expect2 "unknown algorithm 'fast'" sh "$here/scaling/simulate" --algo ring,fast
 expect2 "larger than the platform" sh "$here/scaling/simulate" --nodes 2048 --platform-args "--groups 4"
 expect2 "impossible" sh "$here/scaling/simulate" --nodes 64 --platform-args "--node-gbytes-per-s 0"
+expect2 "need --keep" sh "$here/scaling/simulate" --plan
+expect2 "no planned simulations" sh "$here/scaling/simulate" --keep "$tmp/empty" --run-job j0001
 expect2 "unknown mode 'fast'" sh "$here/scaling/train-sim" --compute fast
 expect2 "not a node count" sh "$here/scaling/train-sim" --nodes 4,zero
 expect2 "expected auto, yes or no" sh "$here/scaling/train-sim" --fold maybe
