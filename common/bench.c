@@ -64,6 +64,13 @@ int rs_pin_thread(int cpu)
     return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : -1;
 }
 
+int rs_unpin_thread(void)
+{
+    if (start_count <= 0)
+        return -1;
+    return sched_setaffinity(0, sizeof start_mask, &start_mask) == 0 ? 0 : -1;
+}
+
 void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx)
 {
 #pragma omp parallel num_threads(nthreads)

@@ -59,6 +59,9 @@ int rs_ncpus(void);
 /* Pin the calling thread to the cpu-th CPU of those the process started with
  * (modulo their count). 0 ok; -1 where the OS refuses (not fatal). */
 int rs_pin_thread(int cpu);
+/* Give the calling thread back every CPU the process started with (a child it starts
+ * inherits its mask). 0 ok, -1 where unknown or refused. */
+int rs_unpin_thread(void);
 
 /* Run fn(ctx, tid) once on each of nthreads pinned threads (e.g. first-touch init). */
 void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx);

@@ -1,6 +1,8 @@
 /* test_harness.c — the shared harness: statistics, the bench loop, options, JSON. */
+#define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <math.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -139,6 +141,22 @@ Test(bench, rounds_time_each_kernel_side_by_side)
         cr_assert_geq(r[k].reps * r[k].ns.min, cfg.min_sample_s * 1e9 * 0.99);
     }
     cr_assert_eq(rs_bench_rounds(&cfg, 1, 0, spin_us, ctx, r), -1);
+}
+
+/* A child started from a pinned thread inherits its one CPU (likwid-bench then runs
+ * every thread there): unpinning gives the thread every CPU the process started with. */
+Test(bench, unpin_restores_the_start_mask)
+{
+    cpu_set_t start, now;
+    cr_assert_eq(sched_getaffinity(0, sizeof start, &start), 0);
+    if (CPU_COUNT(&start) < 2)
+        cr_skip_test("one CPU: pinning changes nothing to see");
+    cr_assert_eq(rs_pin_thread(1), 0);
+    cr_assert_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    cr_assert_eq(CPU_COUNT(&now), 1);
+    cr_assert_eq(rs_unpin_thread(), 0);
+    cr_assert_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    cr_assert(CPU_EQUAL(&now, &start), "unpinned mask differs from the start mask");
 }
 
 Test(bench, rejects_zero_threads)

@@ -122,6 +122,9 @@ void peak_likwid_crosscheck(const peak_run *run, rs_isa isa, peak_likwid *lw)
     lw->fma_gflops = lw->copy_gbs = lw->triad_gbs = NAN;
     lw->threads = run->threads_all;
     lw->array_bytes = run->stream_all.array_bytes;
+    /* likwid-bench builds its domains from the mask it inherits: pinned to one CPU, as
+     * the harness leaves this thread, it would run all its threads on that CPU */
+    rs_unpin_thread();
     if (system("command -v likwid-bench >/dev/null 2>&1") != 0) {
         snprintf(lw->why, sizeof lw->why, "likwid-bench not found on PATH (Debian: likwid)");
         return;
