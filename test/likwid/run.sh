@@ -6,11 +6,8 @@
 # the group this CPU lists and its output kept in the run folder.  Exits 1 on failure.
 set -u
 cd "$(dirname "$0")/../.."
-tmp=$(mktemp -d /tmp/rnnscale-likwid-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. test/lib.sh
+test_begin likwid
 # fake DIR EXIT: a likwid-perfctr in DIR listing CLOCK and FLOPS_DP that exits EXIT on a
 # measurement (after printing what a VM prints) or, with 0, runs the program it is given
 fake() {

@@ -19,11 +19,8 @@ if ! [ -x "$py" ] || ! "$py" -c 'import torch' 2>/dev/null; then
     echo "check-peers: skipped ($py cannot import torch; \`make peers\` installs python3-torch)"
     exit 0
 fi
-fail=0
-tmp=$(mktemp -d /tmp/rnnscale-peers-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. "$(dirname "$0")/../lib.sh"
+test_begin peers
 tiny="--hidden 16 --vocab 50 --batch 4 --bptt 5 --steps 2 --threads 1"
 
 echo "== peer_torch.py: --help and bad usage"

@@ -4,11 +4,8 @@
 # "not measured" (never met) when it does not.  Exits 1 on failure.
 set -u
 cd "$(dirname "$0")/../.."
-tmp=$(mktemp -d /tmp/rnnscale-report-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. test/lib.sh
+test_begin report
 # expect RUN PATTERN WHAT: the report body of RUN has a line matching PATTERN
 expect() { REPORT_BODY=1 sh plot/report.sh "$1" > "$tmp/out" 2>&1; grep -Eq -- "$2" "$tmp/out" && ok "$3" || { bad "$3"; grep -E "^- " "$tmp/out" | head -n 5; }; }
 

@@ -19,11 +19,8 @@
 # Exits 1 on failure.
 set -u
 cd "$(dirname "$0")/../.."
-fail=0
-tmp=$(mktemp -d /tmp/rnnscale-scaling-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
+. test/lib.sh
+test_begin scaling
 
 echo "== scaling/study.sh: points, resume, failures"
 mkdir "$tmp/r1"

@@ -29,12 +29,9 @@ bench=${1:?usage: run.sh BENCH PLATFORM_GEN}
 gen=${2:?usage: run.sh BENCH PLATFORM_GEN}
 SMPIRUN=${SMPIRUN:-smpirun}
 here=$(cd "$(dirname "$0")/../.." && pwd)
-fail=0
-tmp=$(mktemp -d /tmp/rnnscale-smpi-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+test_begin smpi
 start=$(date +%s)
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
 
 cfg="--cfg=smpi/simulate-computation:no --cfg=network/model:CM02 --cfg=network/crosstraffic:0
      --cfg=smpi/wtime:0 --cfg=smpi/coll-selector:ompi
