@@ -272,7 +272,7 @@ int ar_allreduce(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t count)
     if (count == 0)
         return 0;
     if (sendbuf != MPI_IN_PLACE && sendbuf != recvbuf)
-        memcpy(recvbuf, sendbuf, count * pl->esize);
+        ar_local_copy(recvbuf, sendbuf, count * pl->esize);
     if (pl->p == 1)
         return 0;
     return pl->algo->run(pl, sendbuf, recvbuf, count);

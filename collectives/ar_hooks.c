@@ -48,6 +48,18 @@ void ar_big_free(void *p)
         free(p);
 }
 
+void ar_big_touch(void *p, size_t bytes)
+{
+    if (!ar_hooks_now.values_unused)
+        memset(p, 0, bytes);
+}
+
+void ar_local_copy(void *dst, const void *src, size_t bytes)
+{
+    if (!ar_hooks_now.values_unused)
+        memcpy(dst, src, bytes);
+}
+
 int ar_split_node(MPI_Comm comm, int key, MPI_Comm *node)
 {
     if (ar_hooks_now.split_node)

@@ -33,6 +33,11 @@ typedef struct {
                        MPI_Op op, MPI_Comm comm);
     /* The MPI_Op `library` passes for op (default MPI_SUM / MPI_MAX). */
     MPI_Op (*library_op)(ar_op op);
+    /* 1 where no value in a big buffer is ever used (a folded simulation: reduce does no
+     * arithmetic, nothing is checked): ar_allreduce skips copying its input into its
+     * output and ar_big_touch writes nothing, work that would cost the simulator's own
+     * time and never the simulated time. */
+    int values_unused;
 } ar_hooks;
 
 /* Copies *h (NULL: all unset).  Call before any plan exists. */
@@ -43,6 +48,8 @@ void *ar_big_malloc(size_t bytes);
 void *ar_big_calloc(size_t n, size_t size);
 int ar_big_memalign(void **out, size_t bytes);   /* 64-byte aligned: 0 or an errno */
 void ar_big_free(void *p);
+void ar_big_touch(void *p, size_t bytes);   /* zeros, faulting its pages in before timing */
+void ar_local_copy(void *dst, const void *src, size_t bytes);   /* memcpy */
 int ar_split_node(MPI_Comm comm, int key, MPI_Comm *node);
 int ar_barrier(MPI_Comm comm);
 int ar_bookkeeping_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,

@@ -544,7 +544,11 @@ static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index,
         if (!opt.no_check)
             wrong[a] += check_output(plans[a], t, b->recv, count, seed, bytes, "");
     }
-    ar_bookkeeping_allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* the slowest rank's estimate sizes the warm-up and the iterations, unless both are
+     * given (a simulator's every agreement is p log p messages of its own time) */
+    int need_est = opt.iters < 0 || opt.warmup < 0;
+    if (need_est)
+        ar_bookkeeping_allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 
     /* 2. warm-up: OSU's count capped by the checked call's time, each call timed; the
      * slowest rank's median warm-up call sizes the iterations (one call alone is a poor
@@ -552,7 +556,8 @@ static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index,
     for (int a = 0; a < n; a++)
         if (warm_up(plans[a], src, b, count, bytes, &est[a]) != 0)
             return -1;
-    ar_bookkeeping_allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (need_est)
+        ar_bookkeeping_allreduce(MPI_IN_PLACE, est, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     for (int a = 0; a < n; a++) {
         iters[a] = opt.iters;
         if (iters[a] < 0) {
@@ -592,10 +597,11 @@ static int measure_size(ar_plan **plans, ar_dtype t, long bytes, int size_index,
         for (long i = 0; i < iters[a]; i++)
             sum += ti[i];
         double mean = sum / (double)iters[a], lo, hi, tot;
-        MPI_Reduce(&mean, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mean, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-        MPI_Reduce(&mean, &tot, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-        MPI_Reduce(ti, b->t_slow, (int)iters[a], MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        /* the books, not MPI_Reduce: a simulator's books cost no message */
+        ar_bookkeeping_allreduce(&mean, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        ar_bookkeeping_allreduce(&mean, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        ar_bookkeeping_allreduce(&mean, &tot, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        ar_bookkeeping_allreduce(ti, b->t_slow, (int)iters[a], MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         row *rw = &rows[a];
         rw->algo = ar_plan_name(plans[a]);
         rw->bytes = bytes;
@@ -796,8 +802,8 @@ static row *alloc_buffers(buffers *b)
     if (!ok)
         usage_exit("out of memory for the message buffers (lower -m MAX)");
     /* touched once here; zeros (never denormals) when --no-check leaves them unset */
-    memset(b->send, 0, (size_t)maxb + 64);
-    memset(b->recv, 0, (size_t)maxb + 64);
+    ar_big_touch(b->send, (size_t)maxb + 64);
+    ar_big_touch(b->recv, (size_t)maxb + 64);
     return rows;
 }
 

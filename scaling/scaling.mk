@@ -22,7 +22,7 @@
 #                                   report.md (QUICK=1: coarse grids, RUN=DIR resumes one)
 #   make check-scaling              the study driver, the fit, the composition and the
 #                                   model-size study (test/scaling/run.sh)
-#   make simulate                   the allreduce sweep, ~25 min here on 2 cores (QUICK=1: minutes;
+#   make simulate                   the allreduce sweep, ~19 min here on 2 cores (QUICK=1: minutes;
 #                                   FULL=1: every algorithm at every size and node count, hours)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
 # Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default: the cores)

@@ -19,16 +19,20 @@
  *           Unequal groups are the library's business (--group-max, ar_twolevel.c).
  *   barrier every rank released at the same simulated instant: a real barrier releases
  *           ranks latencies apart, and each rank's timed call would include that skew.
- *   books   the benchmark's own allreduces are recursive doubling (below), so
- *           smpi/allreduce:NAME picks the algorithm of `library` alone: under a ring
+ *   books   the benchmark's own allreduces cost no simulated time and no message on
+ *           MPI_COMM_WORLD (below), and are recursive doubling on other communicators,
+ *           so smpi/allreduce:NAME picks the algorithm of `library` alone: under a ring
  *           algorithm each integer the benchmark agrees on would cost 2(p-1) steps.
+ *   values  folded runs never use a big buffer's values (ar_hooks.h values_unused).
  *   RS_SMPI_NATIVE_OPS=1 (diagnosis): `library` with SMPI's own, uncharged ops. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <dlfcn.h>
 #include <simgrid/actor.h>
+#include <simgrid/barrier.h>
 #include <simgrid/host.h>
 #include <smpi/smpi.h>
 
@@ -103,10 +107,72 @@ static MPI_Op library_op(ar_op op) { return op == AR_SUM ? op_sum_charged : op_m
 static void *fold_get(size_t size) { return size >= fold_bytes ? fold_alloc(size) : NULL; }
 
 /* ---- the benchmark's books and the ideal barrier ------------------------------------
- * The books use SMPI's allreduce__rdb message for message (a copy to self, MPICH's fold
- * for non-power-of-two p, pairwise exchanges), so simulated clocks run as they do under
- * smpi/allreduce:rdb whatever algorithm smpi/allreduce names for `library`. */
+ * On MPI_COMM_WORLD both go through the simulator's kernel, not its network: every
+ * rank is a thread of one process, so a SimGrid barrier and a table of the ranks'
+ * contributions cost no message and no simulated time (an allreduce of messages costs
+ * the simulator p log p of them, several times per timed call).  Rank 0 makes them on
+ * the first call and broadcasts their address.  Other communicators' books use SMPI's
+ * allreduce__rdb message for message (a copy to self, MPICH's fold for non-power-of-two
+ * p, pairwise exchanges), whatever algorithm smpi/allreduce names for `library`. */
 enum { BOOKS_TAG = 31500 };
+
+typedef struct { sg_bar_t barrier; const void **slot; void *result; } world_books;
+
+static world_books *world(void)
+{
+    static world_books *w;   /* per rank: the same pointer in each */
+    if (!w) {
+        int me, p;
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        MPI_Comm_size(MPI_COMM_WORLD, &p);
+        world_books *mine = NULL;
+        if (me == 0) {
+            if (!(mine = calloc(1, sizeof *mine)) || !(mine->slot = calloc((size_t)p, sizeof *mine->slot))) {
+                fprintf(stderr, "%s: out of memory for %d ranks' books\n", rs_progname(), p);
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            mine->barrier = sg_barrier_init((unsigned)p);
+        }
+        uintptr_t addr = (uintptr_t)mine;
+        MPI_Bcast(&addr, sizeof addr, MPI_BYTE, 0, MPI_COMM_WORLD);
+        w = (world_books *)addr;
+    }
+    return w;
+}
+
+/* The world's allreduce: rank 0 reduces the contributions in rank order between two
+ * barriers (once: each MPI_Reduce_local costs SMPI two clock reads) into a table every
+ * rank then copies; rank 0 replaces it only after the next call's first barrier. */
+static int world_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
+                           MPI_Op op, size_t bytes)
+{
+    world_books *w = world();
+    int me, p;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    char *mine = malloc(bytes + 1);
+    if (!mine)
+        return MPI_ERR_NO_MEM;
+    memcpy(mine, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+    w->slot[me] = mine;
+    sg_barrier_wait(w->barrier);
+    if (me == 0) {
+        char *res = malloc(bytes + 1);
+        if (!res) {
+            fprintf(stderr, "%s: out of memory for the books\n", rs_progname());
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        memcpy(res, w->slot[0], bytes);
+        for (int r = 1; r < p; r++)
+            MPI_Reduce_local(w->slot[r], res, count, dt, op);
+        free(w->result);
+        w->result = res;
+    }
+    sg_barrier_wait(w->barrier);
+    memcpy(recvbuf, w->result, bytes);
+    free(mine);
+    return MPI_SUCCESS;
+}
 
 static void books_exchange(void *buf, void *tmp, int count, MPI_Datatype dt, MPI_Op op,
                            MPI_Comm comm, int me, int dst)
@@ -130,6 +196,8 @@ static int books_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
     MPI_Comm_rank(comm, &me);
     MPI_Type_size(dt, &size);
     size_t bytes = (size_t)count * (size_t)size;
+    if (comm == MPI_COMM_WORLD)
+        return world_allreduce(sendbuf, recvbuf, count, dt, op, bytes);
     char *tmp = malloc(bytes + 1);
     if (!tmp)
         return MPI_ERR_NO_MEM;
@@ -161,19 +229,24 @@ static int books_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Da
     return MPI_SUCCESS;
 }
 
-/* Every rank reads the simulated clock on arrival; the maximum, t, goes to all; each
- * sleeps until t + SYNC_GUARD_S.  The guard only has to exceed that allreduce's own
- * duration (ceil(log2 p) + 2 small messages); nothing is simulated meanwhile, so it
- * costs no wall time.  A rank that wakes too late says so once. */
+/* All of MPI_COMM_WORLD wait at the world's barrier, which releases them together at
+ * the last arrival's simulated instant t; each then sleeps until t + SYNC_GUARD_S, so
+ * that the network is idle when timed calls start.  Other communicators agree on t with
+ * an allreduce of the arrival times. */
 #define SYNC_GUARD_S 1e-3
 
 static int ideal_barrier(MPI_Comm comm)
 {
     static int warned;
     double t = MPI_Wtime(), tmax = t;
-    int rc = books_allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-    if (rc != MPI_SUCCESS)
-        return rc;
+    if (comm == MPI_COMM_WORLD) {
+        sg_barrier_wait(world()->barrier);
+        tmax = MPI_Wtime();
+    } else {
+        int rc = books_allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
     double wait = tmax + SYNC_GUARD_S - MPI_Wtime();
     if (wait > 0)
         sg_actor_sleep_for(wait);
@@ -215,6 +288,7 @@ static int start_fold(ar_hooks *h)
     h->alloc = fold_get;
     h->release = fold_free;
     h->reduce = reduce_nothing;
+    h->values_unused = 1;
     return 0;
 }
 

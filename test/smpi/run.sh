@@ -12,7 +12,8 @@
 #      leaves simulated times unchanged: scaling/simulate checked vs folded (and its
 #      JSON, from build/bin/simulate-write, holds the CSV's rows); the sweep's way
 #      (--plan, --run-job, --collect) gives one run's rows; scaling/sweep.sh joins its
-#      parts and keeps results; allreduce-bench --timed-only times as without it;
+#      parts and keeps results; allreduce-bench --timed-only times as without it; the
+#      books (every rank's count of wrong elements) add up in a checked folded run;
 #   5. rnn-train-smpi (scaling/train-sim) trains a tiny LSTM on a 4-node platform with
 #      compute charged by flops: two runs give identical simulated times; its loss curve
 #      is the real build's under mpirun -np 4 within 1e-5 (skipped without mpirun);
@@ -172,6 +173,20 @@ expect2_bench() { # --timed-only without --iters: one line, exit 2
         bad "allreduce-bench-smpi --timed-only without --iters: exit $rc: $(head -n 2 "$tmp/e" | tr '\n' ' ')"
 }
 expect2_bench
+# the books on MPI_COMM_WORLD (SimGrid's kernel, no messages) add up every rank's count:
+# folded buffers hold garbage, so a checked folded run finds wrong elements on each rank
+# and its CSV's wrong column must be the sum of the ranks' own WRONG lines
+. "$here/scaling/smpi_env.sh"
+echo 1048576 > "$tmp/books.sizes"
+env $(smpi_fold_env "$here/build/lib/rs-smpi-fold.so") timeout 120 $SMPIRUN -np 16 \
+    -platform "$tmp/tl64.xml" -hostfile "$tmp/tl64.hosts" $cfg $(smpi_fold_cfg) "$bench" \
+    --algo ring,recdbl --sizes "$tmp/books.sizes" --iters 1 --warmup 0 --csv "$tmp/books.csv" \
+    > /dev/null 2> "$tmp/books.err"; rc=$?
+ranks=$(sed -n 's/.*rank [0-9]*: \([0-9]*\) elements differ.*/\1/p' "$tmp/books.err" | awk '{ s += $1 } END { print s + 0 }')
+csv=$(col "$tmp/books.csv" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+[ $rc -eq 1 ] && [ "$ranks" -gt 0 ] && [ "$csv" = "$ranks" ] &&
+    ok "books: a checked folded run exits 1 and its CSV counts the ranks' $ranks wrong elements" ||
+    bad "books: exit $rc (want 1), CSV wrong $csv, the ranks' lines $ranks"
 
 echo "== rnn-train-smpi: a tiny LSTM on 4 simulated nodes (scaling/train-sim)"
 train=$here/build/bin/rnn-train-smpi
