@@ -24,6 +24,8 @@
  *           so smpi/allreduce:NAME picks the algorithm of `library` alone: under a ring
  *           algorithm each integer the benchmark agrees on would cost 2(p-1) steps.
  *   values  folded runs never use a big buffer's values (ar_hooks.h values_unused).
+ *   RS_SMPI_SKEW_NS=S (diagnosis): the barrier releases rank r r*S ns late (S < 0:
+ *           (p-1-r)*|S|), so that ranks arrive at timed calls skewed as in a program.
  *   RS_SMPI_NATIVE_OPS=1 (diagnosis): `library` with SMPI's own, uncharged ops. */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +51,7 @@ static void *(*fold_alloc)(size_t); /* the preloaded pool (smpi_fold.c), when fo
 static int (*fold_free)(void *);
 static size_t fold_bytes;
 static MPI_Op op_sum_charged = MPI_OP_NULL, op_max_charged = MPI_OP_NULL;
+static double skew_s;            /* the barrier releases rank r r*skew_s late (< 0: p-1-r) */
 
 static double env_double(const char *name, double dflt)
 {
@@ -248,6 +251,12 @@ static int ideal_barrier(MPI_Comm comm)
             return rc;
     }
     double wait = tmax + SYNC_GUARD_S - MPI_Wtime();
+    if (skew_s != 0) {
+        int me, p;
+        MPI_Comm_rank(comm, &me);
+        MPI_Comm_size(comm, &p);
+        wait += skew_s > 0 ? skew_s * me : -skew_s * (p - 1 - me);
+    }
     if (wait > 0)
         sg_actor_sleep_for(wait);
     else if (!warned++)
@@ -317,6 +326,7 @@ int smpi_hooks_install(void)
         rate = v ? strtod(v, NULL) : 0;
     }
     gamma_s_per_byte = rate > 0 ? 1e-9 / rate : 0;
+    skew_s = env_double("RS_SMPI_SKEW_NS", 0) * 1e-9;
     if (gamma_s_per_byte > 0)
         ar_set_reduce_charge(charge_reduce, NULL);
     if (start_fold(&h) != 0)

@@ -14,6 +14,7 @@
 #      (--plan, --run-job, --collect) gives one run's rows; scaling/sweep.sh joins its
 #      parts and keeps results; allreduce-bench --timed-only times as without it; the
 #      books (every rank's count of wrong elements) add up in a checked folded run;
+#      RS_SMPI_SKEW_NS skews the ranks' release by the amount asked;
 #   5. rnn-train-smpi (scaling/train-sim) trains a tiny LSTM on a 4-node platform with
 #      compute charged by flops: two runs give identical simulated times; its loss curve
 #      is the real build's under mpirun -np 4 within 1e-5 (skipped without mpirun);
@@ -187,6 +188,19 @@ csv=$(col "$tmp/books.csv" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 
 [ $rc -eq 1 ] && [ "$ranks" -gt 0 ] && [ "$csv" = "$ranks" ] &&
     ok "books: a checked folded run exits 1 and its CSV counts the ranks' $ranks wrong elements" ||
     bad "books: exit $rc (want 1), CSV wrong $csv, the ranks' lines $ranks"
+
+# RS_SMPI_SKEW_NS=S releases rank r r*S ns late: recursive doubling (rendezvous at 4 MiB)
+# then takes (p-1)*S longer, as its slowest rank waits for the last to arrive
+echo 4194304 > "$tmp/skew.sizes"
+for sk in 0 1000; do
+    RS_SMPI_SKEW_NS=$sk smpi 16 "$tmp/tl64" --algo recdbl --sizes "$tmp/skew.sizes" --iters 1 \
+        --warmup 0 --csv "$tmp/skew$sk.csv" > /dev/null 2>&1 || bad "RS_SMPI_SKEW_NS=$sk: exit $?"
+done
+d=$(awk -v a="$(col "$tmp/skew0.csv" p50_us 2>/dev/null)" -v b="$(col "$tmp/skew1000.csv" p50_us 2>/dev/null)" \
+    'BEGIN { printf "%.3f", b - a }')
+awk -v d="$d" 'BEGIN { exit !(d > 13.5 && d < 16.5) }' &&
+    ok "RS_SMPI_SKEW_NS=1000 at p=16: recdbl takes $d us longer (15 expected)" ||
+    bad "RS_SMPI_SKEW_NS=1000 at p=16: recdbl takes $d us longer (want 15 +- 1.5)"
 
 echo "== rnn-train-smpi: a tiny LSTM on 4 simulated nodes (scaling/train-sim)"
 train=$here/build/bin/rnn-train-smpi
