@@ -130,7 +130,8 @@ static world_books *world(void)
         MPI_Comm_size(MPI_COMM_WORLD, &p);
         world_books *mine = NULL;
         if (me == 0) {
-            if (!(mine = calloc(1, sizeof *mine)) || !(mine->slot = calloc((size_t)p, sizeof *mine->slot))) {
+            mine = calloc(1, sizeof *mine);
+            if (!mine || !(mine->slot = calloc((size_t)p, sizeof *mine->slot))) {
                 fprintf(stderr, "%s: out of memory for %d ranks' books\n", rs_progname(), p);
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
