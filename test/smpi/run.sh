@@ -48,6 +48,7 @@ smpi() { # NP PREFIX ARGS...: allreduce-bench-smpi under smpirun, 120 s at most;
 col() { # CSV COLUMN: the column's values
     awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next } { print $c }' "$1"
 }
+total() { awk '{ s += $1 } END { print s + 0 }'; }   # the sum of the numbers on stdin
 
 echo "== SMPI: p = 64 on two groups of 32 ($bench)"
 "$gen" --platform taihulight --group-size 32 --nodes 64 --out "$tmp/tl64" > /dev/null ||
@@ -60,7 +61,7 @@ for run in 1 2; do
     [ $rc -eq 0 ] || { bad "p=64 run $run: exit $rc"; head -n 20 "$tmp/err$run"; }
 done
 if [ -s "$tmp/p64_1.csv" ]; then
-    rows=$(($(wc -l < "$tmp/p64_1.csv") - 1)); wrong=$(col "$tmp/p64_1.csv" wrong | awk '{ s += $1 } END { print s + 0 }')
+    rows=$(($(wc -l < "$tmp/p64_1.csv") - 1)); wrong=$(col "$tmp/p64_1.csv" wrong | total)
     algos=$(col "$tmp/p64_1.csv" algo | sort -u | tr '\n' ' ')
     [ "$rows" -eq 96 ] && [ "$wrong" -eq 0 ] && ok "p=64: $rows rows (${algos}x float,int32 x 6 sizes), 0 wrong elements" ||
         bad "p=64: $rows rows (want 96), $wrong wrong elements"
@@ -79,7 +80,7 @@ for b in rdb rab_rdb lr ompi; do
     ALLREDUCE=$b smpi 64 "$tmp/tl64" --algo library --dtype float,int32 --sizes "$sizes" --iters 1 \
         --warmup 0 --csv "$tmp/b_$b.csv" > /dev/null 2> "$tmp/berr"
     rc=$?
-    w=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+    w=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | total)
     n=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | wc -l)
     [ $rc -eq 0 ] && [ "$n" -eq 12 ] && [ "$w" -eq 0 ] && ok "smpi:$b: 12 rows, 0 wrong" ||
         { bad "smpi:$b: exit $rc, $n rows (want 12), $w wrong"; head -n 5 "$tmp/berr"; }
@@ -183,8 +184,8 @@ env $(smpi_fold_env "$here/build/lib/rs-smpi-fold.so") timeout 120 $SMPIRUN -np 
     -platform "$tmp/tl64.xml" -hostfile "$tmp/tl64.hosts" $cfg $(smpi_fold_cfg) "$bench" \
     --algo ring,recdbl --sizes "$tmp/books.sizes" --iters 1 --warmup 0 --csv "$tmp/books.csv" \
     > /dev/null 2> "$tmp/books.err"; rc=$?
-ranks=$(sed -n 's/.*rank [0-9]*: \([0-9]*\) elements differ.*/\1/p' "$tmp/books.err" | awk '{ s += $1 } END { print s + 0 }')
-csv=$(col "$tmp/books.csv" wrong 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+ranks=$(sed -n 's/.*rank [0-9]*: \([0-9]*\) elements differ.*/\1/p' "$tmp/books.err" | total)
+csv=$(col "$tmp/books.csv" wrong 2>/dev/null | total)
 [ $rc -eq 1 ] && [ "$ranks" -gt 0 ] && [ "$csv" = "$ranks" ] &&
     ok "books: a checked folded run exits 1 and its CSV counts the ranks' $ranks wrong elements" ||
     bad "books: exit $rc (want 1), CSV wrong $csv, the ranks' lines $ranks"
