@@ -93,7 +93,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"resume", RS_OPT_FLAG, &o->resume, NULL, "continue from the newest checkpoint in --checkpoint DIR (bit-identical)", 0, 0},
         {"seed", RS_OPT_INT, &f->seed, "N", "random seed: initial weights [1]", 0, 4.6e18},
         {"threads", RS_OPT_INT, &f->threads, "N", "threads for GEMM and the softmax [all CPUs]", 1, 1024},
-        {"gemm", RS_OPT_STR, &o->gemm, "NAME", "GEMM backend: auto (each product shape on the fastest of the backends that load and pass the reference check, timed at start-up; a resume reuses the checkpoint's picks), openblas, blis, onednn, blocked or naive [auto]", 0, 0},
+        {"gemm", RS_OPT_STR, &o->gemm, "NAME", "GEMM backend: auto (each product shape on the fastest of the backends that load and pass the reference check, timed at start-up; a resume reuses the checkpoint's picks), openblas, blis, onednn, blocked or naive, or a plan an earlier run recorded (its summary.json's gemm_plan, 'auto:other=blis;512x140x128:TN=onednn;...': the same dispatch, no timing) [auto]", 0, 0},
         {"completion", RS_OPT_INT, &f->completion, "N", "after training, an MSR-style sentence completion test of N held-out test sentences (one word blanked, 4 impostors of similar frequency); accuracy [0: off]", 0, 1000000},
         {"log", RS_OPT_STR, &o->log, "FILE", "evaluation log, CSV: step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,eval_exposed_seconds", 0, 0},
         {"bench", RS_OPT_INT, &o->bench, "N", "time N training steps: tokens_per_s, gflops, frac_of_peak", 1, 1e9},

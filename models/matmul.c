@@ -24,8 +24,17 @@ static char label[512], record[GA_RECORD_MAX], dispatch[256];
 
 int mm_check_name(const char *name)
 {
+    if (name && strncmp(name, "auto:", 5) == 0) {   /* a recorded plan: its names */
+        static ga_plan p;
+        char why[256];
+        if (ga_plan_parse(name, &p) == 0)
+            return 0;
+        snprintf(why, sizeof why, "%s", rs_lasterr());
+        RS_CHECK(0, "--gemm: %s (a plan is what summary.json's gemm_plan holds, e.g. "
+                 "'auto:other=blis;512x140x128:TN=onednn')", why);
+    }
     RS_CHECK(!name || strcmp(name, "auto") == 0 || gemm_find(name),
-          "--gemm: unknown backend '%s' (expected " NAMES ")", name);
+          "--gemm: unknown backend '%s' (expected " NAMES ", or a recorded plan 'auto:other=...')", name);
     return 0;
 }
 
@@ -107,20 +116,25 @@ int mm_init_auto(const model_cfg *c, int threads, int reentrant)
     return 0;
 }
 
-/* A record's plan with the shapes' roles and places from model c; nothing loaded. */
+/* A record's plan with the shapes' roles and places from model c; nothing loaded.
+ * A shape that is none of c's (a plan from another batch or size) fails. */
 static int parse_record(const char *rec, const model_cfg *c, ga_plan *p)
 {
     if (ga_plan_parse(rec, p) != 0)
         return -1;
     ga_shape shapes[GA_MAX_SHAPES];
     int ns = ga_model_shapes(c, shapes, GA_MAX_SHAPES);
-    for (int i = 0; i < p->nshapes; i++)
-        for (int j = 0; j < ns; j++) {
-            ga_shape *s = &p->shape[i];
+    for (int i = 0; i < p->nshapes; i++) {
+        ga_shape *s = &p->shape[i];
+        int found = 0;
+        for (int j = 0; j < ns && !found; j++) {
             const ga_shape *t = &shapes[j];
             if (s->ta == t->ta && s->tb == t->tb && s->m == t->m && s->n == t->n && s->k == t->k)
-                *s = *t;
+                *s = *t, found = 1;
         }
+        RS_CHECK(found, "the plan's product %ldx%ldx%ld:%c%c is not one of this model's (a plan "
+                 "from another --batch, --bptt, --hidden or --classes?)", s->m, s->n, s->k, s->ta, s->tb);
+    }
     return 0;
 }
 

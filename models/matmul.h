@@ -11,15 +11,16 @@
  *     gemm_openblas.c), blis, onednn, "blocked" (the portable fallback) or "naive"
  *     (the double-accumulating oracle); libxsmm does NN only, so only auto uses it;
  *   - a record (mm_init_record): what mm_record() said in an earlier run (a
- *     checkpoint's), so a resumed run dispatches exactly as the run that stopped. */
+ *     checkpoint's, or summary.json's gemm_plan given as --gemm), so a resumed or
+ *     repeated run dispatches exactly as the earlier one: the same bits. */
 #ifndef RS_MODELS_MATMUL_H
 #define RS_MODELS_MATMUL_H
 
 #include "gemm_auto.h"
 #include "model.h"
 
-/* `name` is NULL, "auto" or a backend of the registry; else -1 with the one line
- * "--gemm: unknown backend ..." (rs_lasterr). */
+/* `name` is NULL, "auto", a backend of the registry or a plan naming only such
+ * ("auto:other=..."); else -1 with the one line "--gemm: ..." (rs_lasterr). */
 int mm_check_name(const char *name);
 /* One backend for every call: `backend` (NULL: openblas, falling back to blocked when
  * OpenBLAS is not installed), loaded, at `threads`.  "auto" needs the model: -1.
@@ -29,8 +30,8 @@ int mm_init(const char *backend, int threads);
  * backends that may be called from two threads at once (--pipeline).  0, or -1. */
 int mm_init_auto(const model_cfg *c, int threads, int reentrant);
 /* Dispatch as `record` (an earlier mm_record()) says, without timing; c names the
- * shapes in reports.  0, or -1 when the record is malformed or a backend it names
- * cannot load here (rs_lasterr says which and why). */
+ * shapes in reports.  0, or -1 when the record is malformed, names a product that is
+ * none of c's, or a backend it names cannot load here (rs_lasterr says which and why). */
 int mm_init_record(const char *record, const model_cfg *c, int threads);
 /* A record's compact label (as mm_backend_name would give), without loading anything. */
 void mm_record_label(const char *record, const model_cfg *c, char *buf, size_t len);

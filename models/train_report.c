@@ -27,7 +27,7 @@ int train_write_table(const run_ctx *r, rs_table *t, const char *cols)
         if (ap->ncand)
             snprintf(ms, sizeof ms, "%.0f", ap->tune_ms);
         else
-            snprintf(ms, sizeof ms, "0 (the checkpoint's picks)");
+            snprintf(ms, sizeof ms, "0 (a recorded plan: the checkpoint's or --gemm's)");
         rs_table_meta(t, "gemm_tune_ms", ms);
     }
     rs_table_meta(t, "pointwise", r->m.pw->name);

@@ -26,7 +26,8 @@ static long step_limit(const train_opts *o, long steps_per_epoch)
 /* The GEMM dispatch (matmul.h), once the model and a checkpoint's state are known:
  * --gemm auto times the backends on the model's shapes, except on --resume from a
  * checkpoint that recorded its choice, which is reused (bit-identical continuation);
- * a backend named explicitly replaces the record (said in the header). */
+ * a backend named explicitly, or a plan recorded by an earlier run (summary.json's
+ * gemm_plan), replaces the record (said in the header). */
 static int gemm_setup(run_ctx *r)
 {
     const train_opts *o = r->o;
@@ -46,14 +47,20 @@ static int gemm_setup(run_ctx *r)
         if (train_gemm_auto(&r->m.cfg, o->threads, o->pipeline > 0 || o->eval_async) != 0)
             return -1;
     } else {
-        if (mm_init(o->gemm, o->threads) != 0)
+        int given_plan = strncmp(o->gemm, "auto:", 5) == 0;   /* an earlier run's: no timing */
+        if ((given_plan ? mm_init_record(o->gemm, &r->m.cfg, o->threads) : mm_init(o->gemm, o->threads)) != 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", rs_lasterr());
+            RS_CHECK(!given_plan, "--gemm: %s", why);
             return -1;
+        }
         if (rec[0] && strcmp(rec, mm_record()) != 0) {
             char was[512];
             mm_record_label(rec, &r->m.cfg, was, sizeof was);
             snprintf(r->gemm_note, sizeof r->gemm_note, "--gemm %s replaces the checkpoint's %s: "
-                     "not bit-identical to a run that never stopped", o->gemm, was);
-        }
+                     "not bit-identical to a run that never stopped", mm_backend_name(), was);
+        } else if (given_plan)
+            snprintf(r->gemm_note, sizeof r->gemm_note, "the plan --gemm gave, not timed");
     }
     snprintf(r->st.gemm, sizeof r->st.gemm, "%s", mm_record());
     return 0;

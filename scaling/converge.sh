@@ -15,7 +15,10 @@
 # B_LIST (per-worker batches, default 4; the issue's claim: "1 4 16"), LR_FACTORS,
 # TARGET_X, OPT_N / OPT_LIST (the optimizers compared at the large end), WARMUP_N /
 # WARMUP (the warmup steps tried there), EXTEND (rounds that widen a learning-rate grid
-# whose best is at its edge), CAP_X / CAP_EPOCHS (the step cap), JOBS, THREADS, SEED;
+# whose best is at its edge), CAP_X / CAP_EPOCHS (the step cap), JOBS, THREADS, SEED,
+# GEMM (plan: --gemm auto tunes once per batch, in the point gemm-bX, and the points at
+# that batch name its picks, so a point run again gives the same bits; auto: each point
+# tunes itself, picks that vary with load; or one backend);
 # PLAN=1 writes the base grid's points (after the baseline) and stops, for a cluster.
 # Exit: 0 ok, 1 a point failed (the rest still ran), 2 bad input, 130 interrupted.
 set -u
@@ -53,10 +56,14 @@ EVAL_STREAMS="${EVAL_STREAMS:-64}"
 THREADS="${THREADS:-1}"
 SEED="${SEED:-1}"
 MODEL="${MODEL:---model lstm --hidden 128 --classes 100 --bptt 35}"
+GEMM="${GEMM:-plan}"
 EOF
 fi
 src=$settings; [ -f "$settings" ] || src=$settings.tmp
 case "$src" in /*) . "$src" ;; *) . "./$src" ;; esac
+grep -q '^GEMM=' "$src" || GEMM=auto   # a folder made before the setting ran auto
+case "$GEMM" in plan|auto|openblas|blis|onednn|blocked|naive) ;;
+    *) die "GEMM '$GEMM' is not plan, auto or a backend (openblas, blis, onednn, blocked, naive)" ;; esac
 # bad settings: one line, exit 2, before any point runs
 for v in $N_LIST $B_LIST $CAP_EPOCHS $EVAL_STREAMS $THREADS ${JOBS:-1}; do
     case "$v" in ''|*[!0-9]*|0) die "'$v' in N_LIST, B_LIST, CAP_EPOCHS, EVAL_STREAMS, THREADS or JOBS is not a positive integer" ;; esac
@@ -125,6 +132,33 @@ calc() {
         else if (what == "stream") print int(ntrain / B) }'
 }
 
+# group N b: K, the workers a group of the grid runs as one (see lr_point).
+group() {
+    es=$(( (EVAL_STREAMS + $2 - 1) / $2 * $2 ))
+    K=$1; [ "$1" -gt 1 ] && K=$(($1 / 2))
+    while [ "$K" -gt 1 ] && { [ $(($1 % K)) -ne 0 ] || [ $((es % (K * $2))) -ne 0 ]; }; do K=$((K - 1)); done
+    echo "$K"
+}
+
+# GEMM=plan: one point per batch the grid runs, gemm-bX, tunes --gemm auto (on a
+# one-step bench); every point at batch X then names its picks (gemm_of X).
+plans() {
+    [ "$GEMM" = plan ] || return 0
+    for b in $B_LIST; do
+        for N in $N_LIST; do echo $(( $(group "$N" "$b") * b )); done
+    done | sort -un | while read -r x; do
+        add "gemm-b$x" 1 0 "" rnn-train $MODEL --threads "$THREADS" --seed "$SEED" --batch "$x" \
+            --bench 1 --json summary.json
+    done
+    study
+}
+gemm_of() {
+    [ "$GEMM" = plan ] || { echo "$GEMM"; return 0; }
+    p=$(sed -n 's/.*"gemm_plan": *"\([^"]*\)".*/\1/p' "$run/points/gemm-b$1/summary.json" 2>/dev/null)
+    [ -n "$p" ] || die "no GEMM plan for batch $1 ($run/points/gemm-b$1/ failed?)"
+    echo "'$p'"
+}
+
 # lr_point N b OPT LR WARMUP: one training point of the grid.
 lr_point() {
     N=$1; b=$2; opt=$3; lr=$4; wu=$5; B=$((N * b))
@@ -139,10 +173,11 @@ lr_point() {
     # The N workers run as N/K groups of K (--workers N/K --batch K b): the same streams
     # and the same summed gradient, in wider, faster GEMMs.  K: the largest divisor of N
     # below N (b_simple needs two groups) whose K b streams divide the valid layout.
-    K=$N; [ "$N" -gt 1 ] && K=$((N / 2))
-    while [ "$K" -gt 1 ] && { [ $((N % K)) -ne 0 ] || [ $((es % (K * b))) -ne 0 ]; }; do K=$((K - 1)); done
+    K=$(group "$N" "$b")
+    g=$(gemm_of $((K * b))) || exit 2
     add "$name" "$(calc weight "$opt" "$B")" 0,1 "$N,$b,$opt,$lr,$wu,$ev,$cap," \
-        rnn-train $MODEL --threads "$THREADS" --seed "$SEED" --schedule const --eval-streams "$es" \
+        rnn-train $MODEL --gemm "$g" --threads "$THREADS" --seed "$SEED" \
+        --schedule const --eval-streams "$es" \
         --batch $((K * b)) --workers $((N / K)) --optimizer "$opt" --lr "$lr" --warmup "$wu" \
         --target-ppl "$target" --eval-every "$ev" --steps "$cap" \
         --log log.csv --csv summary.csv --json summary.json
@@ -206,6 +241,7 @@ widen() {
     [ "$more" -gt 0 ]
 }
 
+plans
 base_grid
 if [ -n "${PLAN:-}" ]; then
     echo "converge: PLAN=1: $(grep -c . "$points") points in $points, none run yet" \

@@ -805,6 +805,36 @@ Test(models, auto_resume_reuses_the_picks_bit_identically)
     cr_expect_str_eq(ha, hb, "a resumed --gemm auto run gave other parameters than an uninterrupted one");
 }
 
+/* The plan a --gemm auto run recorded (summary.json's gemm_plan), given as --gemm:
+ * the same dispatch without timing, so the same parameters bit for bit (how a study
+ * repeats a point); a plan whose products are not the model's is refused. */
+Test(models, a_recorded_plan_repeats_a_run_bit_identically)
+{
+    char ja[300], jb[300], ha[65], hb[65], tb[64];
+    static char plan[GA_RECORD_MAX], pb[GA_RECORD_MAX];
+    tmp_path(ja, sizeof ja, "plan-a.json"), tmp_path(jb, sizeof jb, "plan-b.json");
+    train_opts o;
+    small_opts(&o, NULL, NULL, 20);
+    o.json = ja;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    meta_str(ja, "gemm_plan", plan, sizeof plan);
+    cr_assert(strncmp(plan, "auto:other=", 11) == 0, "gemm_plan '%s'", plan);
+    small_opts(&o, NULL, NULL, 20);
+    o.gemm = plan;
+    o.json = jb;
+    cr_assert_eq(train_run(&o), 0, "--gemm PLAN: %s", rs_lasterr());
+    meta_str(jb, "gemm_plan", pb, sizeof pb), meta_str(jb, "gemm_tune_ms", tb, sizeof tb);
+    params_hash(ja, ha), params_hash(jb, hb);
+    cr_expect_str_eq(pb, plan, "the run dispatched otherwise than the plan it was given");
+    cr_expect(strstr(tb, "recorded plan"), "the plan was timed again: gemm_tune_ms '%s'", tb);
+    cr_expect_str_eq(ha, hb, "the same plan and seed gave other parameters");
+    small_opts(&o, NULL, NULL, 20);
+    o.gemm = plan;
+    o.cfg.bptt = 6;   /* other products */
+    cr_expect_neq(train_run(&o), 0, "a plan for bptt 12 was taken at bptt 6");
+    cr_expect(strstr(rs_lasterr(), "not one of this model's"), "error: %s", rs_lasterr());
+}
+
 /* ---- --gemm auto's choice ---- */
 
 /* Fast and wrong: leaves C as it was. */
@@ -974,6 +1004,10 @@ Test(models, bad_input_exits_2_with_one_line)
     expect_usage((const char *[]){"--resume", NULL}, "--checkpoint");
     expect_usage((const char *[]){"--corpus", tiny, "--gemm", "nosuch", NULL},
                  "--gemm: unknown backend 'nosuch'");
+    expect_usage((const char *[]){"--corpus", tiny, "--gemm", "auto:other=nosuch", NULL},
+                 "--gemm: unknown GEMM backend 'nosuch'");
+    expect_usage((const char *[]){"--corpus", tiny, SMALL, "--gemm", "auto:other=blocked;1x2x3:TN=blocked", NULL},
+                 "--gemm: the plan's product 1x2x3:TN is not one of this model's");
     expect_usage((const char *[]){"--corpus", tiny, "--eval-async", "--gemm", "blocked", SMALL, NULL},
                  "--eval-async calls GEMM from two threads");
     expect_usage((const char *[]){"--eval-ranks", "1", NULL}, "--eval-ranks 1 needs ranks to set aside");

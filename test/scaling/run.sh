@@ -6,7 +6,8 @@
 #   2. scaling/converge.sh on a tiny grid (N = 1, 2; hidden 16; target 2.3 x kn3, a few
 #      hundred steps): the outputs exist, coarse points are refined until every count is
 #      resolved, a rerun on the folder runs no point, and a second folder with the same
-#      seed gives the same steps-to-target for every point;
+#      seed gives the same steps-to-target for every point; every point names its batch's
+#      recorded GEMM plan (GEMM=plan) and its command run again writes the same log;
 #   3. bad settings: exit 2 and one line, before any point runs;
 #   4. scaling/compose_tables.sh and compose_report.sh on a fake run folder: efficiency 1
 #      at N = 1, the step's parts and per-tensor's sum, time to target = steps x step
@@ -88,6 +89,20 @@ fi
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["point"] ~ /-fine$/ { f++ } $c["resolved"] != 1 { u++ }
     END { exit !(f > 0 && u == 0) }' "$tmp/c1/scaling_convergence.csv" &&
     ok "coarse points were refined; every count is resolved within 10%" || bad "unresolved or unrefined points"
+# GEMM=plan: one gemm-bX point per batch; every grid point names its batch's plan, and
+# its command run again writes the same log (the timing columns aside)
+nplan=$(ls -d "$tmp/c1/points"/gemm-b* 2>/dev/null | wc -l)
+grid_cmds=$(grep -l -- '--eval-streams' "$tmp/c1/points"/b*/cmd | wc -l)
+with_plan=$(grep -l -- "--gemm 'auto:other=" "$tmp/c1/points"/b*/cmd | wc -l)
+[ "$nplan" -ge 1 ] && [ "$grid_cmds" -ge 2 ] && [ "$with_plan" -eq "$grid_cmds" ] &&
+    ok "GEMM=plan: $nplan plan point(s); all $grid_cmds grid points name a recorded plan" ||
+    bad "GEMM=plan: $nplan plan points, $with_plan of $grid_cmds grid points name a plan"
+p1=$(ls -d "$tmp/c1/points"/b*-n2-* | head -n 1)
+top=$(pwd)
+mkdir -p "$tmp/again" && (cd "$tmp/again" && PATH="$top/build/bin:$PATH" sh -c "$(cat "$p1/cmd")" > out.txt 2>&1)
+nolog() { cut -d, -f1,2,4-7 "$1"; }
+[ -s "$tmp/again/log.csv" ] && [ "$(nolog "$tmp/again/log.csv")" = "$(nolog "$p1/log.csv")" ] &&
+    ok "$(basename "$p1") run again: the same log" || bad "$(basename "$p1") run again gave another log"
 npts=$(ls "$tmp/c1/points" | wc -l)
 tiny "$tmp/c1" > "$tmp/c1b.out" 2>&1
 rc=$?
@@ -109,7 +124,7 @@ bad_settings() {
             ok "$study $s: exit 2, one line, nothing run" || bad "$study $s: exit $rc: $(cat "$tmp/err")"
     done
 }
-bad_settings converge "N_LIST=0" "LR_FACTORS=fast" "JOBS=x"
+bad_settings converge "N_LIST=0" "LR_FACTORS=fast" "JOBS=x" "GEMM=mkl"
 echo "== scaling/compose_tables.sh: the composition on a fake run folder"
 # A run folder as scaling/compose.sh leaves it, with made-up measurements: N = 1, 2, 4;
 # b = 2; STRONG_B 8; two tensors of 1000 and 24 floats (1032 with the 64-byte
