@@ -48,7 +48,7 @@ static int gemm_setup(run_ctx *r)
             return -1;
     } else {
         int given_plan = strncmp(o->gemm, "auto:", 5) == 0;   /* an earlier run's: no timing */
-        if ((given_plan ? mm_init_record(o->gemm, &r->m.cfg, o->threads) : mm_init(o->gemm, o->threads)) != 0) {
+        if (mm_init_record(o->gemm, &r->m.cfg, o->threads) != 0) {
             char why[512];
             snprintf(why, sizeof why, "%s", rs_lasterr());
             RS_CHECK(!given_plan, "--gemm: %s", why);

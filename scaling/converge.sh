@@ -132,9 +132,12 @@ calc() {
         else if (what == "stream") print int(ntrain / B) }'
 }
 
+# eval_streams b: EVAL_STREAMS rounded up to a multiple of b (rnn-train's layout).
+eval_streams() { echo $(( (EVAL_STREAMS + $1 - 1) / $1 * $1 )); }
+
 # group N b: K, the workers a group of the grid runs as one (see lr_point).
 group() {
-    es=$(( (EVAL_STREAMS + $2 - 1) / $2 * $2 ))
+    es=$(eval_streams "$2")
     K=$1; [ "$1" -gt 1 ] && K=$(($1 / 2))
     while [ "$K" -gt 1 ] && { [ $(($1 % K)) -ne 0 ] || [ $((es % (K * $2))) -ne 0 ]; }; do K=$((K - 1)); done
     echo "$K"
@@ -154,7 +157,7 @@ plans() {
 }
 gemm_of() {
     [ "$GEMM" = plan ] || { echo "$GEMM"; return 0; }
-    p=$(sed -n 's/.*"gemm_plan": *"\([^"]*\)".*/\1/p' "$run/points/gemm-b$1/summary.json" 2>/dev/null)
+    p=$(json_meta gemm_plan "$run/points/gemm-b$1/summary.json")
     [ -n "$p" ] || die "no GEMM plan for batch $1 ($run/points/gemm-b$1/ failed?)"
     echo "'$p'"
 }
@@ -169,7 +172,7 @@ lr_point() {
         return 0
     fi
     ev=$(calc eval "$opt" "$B"); cap=$(calc cap "$opt" "$B")
-    es=$(( (EVAL_STREAMS + b - 1) / b * b ))
+    es=$(eval_streams "$b")
     # The N workers run as N/K groups of K (--workers N/K --batch K b): the same streams
     # and the same summed gradient, in wider, faster GEMMs.  K: the largest divisor of N
     # below N (b_simple needs two groups) whose K b streams divide the valid layout.

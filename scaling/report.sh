@@ -11,11 +11,11 @@ run=${run%/}
 sim="$run/simulate.csv"
 [ -f "$sim" ] || [ -f "$run/caffe.csv" ] || { echo "report: no simulate.csv or caffe.csv in $run" >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 2
+. scaling/study_lib.sh
 csvawk() { awk -F, -v P="${P:-0}" "$(cat plot/csv.awk)
 $1" "$2"; }
 # meta STUDY KEY: a metadata value of RUN/STUDY.json (without a trailing "# source")
-meta() { j="$run/$1.json"; [ -f "$j" ] || j="$run/$1_small.json"
-    [ -f "$j" ] && sed -n "s/^ *\"$2\": \"\(.*\)\",\{0,1\}\$/\1/p" "$j" | head -n 1 | sed 's/ *#.*//'; }
+meta() { j="$run/$1.json"; [ -f "$j" ] || j="$run/$1_small.json"; json_meta "$2" "$j" | sed 's/ *#.*//'; }
 
 echo "## Allreduce at scale: SimGrid SMPI (simulated nodes)"
 echo

@@ -4,6 +4,8 @@
 #                          an existing one); created if missing
 #   csv_last KEY FILE      the value of column KEY in the last row of the CSV FILE (empty
 #                          if none)
+#   json_meta KEY FILE     the string KEY of the JSON FILE's metadata, as common/record.c
+#                          writes it (one key per line; empty if none)
 #   keep_aside RUN PATH    moves an existing PATH into RUN/old-K/ (the first K free), so
 #                          results are never overwritten
 #   run_points NAME        scaling/study.sh over the points file $points of $run, skipping
@@ -23,6 +25,10 @@ study_run_folder() {
 csv_last() {
     [ -f "$2" ] && awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next }
         c { v = $c } END { print v }' "$2"
+}
+
+json_meta() {
+    [ -f "$2" ] && sed -n "s/^ *\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" "$2" | head -n 1
 }
 
 keep_aside() {
