@@ -2,12 +2,12 @@
  *
  * Why link() and not rename(): rename() replaces an existing target, link() fails
  * with EEXIST — so "refuse an existing result" is decided by the kernel, atomically,
- * even if two runs race for the same name.  rs_replace_atomic, meant to replace, uses
- * rename(). */
+ * even if two runs race for the same name. */
 #define _GNU_SOURCE
 #include "fsio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -61,8 +61,9 @@ int rs_check_writable(const char *path)
     char dir[4096];
     struct stat st;
     RS_CHECK(path && *path, "empty output file name");
-    RS_CHECK(stat(path, &st) != 0, "%s already exists; results are never overwritten "
-                                "(choose a new name or remove it)", path);
+    RS_CHECK(lstat(path, &st) != 0, "%s already exists%s%s; results are never overwritten "
+             "(choose a new name or remove it)", path, S_ISREG(st.st_mode) ? "" : " as ",
+             S_ISREG(st.st_mode) ? "" : rs_file_kind(st.st_mode));
     dir_of(path, dir, sizeof dir);
     RS_CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
           "cannot write %s: folder %s does not exist (create it first)", path, dir);
@@ -131,22 +132,6 @@ int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx)
     return 0;
 }
 
-int rs_replace_atomic(const char *path, rs_writer_fn writer, void *ctx)
-{
-    struct stat st;
-    RS_CHECK(stat(path, &st) == 0, "cannot read %s: %s", path, strerror(errno));
-    char tmpl[4096];
-    if (write_temp(path, tmpl, sizeof tmpl, st.st_mode & 07777, writer, ctx) != 0)
-        return -1;
-    int ok = rename(tmpl, path) == 0;
-    int err = errno;
-    if (!ok)
-        unlink(tmpl);
-    tmp_active = 0;
-    RS_CHECK(ok, "cannot write %s: %s", path, strerror(err));
-    return 0;
-}
-
 int rs_mkdir_p(const char *dir)
 {
     char buf[4096];
@@ -163,4 +148,35 @@ int rs_mkdir_p(const char *dir)
     if (mkdir(buf, 0755) != 0 && errno != EEXIST)
         RS_CHECK(0, "cannot create folder %s: %s", buf, strerror(errno));
     return 0;
+}
+
+const char *rs_file_kind(unsigned mode)
+{
+    return S_ISREG(mode)    ? "a regular file"
+         : S_ISDIR(mode)    ? "a folder"
+         : S_ISFIFO(mode)   ? "a FIFO"
+         : S_ISSOCK(mode)   ? "a socket"
+         : S_ISLNK(mode)    ? "a symbolic link"
+         : S_ISCHR(mode) || S_ISBLK(mode) ? "a device"
+                            : "not a file";
+}
+
+int rs_open_regular(const char *path, int flags, const char *what)
+{
+    struct stat st;
+    memset(&st, 0, sizeof st);
+    /* refused before opening: opening a FIFO blocks, a device may act on open */
+    RS_CHECK(stat(path, &st) != 0 || S_ISREG(st.st_mode),
+             "%s %s is %s, not a regular file (give a regular file)", what, path,
+             rs_file_kind(st.st_mode));
+    int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC);
+    RS_CHECK(fd >= 0, "cannot read %s %s: %s", what, path, strerror(errno));
+    /* the same check on what was opened: the name may have been replaced meanwhile */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        RS_CHECK(0, "%s %s is %s, not a regular file (give a regular file)", what,
+                 path, rs_file_kind(st.st_mode));
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
 }

@@ -4,7 +4,11 @@
  * and fsyncs it, then link()s it to the target name — which fails if the target
  * exists, so an existing result is never replaced — and removes the temporary.
  * If the writer fails, or the process is interrupted (SIGINT/SIGTERM, see
- * rs_install_signal_handlers), the temporary is removed and no target appears. */
+ * rs_install_signal_handlers), the temporary is removed and no target appears.
+ *
+ * Inputs that must be regular files are opened with rs_open_regular (a FIFO, socket,
+ * device or folder is refused, never opened blocking); a run's folder or log is held
+ * with fslock.h's locks. */
 #ifndef RS_FSIO_H
 #define RS_FSIO_H
 
@@ -14,15 +18,21 @@
 typedef int (*rs_writer_fn)(FILE *f, void *ctx);
 int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx);
 
-/* The same for a file that exists and is to be replaced as a whole: rename()d over it
- * (readers see the old or the new content, never a mix); its mode is kept. */
-int rs_replace_atomic(const char *path, rs_writer_fn writer, void *ctx);
-
 /* Fails early, with a clear message, if `path` exists or its folder is not writable:
  * call before a long run so bad output paths are caught before the work is done. */
 int rs_check_writable(const char *path);
 
 int rs_mkdir_p(const char *dir);          /* like mkdir -p */
+
+/* "a FIFO", "a socket", "a device", "a folder", "a symbolic link", "a regular file". */
+const char *rs_file_kind(unsigned mode);
+
+/* open(path, flags) only if path is a regular file (or a link to one): stat first, then
+ * open with O_NONBLOCK (a FIFO never blocks), then fstat; O_NONBLOCK is cleared again.
+ * The fd, or -1 with "WHAT PATH is a FIFO, not a regular file (give a regular
+ * file)" or "cannot read WHAT PATH: why" in rs_lasterr. */
+int rs_open_regular(const char *path, int flags, const char *what);
+
 
 /* Ctrl-C / SIGTERM: remove the temporary being written, print one line, exit 130. */
 void rs_install_signal_handlers(void);

@@ -7,12 +7,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "fslock.h"
 #include "fsio.h"
 #include "sha256.h"
 
@@ -74,9 +77,56 @@ int ckpt_latest(const char *dir, char *path, size_t len)
     return 0;
 }
 
-int ckpt_prepare(const char *dir, int resume)
+/* A writer's temporary (rs_write_atomic's NAME.tmp.XXXXXX) or ckpt_prepare's probe. */
+static int is_temp_name(const char *n)
+{
+    return (strncmp(n, "ckpt-", 5) == 0 && strstr(n, ".bin.tmp.")) ||
+           strncmp(n, ".rnn-train-probe.", 17) == 0;
+}
+
+/* Every ckpt-*.bin entry must be a regular file (or a link to one): anything else is
+ * refused here, before it could be opened.  With clean (the folder's lock held), the
+ * temporaries of a killed writer are removed, with one note. */
+static int check_entries(const char *dir, int clean)
+{
+    DIR *d = opendir(dir);
+    RS_CHECK(d, "cannot read checkpoint folder %s: %s", dir, strerror(errno));
+    int rc = 0, removed = 0;
+    char first[4400] = "";
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d))) {
+        char path[4400];
+        struct stat st;
+        long s;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (is_ckpt_name(e->d_name, &s)) {
+            if (stat(path, &st) != 0) {
+                rs_seterr("checkpoint folder %s holds %s, which cannot be read (%s): remove it",
+                          dir, e->d_name, strerror(errno));
+                rc = -1;
+            } else if (!S_ISREG(st.st_mode)) {
+                rs_seterr("checkpoint folder %s holds %s, which is %s, not a checkpoint file "
+                          "(remove it)", dir, e->d_name, rs_file_kind(st.st_mode));
+                rc = -1;
+            }
+        } else if (clean && is_temp_name(e->d_name) && lstat(path, &st) == 0 &&
+                   S_ISREG(st.st_mode) && unlink(path) == 0 && removed++ == 0) {
+            snprintf(first, sizeof first, "%s", path);
+        }
+    }
+    closedir(d);
+    if (removed)
+        fprintf(stderr, "rnn-train: removed stale temporary %s%s (left by a killed writer)\n",
+                first, removed > 1 ? " and others like it" : "");
+    return rc;
+}
+
+int ckpt_prepare(const char *dir, int resume, int *lock_fd)
 {
     RS_CHECK(dir && *dir, "--checkpoint: empty folder name");
+    struct stat st;
+    RS_CHECK(!resume || stat(dir, &st) == 0, "--resume: no checkpoint folder %s (run without "
+             "--resume to start)", dir);   /* and none is made */
     if (rs_mkdir_p(dir) != 0)
         RS_CHECK(0, "checkpoint folder %s cannot be created (%s); choose a writable folder",
               dir, strerror(errno));
@@ -87,12 +137,28 @@ int ckpt_prepare(const char *dir, int resume)
           strerror(errno));
     close(fd);
     unlink(probe);
+    if (lock_fd) {
+        char lock[4200], what[4300];
+        snprintf(lock, sizeof lock, "%s/" CKPT_LOCK, dir);
+        snprintf(what, sizeof what, "checkpoint folder %s", dir);
+        *lock_fd = rs_lock_take(lock, what, "wait for it or use another --checkpoint folder");
+        if (*lock_fd < 0)
+            return -1;
+    }
+    if (check_entries(dir, lock_fd != NULL) != 0)
+        return -1;
     long steps[1];
     int have = list_ckpts(dir, steps, 1) > 0;
     RS_CHECK(resume || !have, "checkpoint folder %s already holds checkpoints (add --resume to "
                            "continue that run, or choose an empty folder)", dir);
     RS_CHECK(!resume || have, "--resume: no checkpoint in %s (run without --resume to start)", dir);
     return 0;
+}
+
+void ckpt_unlock(int *lock_fd)
+{
+    rs_lock_drop(*lock_fd);
+    *lock_fd = -1;
 }
 
 /* ---- writing ---- */
@@ -214,47 +280,55 @@ static int header_impossible(const ckpt_header *hd, char *why, size_t len)
     return bad != NULL;
 }
 
+/* The first identity field that differs, said as "--hidden 8, this run has --hidden 16:
+ * resume with --hidden 8". */
 static int ident_diff(const ckpt_ident *a, const ckpt_ident *e, char *why, size_t len)
 {
 #define DIFF(field, flag)                                                                  \
     if (a->field != e->field) {                                                            \
-        snprintf(why, len, "%s %ld, not %ld", flag, (long)a->field, (long)e->field);       \
+        snprintf(why, len, "%s %ld, this run has %s %ld: resume with %s %ld", flag,         \
+                 (long)a->field, flag, (long)e->field, flag, (long)a->field);               \
         return 1;                                                                          \
     }
-    if (a->cfg.cell != e->cfg.cell) {
-        snprintf(why, len, "--model %s, not %s", model_cell(a->cfg.cell)->name,
-                 model_cell(e->cfg.cell)->name);
-        return 1;
+#define DIFF_NAMED(was, is, flag)                                                          \
+    if (strcmp(was, is) != 0) {                                                            \
+        snprintf(why, len, "%s %s, this run has %s %s: resume with %s %s", flag, was, flag, \
+                 is, flag, was);                                                           \
+        return 1;                                                                          \
     }
+    DIFF_NAMED(model_cell(a->cfg.cell)->name, model_cell(e->cfg.cell)->name, "--model")
     DIFF(cfg.layers, "--layers")
     DIFF(cfg.hidden, "--hidden")
     DIFF(cfg.embed, "--embed")
     DIFF(cfg.batch, "--batch")
     DIFF(cfg.bptt, "--bptt")
-    DIFF(cfg.vocab, "a vocabulary of")
     DIFF(cfg.classes, "--classes")
-    if (a->level != e->level) {
-        snprintf(why, len, "--level %s", a->level ? "char" : "word");
-        return 1;
-    }
-    if (a->optim != e->optim) {
-        snprintf(why, len, "--optimizer %s, not %s", optim_name((optim_kind)a->optim),
-                 optim_name((optim_kind)e->optim));
-        return 1;
-    }
+    DIFF_NAMED(a->level ? "char" : "word", e->level ? "char" : "word", "--level")
+    DIFF_NAMED(optim_name((optim_kind)a->optim), optim_name((optim_kind)e->optim), "--optimizer")
     if (strcmp(a->corpus_sha256, e->corpus_sha256) != 0) {
-        snprintf(why, len, "a corpus with sha256 %.12s..., not %.12s...", a->corpus_sha256,
-                 e->corpus_sha256);
+        snprintf(why, len, "a corpus with sha256 %.12s..., this run's has %.12s...: resume with "
+                 "the corpus it was trained on", a->corpus_sha256, e->corpus_sha256);
+        return 1;
+    }
+    if (a->cfg.vocab != e->cfg.vocab) {
+        snprintf(why, len, "a vocabulary of %d, this run has %d: resume with the --vocab it was "
+                 "trained with", a->cfg.vocab, e->cfg.vocab);
         return 1;
     }
     return 0;
 #undef DIFF
+#undef DIFF_NAMED
 }
 
 int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o, lr_sched *s,
               train_state *st)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = rs_open_regular(path, O_RDONLY, "checkpoint");
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
     RS_CHECK(f, "cannot read checkpoint %s: %s", path, strerror(errno));
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
@@ -292,12 +366,21 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
         goto out;
     }
     if (ident_diff(&hd.id, expect, why, sizeof why)) {
-        rs_seterr("checkpoint %s does not match this run: it was written with %s (resume with "
-                  "the flags it was written with, or use another --checkpoint folder)", path, why);
+        rs_seterr("checkpoint %s was written with %s (or use another --checkpoint folder)",
+                  path, why);
         goto out;
     }
     long P = m->lay.total, S = (long)m->cfg.layers * m->cfg.batch * m->cfg.hidden;
     int k = optim_nstate(o->kind);
+    long per_worker = (long)m->cfg.layers * expect->cfg.batch * m->cfg.hidden;
+    if (hd.nstate != S && per_worker > 0 && hd.nstate % per_worker == 0) {
+        /* the carried state holds every worker's b streams: the worker count differs */
+        long was = hd.nstate / per_worker, is = S / per_worker;
+        rs_seterr("checkpoint %s was written with --workers %ld (%ld x %d streams), this run has "
+                  "--workers %ld: resume with --workers %ld", path, was, was, expect->cfg.batch,
+                  is, was);
+        goto out;
+    }
     if (hd.nparams != P || hd.nstate != S || size != hdr_end + (long)((P * (1 + k) + 2 * S) * 4) + 32) {
         rs_seterr("checkpoint %s has an unexpected size for this configuration", path);
         goto out;

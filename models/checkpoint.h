@@ -13,8 +13,9 @@
  * all but the newest CKPT_KEEP are removed.  The format is this build's structs in
  * native byte order, with a magic, a version, and a SHA-256 of the whole file at its
  * end, so a damaged file is refused rather than half-loaded.  A checkpoint records the
- * model shape, vocabulary size, level, optimizer and the corpus's sha256; resuming
- * with any of them different is refused with a line naming the difference. */
+ * model shape, vocabulary size, level, optimizer and the corpus's sha256 (and, by the
+ * size of the carried state, the worker count); resuming with any of them different is
+ * refused with a line naming the field, both values and the flag to resume with. */
 #ifndef RS_MODELS_CHECKPOINT_H
 #define RS_MODELS_CHECKPOINT_H
 
@@ -27,6 +28,7 @@
 #include "optim.h"
 
 #define CKPT_KEEP 2
+#define CKPT_LOCK ".lock"   /* the folder's lock file (kept: see fslock.h) */
 
 typedef struct {
     int64_t step;          /* steps done */
@@ -53,10 +55,16 @@ typedef struct {
     char corpus_sha256[65];
 } ckpt_ident;
 
-/* Create DIR if needed and check it is writable (by writing a probe file).  Without
- * resume, DIR must hold no checkpoint; with resume, it must hold one.  0, or -1 with
- * one line (rs_lasterr): bad input. */
-int ckpt_prepare(const char *dir, int resume);
+/* Create DIR if needed and check it is writable (by writing a probe file).  With lock_fd
+ * (the run's one writer: rank 0), DIR/.lock is taken for the run's life (fslock.h:
+ * refused, naming the holder, while another run holds it; a killed holder's lock ends
+ * with it) and, under it, the temporaries a killed writer left are removed with a note
+ * on stderr.  Every ckpt-*.bin must be a regular file (a FIFO, folder, ... is refused,
+ * never opened).  Without resume, DIR must hold no checkpoint; with resume, it must
+ * hold one.  0, or -1 with one line (rs_lasterr): bad input (*lock_fd may then be set:
+ * release it with ckpt_unlock all the same). */
+int ckpt_prepare(const char *dir, int resume, int *lock_fd);
+void ckpt_unlock(int *lock_fd);   /* *lock_fd = -1 after; -1 already: nothing */
 
 /* Write DIR/ckpt-<step>.bin and prune older ones.  path_out (may be NULL) gets the
  * name.  0, or -1 (rs_lasterr). */

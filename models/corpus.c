@@ -3,6 +3,7 @@
 #include "corpus.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fsio.h"
 #include "sha256.h"
 
 /* ---- a growable int array and a string interner (type ids in first-seen order) ---- */
@@ -241,7 +243,13 @@ static int tokenize_chars(tok_state *s, const unsigned char *p, long n)
 
 static int read_file(const char *path, unsigned char **buf, long *n)
 {
-    FILE *f = fopen(path, "rb");
+    /* a regular file only: a FIFO would block (or be read once, unlike a resume's) */
+    int fd = rs_open_regular(path, O_RDONLY, "corpus");
+    if (fd < 0)
+        return -1;
+    FILE *f = fdopen(fd, "rb");
+    if (!f)
+        close(fd);
     RS_CHECK(f, "cannot read corpus %s: %s", path, strerror(errno));
     long cap = 1 << 20, len = 0;
     unsigned char *b = malloc((size_t)cap);

@@ -72,6 +72,8 @@ typedef struct {
     eval_result last_valid;   /* the last evaluation */
     int have_valid;           /* last_valid was computed in this process */
     FILE *log;
+    int log_fd;               /* --resume: the existing log, locked (train_log_lock); -1 */
+    int ckpt_lock;            /* rank 0: the checkpoint folder's lock (ckpt_prepare); -1 */
     char last_ckpt[4200];
     long last_ckpt_step;
     /* target */
@@ -180,6 +182,10 @@ void train_sync_exchange(run_ctx *r, float *grad);
 void train_sync_wait(run_ctx *r);
 
 /* ---- train_log.c ---- */
+/* Before any work: a new --log's folder checked; --resume's existing log opened (a
+ * regular file only) and locked for the run's life (refused, naming the holder, while
+ * another run writes it).  0, or -1 (rs_lasterr). */
+int train_log_lock(run_ctx *r);
 int train_log_open(run_ctx *r);   /* --log: new, or (--resume) cut back to the checkpoint */
 void train_log_row(run_ctx *r, const eval_row *w);
 void train_log_close(run_ctx *r);

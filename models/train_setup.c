@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "dp_comm.h"
 #include "fsio.h"
 #include "matmul.h"
 #include "opts.h"
@@ -66,9 +67,12 @@ static int gemm_setup(run_ctx *r)
     return 0;
 }
 
-/* Everything that can be checked before the corpus is read. */
-static int check_inputs(const train_opts *o, char *path, size_t len)
+/* Everything that can be checked before the corpus is read; rank 0 takes the run's
+ * locks (the checkpoint folder, a resumed log) here, before any work. */
+static int check_inputs(run_ctx *r, char *path, size_t len)
 {
+    const train_opts *o = r->o;
+    int writer = dp_comm_rank() == 0 && dp_comm_eval_index() < 0;
     if (mm_check_name(o->gemm) != 0 || train_dp_check(o) != 0)
         return -1;
     if (corpus_resolve(o->corpus, path, len) != 0)
@@ -78,9 +82,11 @@ static int check_inputs(const train_opts *o, char *path, size_t len)
         if (rs_common_check_outputs(&co) != 0)
             return -1;
     }
-    if (o->ckpt_dir && ckpt_prepare(o->ckpt_dir, o->resume) != 0)
-        return -1;
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume from)");
+    if (o->ckpt_dir && ckpt_prepare(o->ckpt_dir, o->resume, writer ? &r->ckpt_lock : NULL) != 0)
+        return -1;
+    if (o->log && !o->bench && !o->pipeline && train_log_lock(r) != 0)
+        return -1;
     RS_CHECK(o->eval_streams % o->cfg.batch == 0, "--eval-streams %ld: not a multiple of --batch "
              "%d (each worker scores --batch streams at a time)", o->eval_streams, o->cfg.batch);
     return 0;
@@ -159,7 +165,9 @@ int train_setup(run_ctx *r)
 {
     const train_opts *o = r->o;
     char path[4200];
-    if (check_inputs(o, path, sizeof path) != 0)
+    r->log_fd = r->ckpt_lock = -1;
+    /* agreed at once: no rank starts work that a refused lock ends */
+    if (dp_comm_agree_all(check_inputs(r, path, sizeof path)) != 0)
         return -1;
     if (load_corpus_and_model(r, path) != 0 || init_training(r) != 0)
         return -1;
@@ -183,6 +191,7 @@ void train_teardown(run_ctx *r)
     train_eval_teardown(r);
     train_dp_teardown(r);
     train_log_close(r);
+    ckpt_unlock(&r->ckpt_lock);
     optim_free(&r->opt);
     model_destroy(&r->m);
     train_corpus_free(&r->corp);

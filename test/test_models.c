@@ -1069,10 +1069,15 @@ Test(models, mismatched_resume_exits_2_and_keeps_the_checkpoint)
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
                                   "--hidden", "16", "--batch", "2", "--bptt", "5", "--gemm",
                                   "blocked", "--threads", "1", NULL},
-                 "--hidden 8, not 16");
+                 "was written with --hidden 8, this run has --hidden 16: resume with --hidden 8");
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
                                   "--optimizer", "adam", SMALL, NULL},
-                 "--optimizer sgd, not adam");
+                 "--optimizer sgd, this run has --optimizer adam: resume with --optimizer sgd");
+    /* the worker count, read from the carried state's size */
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
+                                  "--workers", "2", SMALL, NULL},
+                 "was written with --workers 1 (1 x 2 streams), this run has --workers 2: resume "
+                 "with --workers 1");
     /* without --resume a folder with checkpoints is refused (nothing is overwritten) */
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, SMALL, NULL},
                  "already holds checkpoints");
