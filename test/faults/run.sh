@@ -6,7 +6,9 @@
 #      from it continues) and no partial or temporary file is left;
 #   2. one rank killed (SIGKILL) mid-run, under mpirun, of allreduce-bench and of
 #      data-parallel rnn-train: the job ends within seconds with a message, exit != 0,
-#      and no result file is half-written.
+#      and no result file is half-written; the next start in that checkpoint folder
+#      removes the killed writer's temporaries;
+#   3. test/faults/files.sh: locked folders and logs, stale temporaries, FIFOs.
 # Exits 1 on failure.
 set -u
 bin=${1:-build/bin}
@@ -27,7 +29,7 @@ awk 'BEGIN { split("the whale|ahab|the sea|ishmael|the ship", s, "|"); split("se
 train="$bin/rnn-train --corpus $tmp/corpus.txt --model lstm --layers 1 --hidden 24 --embed 16 --bptt 8
        --batch 2 --optimizer adam --lr 0.02 --schedule const --seed 5 --threads 1 --gemm openblas"
 # leftovers DIR: files that are not a finished checkpoint or result (temporaries)
-leftovers() { find "$1" -type f ! -name 'ckpt-*.bin' ! -name '*.csv' ! -name 'filler' | head -n 3; }
+leftovers() { find "$1" -type f ! -name 'ckpt-*.bin' ! -name '*.csv' ! -name 'filler' ! -name .lock | head -n 3; }
 
 echo "== a full disk"
 mkdir -p "$disk"
@@ -104,6 +106,11 @@ killed train "$tmp/mck" 2 $train --workers 2 --steps 100000000 --eval-every 5 \
     bad "rnn-train left $(ls "$tmp/mck") $(ls "$tmp" | grep train.csv)"
 $train --workers 2 --steps 1 --checkpoint "$tmp/mck" --resume > /dev/null 2> "$tmp/mres.err" &&
     ok "rnn-train: its last checkpoint resumes in one process" || { bad "resume after the kill:"; cat "$tmp/mres.err"; }
+[ -z "$(leftovers "$tmp/mck")" ] && ok "rnn-train: the resume removed the killed writer's temporaries" ||
+    bad "left after the resume: $(leftovers "$tmp/mck")"
+
+echo "== files"
+sh test/faults/files.sh "$bin" || fail=1
 
 [ $fail -eq 0 ] && echo "check-faults: all passed" || echo "check-faults: FAILED"
 exit $fail

@@ -10,7 +10,8 @@
 #      per-tensor against fused at P = 2 and 3: the same curve within 1e-5; at P = 2 the
 #      same parameter bits (every sum has two addends, which commute);
 #   4. a parameter checksum mismatch (injected on rank 1) stops the run: exit 1, one line;
-#   5. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`);
+#   5. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`),
+#      a checkpoint folder a live run holds among it (the line names its pid);
 #   6. evaluation: one checkpoint scored at P = 1 and sharded at P = 2 gives valid and
 #      test ppl within 1e-9 relative (the shards' sums added in another order); at P = 2
 #      --eval-async logs the rows the synchronous evaluation logs;
@@ -206,6 +207,17 @@ expect_usage 3 "leaves none of the 3 ranks" --eval-ranks 5
 expect_usage 2 "out of range" --eval-ranks -1
 expect_usage 3 "not a multiple of the 2 training ranks" --eval-ranks 1 --workers 3
 expect_usage 3 "choose one" --eval-ranks 1 --eval-async
+# a live one-process run's folder: rank 0 finds it locked, every rank ends
+"$bin" $common --steps 100000000 --eval-every 50 --checkpoint "$tmp/live" > /dev/null 2>&1 &
+live=$!
+i=0
+while [ $i -lt 300 ] && ! ls "$tmp/live" 2>/dev/null | grep -q '^ckpt-'; do sleep 0.1; i=$((i + 1)); done
+expect_usage 2 "checkpoint folder $tmp/live is in use by pid $live" --checkpoint "$tmp/live"
+expect_usage 2 "checkpoint folder $tmp/live is in use by pid $live" --checkpoint "$tmp/live" --resume
+expect_usage 3 "checkpoint folder $tmp/live is in use by pid $live" --checkpoint "$tmp/live" \
+    --resume --eval-ranks 1
+kill -TERM $live
+wait $live
 
 if [ $fail -eq 0 ]; then echo "check-mpi-train: all tests passed"; else echo "check-mpi-train: FAILED"; fi
 exit $fail
