@@ -28,7 +28,8 @@ static int holder_from_proc(int fd, char *out, size_t len)
     unsigned maj, mnr;
     unsigned long ino;
     while (found < 0 && fgets(line, sizeof line, f))
-        if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%lu", kind, rw, &pid, &maj, &mnr, &ino) == 6 &&
+        if (sscanf(line, "%*d: %15s %*s %15s %ld %x:%x:%lu", kind, rw, &pid, &maj, &mnr,
+                   &ino) == 6 &&
             strcmp(kind, "FLOCK") == 0 && maj == major(st.st_dev) && mnr == minor(st.st_dev) &&
             ino == (unsigned long)st.st_ino && pid != (long)getpid())
             found = pid;

@@ -10,12 +10,13 @@
  *
  * Files: DIR/ckpt-<step, 9 digits>.bin, written with rs_write_atomic (a temporary,
  * fsync, link: never half-written, never overwriting).  After a new one is written
- * all but the newest CKPT_KEEP are removed.  The format is this build's structs in
- * native byte order, with a magic, a version, and a SHA-256 of the whole file at its
- * end, so a damaged file is refused rather than half-loaded.  A checkpoint records the
- * model shape, vocabulary size, level, optimizer and the corpus's sha256 (and, by the
- * size of the carried state, the worker count); resuming with any of them different is
- * refused with a line naming the field, both values and the flag to resume with. */
+ * all but the newest CKPT_KEEP are removed; DIR/.lock is the folder's lock
+ * (ckpt_prepare).  The format is this build's structs in native byte order, with a
+ * magic, a version, and a SHA-256 of the whole file at its end, so a damaged file is
+ * refused rather than half-loaded.  A checkpoint records the model shape, vocabulary
+ * size, level, optimizer and the corpus's sha256 (and, by the size of the carried
+ * state, the worker count); resuming with any of them different is refused with a line
+ * naming the field, both values and the flag to resume with. */
 #ifndef RS_MODELS_CHECKPOINT_H
 #define RS_MODELS_CHECKPOINT_H
 

@@ -36,8 +36,8 @@ int train_log_lock(run_ctx *r)
     struct stat sb;
     if (lstat(path, &sb) != 0)
         return rs_check_writable(path);   /* created at train_log_open, with O_EXCL */
-    RS_CHECK(r->o->resume, "--log %s already exists; logs are never overwritten (choose a new name)",
-             path);
+    RS_CHECK(r->o->resume,
+             "--log %s already exists; logs are never overwritten (choose a new name)", path);
     int fd = rs_open_regular(path, O_RDWR | O_APPEND, "--log");
     if (fd < 0)
         return -1;
@@ -94,7 +94,8 @@ int train_log_open(run_ctx *r)
      * written through */
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     RS_CHECK(fd >= 0, "cannot write %s: %s", path,
-             errno == EEXIST ? "it appeared since the run started; not overwritten" : strerror(errno));
+             errno == EEXIST ? "it appeared since the run started; not overwritten"
+                             : strerror(errno));
     if (lock_log(fd, path) != 0) {   /* a --resume took it first: it is that run's now */
         close(fd);
         return -1;

@@ -1,7 +1,7 @@
 /* train_setup.c — everything before the first step: the inputs checked (GEMM name,
- * corpus, output files, checkpoint folder), the corpus loaded, the model, optimizer and
- * schedule built, a checkpoint resumed, the GEMM dispatch chosen, the log opened; and
- * the teardown.  Errors are bad input: -1 with the one line in rs_lasterr. */
+ * corpus, output files, checkpoint folder) and the run's folder and log locked, the
+ * corpus loaded, the model, optimizer and schedule built, a checkpoint resumed, the
+ * GEMM dispatch chosen, the log opened; and the teardown.  Errors are bad input: -1 with the one line in rs_lasterr. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +82,8 @@ static int check_inputs(run_ctx *r, char *path, size_t len)
         if (rs_common_check_outputs(&co) != 0)
             return -1;
     }
-    RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume from)");
+    RS_CHECK(!o->resume || o->ckpt_dir,
+             "--resume needs --checkpoint DIR (the folder to resume from)");
     if (o->ckpt_dir && ckpt_prepare(o->ckpt_dir, o->resume, writer ? &r->ckpt_lock : NULL) != 0)
         return -1;
     if (o->log && !o->bench && !o->pipeline && train_log_lock(r) != 0)
