@@ -16,7 +16,8 @@
 /* ---- the registry: adding an algorithm = one file + one row here ------------------ */
 const ar_algo *const ar_registry[] = {
     &allreduce_ring,      &allreduce_segring, &allreduce_recdbl,  &allreduce_rabenseifner,
-    &allreduce_binomial,  &allreduce_hier,    &allreduce_torus2d, &allreduce_library,
+    &allreduce_binomial,  &allreduce_hier,    &allreduce_torus2d, &allreduce_ordered,
+    &allreduce_library,
 };
 const int ar_registry_len = RS_ARRAY_LEN(ar_registry);
 
