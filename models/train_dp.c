@@ -49,17 +49,20 @@ int train_dp_setup(run_ctx *r)
     d->rank = dp_comm_rank();
     d->N = r->o->workers;
     d->local = d->N / d->P;
+    /* Test hook: RNN_TRAIN_TEST_ABS_GRADS=1 sums each worker's |gradient| (local > 1), so
+     * one SGD step shows sum_i |g_i|, the scale of the sum's rounding (test/mpi/train.sh). */
+    d->test_abs_grads = getenv("RNN_TRAIN_TEST_ABS_GRADS") != NULL;
     d->own_h = m->state_h, d->own_c = m->state_c;
     d->state_h = m->state_h, d->state_c = m->state_c;
     if (d->local > 1) {
         size_t sb = (size_t)d->local * state_floats(m) * sizeof(float);
-        size_t gb = (size_t)m->lay.total * sizeof(float);
         d->state_h = train_big_alloc(sb);
         d->state_c = train_big_alloc(sb);
-        d->grad_sum = train_big_alloc(gb);
-        RS_CHECK(d->state_h && d->state_c && d->grad_sum, "cannot allocate the state of %d "
-                 "workers", d->local);
+        RS_CHECK(d->state_h && d->state_c, "cannot allocate the state of %d workers", d->local);
         m->state_h = d->state_h, m->state_c = d->state_c;
+        if (grad_tree_create(&d->tree, d->local, m->lay.total) != 0)
+            return -1;
+        d->grad_sum = grad_tree_sum(&d->tree);
     }
     return train_sync_setup(r);
 }
@@ -78,7 +81,7 @@ void train_dp_teardown(run_ctx *r)
     if (d->local > 1) {
         train_big_free(d->state_h);
         train_big_free(d->state_c);
-        train_big_free(d->grad_sum);
+        grad_tree_free(&d->tree);
     }
     if (d->own_h)
         r->m.state_h = d->own_h, r->m.state_c = d->own_c;
