@@ -7,7 +7,16 @@
  * carried state.  Rank r runs workers [r*N/P, (r+1)*N/P) one after another on the one
  * model (each worker's state swapped in), sums their gradients, and the allreduce
  * (dp_comm.h) sums that over ranks; train_step.c divides by N.  With N = P = 1 nothing
- * here adds work: the model's own gradient and state are used. */
+ * here adds work: the model's own gradient and state are used.
+ *
+ * The sum's order: a rank adds its workers' gradients by the binary-counter tree over
+ * worker indices (grad_tree.h: complete subtrees of 2^j workers, the rest added newest
+ * first), and --allreduce ordered adds the ranks' partial sums by the same tree over
+ * rank indices.  When N/P is a power of two the ranks' partials are exactly the
+ * complete subtrees of 2^j workers aligned at multiples of 2^j, so the whole sum is the
+ * one tree over N workers whatever P: emulated workers (P = 1) and real ones give the
+ * same gradient bits, hence the same parameters at every step (each worker's forward
+ * and backward already are the same bits on any rank). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

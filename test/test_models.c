@@ -40,6 +40,7 @@
 #include "completion.h"
 #include "corpus.h"
 #include "grad_noise.h"
+#include "grad_tree.h"
 #include "json.h"
 #include "kn3.h"
 #include "matmul.h"
@@ -677,6 +678,64 @@ Test(models, b_simple_logged_with_workers_only)
     for (int i = 0; i < 2; i++) {
         cr_expect(isfinite(r4[i][4]) && r4[i][4] > 0, "b_simple %g at step %g", r4[i][4], r4[i][0]);
         cr_expect(isnan(r1[i][4]), "b_simple %g with one worker", r1[i][4]);
+    }
+}
+
+/* The canonical order from its definition (grad_tree.h): the binary digits of n from the
+ * highest give complete subtrees of 2^j leaves, each the sum of its halves, added as
+ * B1 + (B2 + (... + Bk)). */
+static float tree_def(const float *x, int n)
+{
+    int hi = 1;
+    while (hi * 2 <= n)
+        hi *= 2;
+    if (n == 1)
+        return x[0];
+    if (hi == n)
+        return tree_def(x, n / 2) + tree_def(x + n / 2, n / 2);
+    return tree_def(x, hi) + tree_def(x + hi, n - hi);
+}
+
+/* grad_tree's planned schedule sums in the defined order, bit for bit, for 2..70 leaves,
+ * fed whole or, for the last leaf, range by range (bucketed); 4 leaves summed as two
+ * trees of 2 added give the same bits (what makes P ranks equal one process). */
+Test(models, grad_tree_sums_in_the_canonical_order)
+{
+    enum { N = 67, LEAVES = 70 };
+    static float g[LEAVES][N], x[LEAVES];
+    for (int k = 0; k < LEAVES; k++)
+        for (int e = 0; e < N; e++)   /* 24-bit values of mixed scale: order shows */
+            g[k][e] = (float)(((k * 7919 + e * 104729) % 16777213) - 8388606) *
+                      ldexpf(1, (k * 5 + e) % 40 - 40);
+    for (int leaves = 2; leaves <= LEAVES; leaves++) {
+        grad_tree t;
+        cr_assert_eq(grad_tree_create(&t, leaves, N), 0, "%s", rs_lasterr());
+        cr_expect(t.nbuf <= 7, "%d leaves: %d buffers, want O(log2)", leaves, t.nbuf);
+        for (int step = 0; step < 2; step++) {   /* the buffers are reused as they are */
+            for (int k = 0; k < leaves; k++) {
+                if (k < leaves - 1 || step == 0)
+                    grad_tree_add(&t, k, g[k], 0, N);
+                else   /* from the end down, as the backward readies them */
+                    for (long to = N; to > 0; to -= 10)
+                        grad_tree_add(&t, k, g[k], to > 10 ? to - 10 : 0, to);
+            }
+            const float *sum = grad_tree_sum(&t);
+            int bad = 0;
+            for (int e = 0; e < N; e++) {
+                for (int k = 0; k < leaves; k++)
+                    x[k] = g[k][e];
+                float want = tree_def(x, leaves);
+                bad += memcmp(&want, &sum[e], sizeof want) != 0;
+            }
+            cr_expect_eq(bad, 0, "%d leaves (step %d): %d elements not the canonical tree's",
+                         leaves, step, bad);
+        }
+        grad_tree_free(&t);
+    }
+    for (int e = 0; e < N; e++) {
+        float a = (g[0][e] + g[1][e]) + (g[2][e] + g[3][e]), b = tree_def((float[]){g[0][e], g[1][e],
+                  g[2][e], g[3][e]}, 4);
+        cr_expect(memcmp(&a, &b, sizeof a) == 0, "4 leaves as 2 + 2 at %d", e);
     }
 }
 
