@@ -92,8 +92,7 @@ static int ordered_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count
 
 const ar_algo allreduce_ordered = {
     .name = "ordered",
-    .summary = "pairwise reduce-scatter, each block summed in one fixed tree order, "
-               "allgather (bitwise the tree sum on one rank)",
+    .summary = "pairwise reduce-scatter, blocks summed in one fixed order, allgather",
     .cost = "2(p-1) a + 2n(p-1)/p b + n(p-1)/p g",
     .model_s = ordered_model_s,
     .scratch_bytes = ordered_scratch_bytes,
