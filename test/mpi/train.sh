@@ -44,9 +44,9 @@ awk 'BEGIN { split("the whale|ahab|the sea|ishmael|the ship", s, "|");
              x = 7; for (i = 0; i < 800; i++) { x = (x * 1103515245 + 12345) % 2147483648;
                printf "%s %s %s\n", s[x % 5 + 1], v[int(x / 8) % 5 + 1], o[int(x / 64) % 5 + 1] } }' \
     > "$tmp/corpus.txt"
-common="--corpus $tmp/corpus.txt --model lstm --layers 1 --hidden 24 --embed 16
-        --bptt 8 --batch 2 --optimizer adam --lr 0.02 --schedule const --seed 5 --threads 1
-        --gemm openblas --eval-every 1"
+base="--corpus $tmp/corpus.txt --model lstm --layers 1 --hidden 24 --embed 16
+      --bptt 8 --batch 2 --schedule const --seed 5 --threads 1 --gemm openblas --eval-every 1"
+common="$base --optimizer adam --lr 0.02"
 ord="--allreduce ordered"
 
 final_hash() { sed -n 's/.*parameters sha256 \([0-9a-f]*\).*/\1/p' "$1"; }
@@ -142,7 +142,7 @@ echo "== the default allreduce (another order): one SGD step within the derived 
 # x0 differ by exactly the update (times 2 is exact) up to the subtractions' rounding:
 # M <= (|x'_1 - x'_2| + u (|x'_1| + |x'_2|)) (1 + 1e-5).  np=2 --workers 6 sums three
 # workers per rank, an order that no allreduce makes the one-process tree's.
-sgd="--optimizer sgd --lr 0.5 --clip 0 --steps 1 --checkpoint-every 1 --workers 6"
+sgd="$base --optimizer sgd --clip 0 --steps 1 --checkpoint-every 1 --workers 6"
 ckpt_params() {   # the parameters of the checkpoint in DIR, one hex float a line
     f=$(ls "$1"/ckpt-*.bin 2> /dev/null | tail -n 1)
     [ -n "$f" ] || return 1
@@ -150,11 +150,11 @@ ckpt_params() {   # the parameters of the checkpoint in DIR, one hex float a lin
     np=$(od -An -t d8 -j $((8 + hb - 16)) -N 8 "$f" | tr -d ' ')   # .nparams, before .nstate
     od -An -v -t x4 -w4 -j $((8 + hb)) -N $((4 * np)) "$f" | tr -d ' '
 }
-"$bin" $common $sgd --checkpoint "$tmp/sgd-a" > /dev/null 2> "$tmp/err" &&
-mpirun_q 2 "$bin" $common $sgd --checkpoint "$tmp/sgd-b" > /dev/null 2> "$tmp/err" &&
-RNN_TRAIN_TEST_ABS_GRADS=1 "$bin" $common $sgd --checkpoint "$tmp/sgd-1" > /dev/null 2> "$tmp/err" &&
-RNN_TRAIN_TEST_ABS_GRADS=1 "$bin" $common $sgd --lr 1 --checkpoint "$tmp/sgd-2" > /dev/null 2> "$tmp/err" &&
-"$bin" $common $sgd --lr 0.5005 --checkpoint "$tmp/sgd-c" > /dev/null 2> "$tmp/err" ||
+"$bin" $sgd --lr 0.5 --checkpoint "$tmp/sgd-a" > /dev/null 2> "$tmp/err" &&
+mpirun_q 2 "$bin" $sgd --lr 0.5 --checkpoint "$tmp/sgd-b" > /dev/null 2> "$tmp/err" &&
+RNN_TRAIN_TEST_ABS_GRADS=1 "$bin" $sgd --lr 0.5 --checkpoint "$tmp/sgd-1" > /dev/null 2> "$tmp/err" &&
+RNN_TRAIN_TEST_ABS_GRADS=1 "$bin" $sgd --lr 1 --checkpoint "$tmp/sgd-2" > /dev/null 2> "$tmp/err" &&
+"$bin" $sgd --lr 0.5005 --checkpoint "$tmp/sgd-c" > /dev/null 2> "$tmp/err" ||
     { echo "FAIL: the SGD step's runs:"; cat "$tmp/err"; fail=1; }
 for d in a b c 1 2; do ckpt_params "$tmp/sgd-$d" > "$tmp/p$d" || : > "$tmp/p$d"; done
 # within_bound A B: every parameter of run A within the bound of run B's; says how close
