@@ -14,7 +14,8 @@
 #      same P: the same order of every sum in them);
 #   4. the default allreduce, whose order differs (np=2 --workers 6: 3 workers a rank),
 #      against one process: one plain SGD step (--clip 0), each parameter within the
-#      bound derived below (a multi-step trajectory would amplify rounding);
+#      bound derived below (a multi-step trajectory would amplify rounding); an update
+#      off by 1e-3 of itself (lr 0.5005 for 0.5) falls outside it;
 #   5. a parameter checksum mismatch (injected on rank 1) stops the run: exit 1, one line;
 #   6. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`);
 #   7. evaluation: one checkpoint scored at P = 1 and sharded at P = 2 gives valid and
