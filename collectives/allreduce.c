@@ -28,6 +28,20 @@ const ar_algo *ar_algo_find(const char *name)
     return rs_registry_find(&ar_algo_registry, name, RS_REGISTRY_ANY_ISA);
 }
 
+int ar_algo_inner_ok(const ar_algo *a)
+{
+    return a && a != &allreduce_hier && a != &allreduce_torus2d;
+}
+
+void ar_inner_names(char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < ar_registry_len && n < len; i++)
+        if (ar_algo_inner_ok(ar_registry[i]))
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", ar_registry[i]->name);
+}
+
 int ar_algo_parse(const char *name, const ar_algo **algo, ar_params *prm)
 {
     if (strncmp(name, "library:", 8) == 0) {
