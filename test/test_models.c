@@ -611,6 +611,43 @@ static int log_curve(const char *path, double (*row)[5], int max)
     return n;
 }
 
+/* sum_r |a_r| for every gradient entry of a 1-layer model after model_backward: a_r
+ * the product that row r adds to the entry (out.w: s dlogits h_top, out.b: s dlogits,
+ * wx: dpre x0, wh: dpre h, b: dpre, embed: the rows of d x0 whose input is the word;
+ * s = 1/(Tw B), the mean's scale), in double from the float operands. */
+static void row_abs_sums(const model *g, int Tw, double *A)
+{
+    const activations *ag = &g->act;
+    const long B = g->cfg.batch, H = g->cfg.hidden, D = g->cfg.embed, V = g->cfg.vocab;
+    const long G = (long)model_gates(&g->cfg) * H, K = (long)Tw * B;
+    cr_assert_eq(g->cfg.layers, 1);
+    cr_assert_eq(g->cfg.classes, 0);
+    const float s = 1.0f / (float)K;   /* output_backward's scale */
+    const float *dl = ag->dlogits, *dp = ag->dpre, *dx = ag->dB, *x0 = ag->x0;
+    const float *h = ag->h[0], *htop = ag->h[0] + B * H;
+    memset(A, 0, (size_t)g->lay.total * sizeof *A);
+    for (int ti = 0; ti < g->lay.n; ti++) {
+        const param_info *pi = &g->lay.t[ti];
+        double *a = A + pi->offset;
+        for (long r = 0; r < K; r++)
+            for (long e = 0; e < pi->rows * pi->cols; e++) {
+                long o = e / pi->cols, i = e % pi->cols;   /* output row, input column */
+                if (ti == P_WOUT(1))
+                    a[e] += fabs((double)s * dl[r * V + o] * htop[r * H + i]);
+                else if (ti == P_BOUT(1))
+                    a[e] += fabs((double)s * dl[r * V + i]);
+                else if (ti == P_WX(0))
+                    a[e] += fabs((double)dp[r * G + o] * x0[r * D + i]);
+                else if (ti == P_WH(0))
+                    a[e] += fabs((double)dp[r * G + o] * h[r * H + i]);
+                else if (ti == P_B(0))
+                    a[e] += fabs((double)dp[r * G + i]);
+                else if (ti == P_EMBED && ag->inputs[r] == o)
+                    a[e] += fabs((double)dx[r * D + i]);
+            }
+    }
+}
+
 /* --workers N of batch b against --batch N*b.  Worker w owns streams [w*b, (w+1)*b)
  * (train_dp.c); every row's forward and backward is computed alone (the GEMMs' rows
  * do not mix), so each token's loss, activations and deltas are the same bits in both
@@ -683,33 +720,15 @@ Test(models, workers_gradient_is_the_global_batch_up_to_the_sum_order)
               "loss sums %.17g and %.17g", loss_g, loss_w);
     const float *sum = grad_tree_sum(&tree);
     const double u = 0x1p-24, gam = (double)(K + 2) * u / (1 - (double)(K + 2) * u);
-    const float s = 1.0f / (float)K;   /* output_backward's scale of the global batch */
-    const float *dl = ag->dlogits, *dp = ag->dpre, *dx = ag->dB, *x0 = ag->x0;
-    const float *h = ag->h[0], *htop = ag->h[0] + B * H;
+    double *A = malloc((size_t)g.lay.total * sizeof *A);
+    cr_assert(A);
+    row_abs_sums(&g, T, A);
     long n = 0, ndiff = 0, beyond = 0, caught = 0;
     double worst = 0;
-    for (int ti = 0; ti < g.lay.n; ti++) {
-        const param_info *pi = &g.lay.t[ti];
-        for (long e = 0; e < pi->rows * pi->cols; e++) {
-            long o = e / pi->cols, i = e % pi->cols;   /* output row, input column */
-            double A = 0;   /* sum_r |a_r| of this entry */
-            for (long r = 0; r < K; r++) {
-                if (ti == P_WOUT(1))
-                    A += fabs((double)s * dl[r * V + o] * htop[r * H + i]);
-                else if (ti == P_BOUT(1))
-                    A += fabs((double)s * dl[r * V + i]);
-                else if (ti == P_WX(0))
-                    A += fabs((double)dp[r * G + o] * x0[r * D + i]);
-                else if (ti == P_WH(0))
-                    A += fabs((double)dp[r * G + o] * h[r * H + i]);
-                else if (ti == P_B(0))
-                    A += fabs((double)dp[r * G + i]);
-                else if (ti == P_EMBED && ag->inputs[r] == o)
-                    A += fabs((double)dx[r * D + i]);
-            }
-            /* A's own double rounding: below K 2^-53 relative */
-            double bound = 2 * gam * A * (1 + 1e-12);
-            long at = pi->offset + e;
+    for (int ti = 0; ti < g.lay.n; ti++)
+        for (long at = g.lay.t[ti].offset; at < g.lay.t[ti].offset + g.lay.t[ti].rows *
+                                                  g.lay.t[ti].cols; at++) {
+            double bound = 2 * gam * A[at] * (1 + 1e-12);   /* A's own rounding: < K 2^-53 */
             double a = g.grads[at], b = sum[at] / (float)NW;
             n++, ndiff += a != b;
             beyond += fabs(a - b) > bound;
@@ -718,7 +737,7 @@ Test(models, workers_gradient_is_the_global_batch_up_to_the_sum_order)
             if (bound > 0)
                 worst = fmax(worst, fabs(a - b) / bound);
         }
-    }
+    free(A);
     cr_log_info("workers' mean against the global batch: %ld of %ld entries differ, largest "
                 "|difference| / bound %.3g", ndiff, n, worst);
     cr_expect_eq(beyond, 0, "%ld of %ld gradient entries beyond gamma_{K+2} bounds "
@@ -730,33 +749,106 @@ Test(models, workers_gradient_is_the_global_batch_up_to_the_sum_order)
     model_destroy(&w);
 }
 
-/* The trainer's emulation lays the global batch's streams over its workers: the first
- * step's train loss (the same token losses, their double sum in another order: K 2^-53
- * relative) is the --batch 8 run's as printed (6 decimals: equal, or one unit apart
- * where the two straddle a rounding boundary).  What the later steps add is the
- * gradient's sum order, bounded above. */
+/* The newest checkpoint's parameters in DIR (n floats) into p. */
+static void ckpt_params(const char *dir, float *p, long n)
+{
+    char path[4200];
+    cr_assert_eq(ckpt_latest(dir, path, sizeof path), 0, "no checkpoint in %s", dir);
+    size_t nb;
+    char *b = slurp(path, &nb);
+    uint32_t hb;
+    int64_t np;
+    cr_assert(nb > 16);
+    memcpy(&hb, b + 12, 4);   /* ckpt_header.header_bytes; .nparams 16 bytes before its end */
+    cr_assert(nb >= 8 + (size_t)hb + (size_t)n * sizeof(float));
+    memcpy(&np, b + 8 + hb - 16, 8);
+    cr_assert_eq(np, n, "%s holds %lld parameters, want %ld", path, (long long)np, n);
+    memcpy(p, b + 8 + hb, (size_t)n * sizeof(float));
+    free(b);
+}
+
+/* The trainer's emulation (--workers 4 --batch 2) against --batch 8: one plain SGD
+ * step (--clip 0: a multi-step trajectory would amplify rounding) from the same x0.
+ * The first step's train loss: the same token losses (above), their double sum in
+ * another order, so as printed (6 decimals) equal or one unit apart.  The parameters:
+ * x = fl(x0 - fl(a g)), a = lr (optim.c: the workers' 1/N = 1/4 is exact), and
+ * |g_8 - g_4| <= 2 gamma A, |g| <= (1 + gamma) A (above; A = sum_r |a_r| of the
+ * trainer's first window, recomputed here), so, to first order in u,
+ *   |x_8 - x_4| <= a (2 gamma + 2 u (1 + gamma)) A + u (|x_8| + |x_4|)
+ * (times 1 + 1e-6 for the O(u^2) terms).  An update off by 1e-3 must fall outside. */
 Test(models, workers_emulation_equals_the_global_batch)
 {
-    char l1[300], l4[300];
-    tmp_path(l1, sizeof l1, "batch8.csv"), tmp_path(l4, sizeof l4, "workers4.csv");
+    char l[2][300], d[2][300];
+    tmp_path(l[0], sizeof l[0], "batch8.csv"), tmp_path(l[1], sizeof l[1], "workers4.csv");
+    tmp_path(d[0], sizeof d[0], "ckpt-batch8"), tmp_path(d[1], sizeof d[1], "ckpt-workers4");
     train_opts o;
-    small_opts(&o, l1, NULL, 1);
-    o.gemm = "blocked";
-    o.eval_every = 1;
-    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
-    small_opts(&o, l4, NULL, 1);
-    o.gemm = "blocked";
-    o.eval_every = 1;
-    o.cfg.batch = 2;
-    o.workers = 4;
-    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    for (int k = 0; k < 2; k++) {
+        small_opts(&o, l[k], d[k], 1);
+        o.cfg.layers = 1;
+        o.gemm = "blocked";
+        o.optim = OPT_SGD;
+        o.lr = 0.5;
+        o.clip = 0;
+        o.eval_every = 1;
+        o.ckpt_every = 1;
+        if (k)
+            o.cfg.batch = 2, o.workers = 4;
+        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    }
     static double a[4][5], b[4][5];
-    cr_assert_eq(log_curve(l1, a, 4), 1);
-    cr_assert_eq(log_curve(l4, b, 4), 1);
-    cr_expect_eq(a[0][0], b[0][0]);
+    cr_assert_eq(log_curve(l[0], a, 4), 1);
+    cr_assert_eq(log_curve(l[1], b, 4), 1);
     cr_expect_eq(a[0][1], b[0][1], "tokens %g vs %g", a[0][1], b[0][1]);
     cr_expect(fabs(a[0][2] - b[0][2]) <= 1.5e-6, "train loss %.6f (batch 8) vs %.6f (4 workers)",
               a[0][2], b[0][2]);
+    /* the first window of the global batch, from the trainer's x0 (train_setup.c) */
+    corpus corp;
+    cr_assert_eq(corpus_load(&corp, o.corpus, LEVEL_WORD, 0, 0), 0, "%s", rs_lasterr());
+    model_cfg c = o.cfg;
+    c.vocab = corp.vocab, c.batch = 8;
+    cr_assert_eq(mm_init("blocked", 1), 0, "%s", rs_lasterr());
+    cr_assert_eq(output_init(), 0);
+    model m;
+    cr_assert_eq(model_create(&m, &c), 0, "%s", rs_lasterr());
+    model_init_params(&m, o.seed);
+    model_reset_state(&m);
+    stream_set st;
+    streams_init(&st, corp.train, corp.ntrain, c.batch);
+    int Tw = streams_window(&st, 0, c.bptt, m.act.inputs, m.act.targets);
+    cr_assert_eq(Tw, c.bptt);
+    model_forward(&m, Tw, 1);
+    model_backward(&m, Tw);
+    long n = m.lay.total, K = (long)Tw * c.batch;
+    double *A = malloc((size_t)n * sizeof *A);
+    float *x8 = malloc((size_t)n * sizeof *x8), *x4 = malloc((size_t)n * sizeof *x4);
+    cr_assert(A && x8 && x4);
+    row_abs_sums(&m, Tw, A);
+    ckpt_params(d[0], x8, n);
+    ckpt_params(d[1], x4, n);
+    const double u = 0x1p-24, gam = (double)(K + 2) * u / (1 - (double)(K + 2) * u), lr = 0.5;
+    long ndiff = 0, beyond = 0, caught = 0, moved = 0;
+    double worst = 0;
+    for (long i = 0; i < n; i++) {
+        double bound = (lr * (2 * gam + 2 * u * (1 + gam)) * A[i] +
+                        u * (fabs(x8[i]) + fabs(x4[i]))) * (1 + 1e-6);
+        double diff = fabs((double)x8[i] - x4[i]), step = (double)x8[i] - m.params[i];
+        ndiff += diff > 0;
+        beyond += diff > bound;
+        moved += step != 0;
+        caught += fabs(step) * 1e-3 > bound;   /* lr 0.5005's step would differ by this */
+        if (bound > 0)
+            worst = fmax(worst, diff / bound);
+    }
+    cr_log_info("one SGD step, 4 workers against batch 8: %ld of %ld parameters differ, "
+                "largest |difference| / bound %.3g", ndiff, n, worst);
+    cr_expect_eq(beyond, 0, "%ld of %ld parameters beyond the bound (largest |difference| / "
+                 "bound %.3g)", beyond, n, worst);
+    /* where u |x| dominates a small step a 1e-3 change hides: a tenth must show it */
+    cr_expect(moved > n / 2 && caught > moved / 10, "the bound lets a 1e-3 error in the update "
+              "pass in %ld of the %ld moved parameters", moved - caught, moved);
+    free(A), free(x8), free(x4);
+    model_destroy(&m);
+    corpus_free(&corp);
 }
 
 /* Small and big batch norms made from a known |G|^2 and tr(Sigma) (E|g_B|^2 =
