@@ -818,9 +818,12 @@ Test(models, workers_emulation_equals_the_global_batch)
     streams_init(&st, corp.train, corp.ntrain, c.batch);
     int Tw = streams_window(&st, 0, c.bptt, m.act.inputs, m.act.targets);
     cr_assert_eq(Tw, c.bptt);
-    model_forward(&m, Tw, 1);
+    double loss0 = model_forward(&m, Tw, 1) / ((double)Tw * c.batch);
     model_backward(&m, Tw);
     long n = m.lay.total, K = (long)Tw * c.batch;
+    /* the trainer's own window: its first loss, printed to 6 decimals, is this one */
+    cr_expect(fabs(loss0 - a[0][2]) <= 5e-7 + 1e-12, "first window's loss %.9f, the "
+              "trainer's %.6f", loss0, a[0][2]);
     double *A = malloc((size_t)n * sizeof *A);
     float *x8 = malloc((size_t)n * sizeof *x8), *x4 = malloc((size_t)n * sizeof *x4);
     cr_assert(A && x8 && x4);
