@@ -2098,8 +2098,9 @@ static long gemm_case_check(const gemm_case *g, const float *nv, const float *on
             double S = 0;
             for (long k = 0; k < g->K; k++)
                 S += fabs((double)g->a[i * g->sai + k * g->sak] * g->b[k * g->sbk + j * g->sbj]);
-            S = fabs((double)g->alpha) * S + (g->c0 ? fabs((double)g->beta * g->c0[i * g->cols + j]) : 0);
-            double bound = gam * S * (1 + 1e-12), y = nv[i * g->cols + j], d = fabs(y - on[i * g->cols + j]);
+            long at = i * g->cols + j;
+            S = fabs((double)g->alpha) * S + (g->c0 ? fabs((double)g->beta * g->c0[at]) : 0);
+            double bound = gam * S * (1 + 1e-12), y = nv[at], d = fabs(y - on[at]);
             beyond += d > bound;
             *caught += fabs(y) * 1e-3 > bound;
             if (bound > 0)
