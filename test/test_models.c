@@ -656,14 +656,14 @@ static void row_abs_sums(const model *g, int Tw, double *A)
  * layouts (the GEMMs' edge tiles and the point-wise kernels' tails give an element
  * the bits a full tile or vector would), the deltas scaled by exactly N (the loss
  * mean's 1/(Tw*b) and 1/(Tw*N*b) round to floats N apart, N a power of two).  Only
- * the sums over rows differ in order:
- * every weight gradient is S = sum_r a_r (the K = Tw*N*b row products a_r of one
- * entry).  Each a_r passes through at most K + 2 roundings in either layout (its
- * product and the alpha scale, K - 1 row additions in one GEMM, or Tw*b - 1 in a
- * worker's plus log2 N in the tree of grad_tree.h; /N is exact), so each computed sum
- * is within gamma_{K+2} sum_r |a_r| of the exact S (Higham, Accuracy and Stability,
- * (4.4)), gamma_k = k u / (1 - k u), u = 2^-24; the two within twice that of each
- * other.  sum_r |a_r| is computed here in double from the shared float operands. */
+ * the sums over rows differ in order: every weight gradient is S = sum_r a_r (the
+ * K = Tw*N*b row products a_r of one entry).  Each a_r passes through at most K + 2
+ * roundings in either layout (its product and the alpha scale, K - 1 row additions in
+ * one GEMM, or Tw*b - 1 in a worker's plus log2 N in the tree of grad_tree.h; /N is
+ * exact), so each computed sum is within gamma_{K+2} sum_r |a_r| of the exact S in any
+ * order (Higham, Accuracy and Stability of Numerical Algorithms, ch. 4), gamma_k =
+ * k u / (1 - k u), u = 2^-24, and the two within twice that of each other.
+ * sum_r |a_r| is computed in double from the shared float operands (row_abs_sums). */
 Test(models, workers_gradient_is_the_global_batch_up_to_the_sum_order)
 {
     enum { NW = 4, BW = 2, T = 12, H = 24, D = 16, V = 37, G = 4 * H };
