@@ -16,7 +16,8 @@
 /* ---- the registry: adding an algorithm = one file + one row here ------------------ */
 const ar_algo *const ar_registry[] = {
     &allreduce_ring,      &allreduce_segring, &allreduce_recdbl,  &allreduce_rabenseifner,
-    &allreduce_binomial,  &allreduce_hier,    &allreduce_torus2d, &allreduce_library,
+    &allreduce_binomial,  &allreduce_hier,    &allreduce_torus2d, &allreduce_ordered,
+    &allreduce_library,
 };
 const int ar_registry_len = RS_ARRAY_LEN(ar_registry);
 
@@ -25,6 +26,20 @@ const rs_registry ar_algo_registry = RS_REGISTRY_PTRS(ar_registry, ar_algo, name
 const ar_algo *ar_algo_find(const char *name)
 {
     return rs_registry_find(&ar_algo_registry, name, RS_REGISTRY_ANY_ISA);
+}
+
+int ar_algo_inner_ok(const ar_algo *a)
+{
+    return a && a != &allreduce_hier && a != &allreduce_torus2d;
+}
+
+void ar_inner_names(char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < ar_registry_len && n < len; i++)
+        if (ar_algo_inner_ok(ar_registry[i]))
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", ar_registry[i]->name);
 }
 
 int ar_algo_parse(const char *name, const ar_algo **algo, ar_params *prm)

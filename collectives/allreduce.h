@@ -145,6 +145,10 @@ extern const ar_algo *const ar_registry[];
 extern const int ar_registry_len;
 extern const rs_registry ar_algo_registry;   /* the same rows, for registry.h's lookups */
 const ar_algo *ar_algo_find(const char *name);  /* NULL if none */
+/* hier's inner algorithm among groups: any row but the two-level ones (hier, torus2d).
+ * ar_inner_names joins those names by ", " into buf, for the messages. */
+int ar_algo_inner_ok(const ar_algo *a);
+void ar_inner_names(char *buf, size_t len);
 
 /* Parse an algorithm name as the CLI takes it: a registry name, or "library:K" (Open
  * MPI coll/tuned algorithm K), which sets prm->library_alg.  0, or -1 (rs_lasterr says

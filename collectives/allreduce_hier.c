@@ -29,9 +29,12 @@ static int hier_setup(ar_plan *pl)
 {
     const char *iname = pl->prm.inner ? pl->prm.inner : "rabenseifner";
     const ar_algo *inner = ar_algo_find(iname);
-    RS_CHECK(inner && inner != &allreduce_hier && inner != &allreduce_torus2d,
-          "hier: inner algorithm '%s' must be one of ring, segring, recdbl, rabenseifner, "
-          "binomial, library", iname);
+    if (!ar_algo_inner_ok(inner)) {
+        char names[256];
+        ar_inner_names(names, sizeof names);
+        rs_seterr("hier: inner algorithm '%s' must be one of %s", iname, names);
+        return -1;
+    }
     int color;
     const char *what;
     if (pl->prm.group_of) {

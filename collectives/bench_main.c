@@ -286,10 +286,10 @@ static int validate(void)
               run.sel[i].name, nalg, lib);
     }
     if (opt.inner) {
-        const ar_algo *in = ar_algo_find(opt.inner);
-        RS_CHECK(in && strcmp(in->name, "hier") != 0 && strcmp(in->name, "torus2d") != 0,
-              "--inner: '%s' is not an algorithm hier can use among groups (expected ring, segring, "
-              "recdbl, rabenseifner, binomial or library)", opt.inner);
+        char names[256];
+        ar_inner_names(names, sizeof names);
+        RS_CHECK(ar_algo_inner_ok(ar_algo_find(opt.inner)), "--inner: '%s' is not an algorithm "
+                 "hier can use among groups (expected one of: %s)", opt.inner, names);
     }
     /* types, operation, mode */
     const char *tnames[AR_NDTYPES];

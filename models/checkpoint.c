@@ -31,7 +31,8 @@ typedef struct {
     lr_sched sched;        /* its state fields matter; the rest is informative */
     int64_t optim_t;
     int64_t nparams;       /* lay.total */
-    int64_t nstate;        /* floats of carried state per array (L*B*H) */
+    int64_t nstate;        /* floats of carried state per array (L*B*H); these two last:
+                              test/mpi/train.sh finds nparams at header_bytes - 16 */
 } ckpt_header;
 
 static int is_ckpt_name(const char *n, long *step)

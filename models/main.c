@@ -100,7 +100,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"workers", RS_OPT_INT, &f->workers, "N", "data-parallel: N synchronous workers of --batch streams each, N/P per MPI rank (run under mpirun -np P); the same data as --batch N*B [P]", 1, 1 << 20},
         {"sync", RS_OPT_STR, &o->sync, "MODE", "gradient exchange: fused (one allreduce of the whole gradient per step), bucketed (buckets of --bucket-mib summed on a communication thread while the backward goes on) or per-tensor (one allreduce per tensor per unrolled step, the Caffe-style baseline) [fused]", 0, 0},
         {"bucket-mib", RS_OPT_DBL, &o->bucket_mib, "M", "--sync bucketed: bucket size in MiB, > 0, fractions allowed [25]", 0, 0},
-        {"allreduce", RS_OPT_STR, &o->exchange.algo, "NAME", "the exchange's algorithm, any of allreduce-bench's (library = MPI_Allreduce, ring, hier, ..., library:K) [library]", 0, 0},
+        {"allreduce", RS_OPT_STR, &o->exchange.algo, "NAME", "the exchange's algorithm, any of allreduce-bench's (library = MPI_Allreduce, ring, hier, ..., library:K; ordered: the workers' one summation order at any P) [library]", 0, 0},
         {"group-size", RS_OPT_INT, &f->group_size, "G", "hier: ranks per group (default: the node); torus2d: row length", 1, 1 << 20},
         {"group-max", RS_OPT_INT, &f->group_max, "G", "hier: cut unequal or larger groups into equal ones of at most G ranks", 1, 1 << 20},
         {"inner", RS_OPT_STR, &o->exchange.inner, "NAME", "hier: allreduce among groups [rabenseifner]", 0, 0},

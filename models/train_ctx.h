@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "checkpoint.h"
+#include "grad_tree.h"
 #include "record.h"
 #include "train.h"
 
@@ -25,10 +26,12 @@ typedef struct {
     int P, rank, N, local;        /* ranks, workers in all, workers on this rank */
     float *state_h, *state_c;     /* (local, L, b, H): this rank's workers' carried state */
     float *own_h, *own_c;         /* the model's own state arrays, put back at teardown */
-    float *grad_sum;              /* local > 1: the sum of this rank's workers' gradients */
+    grad_tree tree;               /* local > 1: the order this rank's workers are summed in */
+    float *grad_sum;              /* local > 1: where their sum is (grad_tree_sum) */
     dp_exchange *exchange;        /* the allreduce over ranks (NULL without MPI) */
     int stop_any;                 /* P > 1: some rank was asked to stop (agreed per step) */
     int perturbed;                /* the checksum test hook has fired */
+    int test_abs_grads;           /* test hook RNN_TRAIN_TEST_ABS_GRADS: workers' |g| summed */
     double compute_s, exchange_s, optimizer_s;   /* the last step's parts */
     double exchange_total_s;      /* the last step's seconds in allreduce calls (any thread) */
     double overlap_exposed_s;     /* of train_compute's time, exchange after the backward

@@ -7,7 +7,16 @@
  * carried state.  Rank r runs workers [r*N/P, (r+1)*N/P) one after another on the one
  * model (each worker's state swapped in), sums their gradients, and the allreduce
  * (dp_comm.h) sums that over ranks; train_step.c divides by N.  With N = P = 1 nothing
- * here adds work: the model's own gradient and state are used. */
+ * here adds work: the model's own gradient and state are used.
+ *
+ * The sum's order: a rank adds its workers' gradients by the binary-counter tree over
+ * worker indices (grad_tree.h: complete subtrees of 2^j workers, the rest added newest
+ * first), and --allreduce ordered adds the ranks' partial sums by the same tree over
+ * rank indices.  When N/P is a power of two the ranks' partials are exactly the
+ * complete subtrees of 2^j workers aligned at multiples of 2^j, so the whole sum is the
+ * one tree over N workers whatever P: emulated workers (P = 1) and real ones give the
+ * same gradient bits, hence the same parameters at every step (each worker's forward
+ * and backward already are the same bits on any rank). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,17 +58,20 @@ int train_dp_setup(run_ctx *r)
     d->rank = dp_comm_rank();
     d->N = r->o->workers;
     d->local = d->N / d->P;
+    /* Test hook: RNN_TRAIN_TEST_ABS_GRADS=1 sums each worker's |gradient| (local > 1), so
+     * one SGD step shows sum_i |g_i|, the scale of the sum's rounding (test/mpi/train.sh). */
+    d->test_abs_grads = getenv("RNN_TRAIN_TEST_ABS_GRADS") != NULL;
     d->own_h = m->state_h, d->own_c = m->state_c;
     d->state_h = m->state_h, d->state_c = m->state_c;
     if (d->local > 1) {
         size_t sb = (size_t)d->local * state_floats(m) * sizeof(float);
-        size_t gb = (size_t)m->lay.total * sizeof(float);
         d->state_h = train_big_alloc(sb);
         d->state_c = train_big_alloc(sb);
-        d->grad_sum = train_big_alloc(gb);
-        RS_CHECK(d->state_h && d->state_c && d->grad_sum, "cannot allocate the state of %d "
-                 "workers", d->local);
+        RS_CHECK(d->state_h && d->state_c, "cannot allocate the state of %d workers", d->local);
         m->state_h = d->state_h, m->state_c = d->state_c;
+        if (grad_tree_create(&d->tree, d->local, m->lay.total) != 0)
+            return -1;
+        d->grad_sum = grad_tree_sum(&d->tree);
     }
     return train_sync_setup(r);
 }
@@ -78,7 +90,7 @@ void train_dp_teardown(run_ctx *r)
     if (d->local > 1) {
         train_big_free(d->state_h);
         train_big_free(d->state_c);
-        train_big_free(d->grad_sum);
+        grad_tree_free(&d->tree);
     }
     if (d->own_h)
         r->m.state_h = d->own_h, r->m.state_c = d->own_c;

@@ -55,20 +55,9 @@ void train_sync_teardown(run_ctx *r)
     r->dp.buckets = NULL, r->dp.zeros = NULL;
 }
 
-/* dst = src (first) or dst += src. */
-static void accumulate(float *dst, const float *src, long n, int first)
-{
-    if (first) {
-        memcpy(dst, src, (size_t)n * sizeof(float));
-        return;
-    }
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < n; i++)
-        dst[i] += src[i];
-}
-
 /* Worker k's finished gradient grads[from, to): its squared norm (B_simple needs each
- * worker's own) and, with several workers on the rank, into their sum. */
+ * worker's own) and, with several workers on the rank, into their sum (grad_tree.h:
+ * its fixed order; the last worker's ranges complete the sum range by range). */
 static void take_range(run_ctx *r, int k, long from, long to)
 {
     dp_ctx *d = &r->dp;
@@ -77,8 +66,11 @@ static void take_range(run_ctx *r, int k, long from, long to)
         double norm = grad_norm(g, to - from);
         d->small_sq += norm * norm;
     }
+    if (d->local > 1 && d->test_abs_grads)   /* test hook: sum |g| (train.sh's bound) */
+        for (long i = from; i < to; i++)
+            r->m.grads[i] = fabsf(r->m.grads[i]);
     if (d->local > 1)
-        accumulate(d->grad_sum + from, g, to - from, k == 0);
+        grad_tree_add(&d->tree, k, r->m.grads, from, to);
 }
 
 /* grads[from, ..) is final: hand it to the buckets, full ones from the top down; at the

@@ -63,6 +63,7 @@ expect_usage 2 "larger than MAX" -m 8:4
 expect_usage 2 "cannot open" --sizes "$tmp/none"
 expect_usage 3 "'banana' is not a size" --sizes "$tmp/bad_sizes"
 expect_usage 4 "does not divide the 4 ranks" --group-size 3 --algo hier
+expect_usage 2 "expected one of: ring, segring, recdbl, rabenseifner, binomial, ordered, library)" --algo hier --inner torus2d
 expect_usage 4 "unknown type 'half'" --dtype half
 expect_usage 2 "unknown mode" --mode sometimes
 expect_usage 2 "has allreduce algorithms 1.." --algo library:42

@@ -13,6 +13,7 @@
  *   - within the summation bound of the exact (double) sum: |got - ref| <= p 2^-24
  *     sum_r |x_r|  (the stated tolerance; abs 0);
  *   - bitwise identical when repeated, and identical on every rank;
+ *   - ordered: bitwise the canonical tree sum over ranks computed on one rank;
  *   - a hash of all of them is printed, so run.sh can compare two separate runs.
  * Plus: a group size that does not divide p fails plan creation on every rank (no
  * hang); a count beyond the reserved scratch is refused; every ISA build of the local
@@ -99,6 +100,7 @@ static int make_configs(config *c, int max, int have_tuned, int nalg)
             snprintf(l, sizeof l, "torus2d C=%d", g);
             ADD("torus2d", l, pp->group_size = g);
         }
+    ADD("ordered", "ordered");
     ADD("library", "library");
     if (have_tuned)
         for (int k = 1; k < nalg; k++) {
@@ -183,7 +185,27 @@ static void run_exact(ar_plan *pl, const config *c, ar_dtype t, ar_op op, const 
         }
 }
 
-/* Float sums of non-integer inputs: tolerance, repeatability, agreement across ranks. */
+/* The canonical tree (allreduce_ordered.c) over ranks [lo, lo + n) at element i, written
+ * from its definition: the binary digits of n from the highest give complete subtrees of
+ * 2^j leaves (each the sum of its two halves), added as B1 + (B2 + (... + Bk)). */
+static float tree_full(size_t i, int lo, int n)
+{
+    if (n == 1)
+        return rnd_float(7, lo, i);
+    return tree_full(i, lo, n / 2) + tree_full(i, lo + n / 2, n / 2);
+}
+static float tree_ref(size_t i, int lo, int n)
+{
+    int hi = 1;
+    while (hi * 2 <= n)
+        hi *= 2;
+    if (hi == n)
+        return tree_full(i, lo, n);
+    return tree_full(i, lo, hi) + tree_ref(i, lo + hi, n - hi);
+}
+
+/* Float sums of non-integer inputs: tolerance, repeatability, agreement across ranks;
+ * ordered's result bitwise the one-rank tree sum. */
 static void run_float_determinism(ar_plan *pl, const config *c, size_t n, char *send, char *recv)
 {
     float *x = (float *)send, *y = (float *)recv;
@@ -217,6 +239,18 @@ static void run_float_determinism(ar_plan *pl, const config *c, size_t n, char *
             if (worst < n)
                 FAIL("%s float sum random count=%zu: error %.3g at [%zu] beyond p 2^-24 sum|x|",
                      c->label, n, worst_err, worst);
+            if (strcmp(c->algo, "ordered") == 0) {
+                size_t off = n, k = 0;
+                for (size_t i = 0; i < n; i++) {
+                    float want = tree_ref(i, 0, P);
+                    if (memcmp(&want, &y[i], sizeof want) != 0)
+                        off = off == n ? i : off, k++;
+                }
+                cases++;
+                if (k)
+                    FAIL("%s float sum random count=%zu: %zu elements differ from the tree sum on "
+                         "one rank, first [%zu]", c->label, n, k, off);
+            }
         } else if (memcmp(first, y, n * sizeof(float)) != 0) {
             FAIL("%s float sum random count=%zu: a repeated run gave different bits", c->label, n);
         }

@@ -1,23 +1,37 @@
 #!/bin/sh
-# train.sh RNN_TRAIN — data-parallel rnn-train under mpirun (target check-mpi-train):
-#   1. equivalence: mpirun -np 2 --workers 4 and -np 3 --workers 6 against the same
-#      --workers in one process: train loss and valid ppl within 1e-5 relative at each
-#      of 50 steps (the sums are associated differently, so not bitwise);
-#   2. resume: a checkpoint written at P = 2 resumed at P = 2 gives bit-identical
-#      parameters to an uninterrupted P = 2 run; resumed at P = 1 and P = 3, the same
-#      losses within 1e-5;
+# train.sh RNN_TRAIN — data-parallel rnn-train under mpirun (target check-mpi-train).
+# Each check asserts what the arithmetic guarantees, on any CPU:
+#   1. equivalence: with --allreduce ordered every step sums the N workers' gradients in
+#      one fixed order (the binary-counter tree of models/grad_tree.h, over ranks and
+#      workers alike) whenever the workers per rank are a power of two, so mpirun -np 2
+#      --workers 4 and -np 3 --workers 6 end with the parameter bits (sha256) of one
+#      process running the same --workers, after 50 Adam steps;
+#   2. resume: a P = 2, N = 4 checkpoint resumed at P = 1, 2 and 4 (ordered) ends with
+#      the uninterrupted run's parameter bits; b_simple continues as uninterrupted;
 #   3. --sync bucketed (buckets small enough that the tiny model has several) and
-#      per-tensor against fused at P = 2 and 3: the same curve within 1e-5; at P = 2 the
-#      same parameter bits (every sum has two addends, which commute);
-#   4. a parameter checksum mismatch (injected on rank 1) stops the run: exit 1, one line;
-#   5. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`),
+#      per-tensor against fused, ordered, at P = 2 and 3 with 1, 2 and 3 workers per
+#      rank: the same parameter bits and the same train loss and valid ppl rows (the
+#      same P: the same order of every sum in them);
+#   4. the default allreduce, whose order differs (np=2 --workers 6: 3 workers a rank),
+#      against one process: one plain SGD step (--clip 0), each parameter within the
+#      bound derived below (a multi-step trajectory would amplify rounding); an update
+#      off by 1e-3 of itself (lr 0.5005 for 0.5) falls outside it;
+#   5. a parameter checksum mismatch (injected on rank 1) stops the run: exit 1, one line;
+#   6. bad input: exit 2, one line from rank 0, no hang (every run is under `timeout`),
 #      a checkpoint folder a live run holds among it (the line names its pid);
-#   6. evaluation: one checkpoint scored at P = 1 and sharded at P = 2 gives valid and
-#      test ppl within 1e-9 relative (the shards' sums added in another order); at P = 2
-#      --eval-async logs the rows the synchronous evaluation logs;
-#   7. --eval-ranks: -np 3 --eval-ranks 1 and -np 4 --eval-ranks 2 (2 training ranks)
+#   7. evaluation: one checkpoint scored at P = 1 and sharded at P = 2 gives valid and
+#      test ppl within 1e-9 relative (the shards' double sums added in another order:
+#      < 1e-12 for these few thousand terms); at P = 2 --eval-async logs the rows the
+#      synchronous evaluation logs;
+#   8. --eval-ranks: -np 3 --eval-ranks 1 and -np 4 --eval-ranks 2 (2 training ranks)
 #      train bit-identically to -np 2 --eval-async (the same final parameters, the same
 #      train losses) and log its rows, valid ppl within 1e-9; bad K exits 2.
+# Rows of equal parameters (1, 2): each worker's loss and each scored token's loss are
+# the same bits (the same parameters, the same shapes: valid is scored in groups of b
+# streams on any rank); only their double sums are added in another order across ranks,
+# a relative difference below K 2^-53 for K < 10^4 terms.  The log prints train_loss
+# with 6 decimals and valid_ppl with 4, so the printed values are equal, or one unit of
+# the last digit apart where the two doubles straddle a rounding boundary.
 # The corpus is generated here (a small grammar), the model tiny.  Exits 1 on failure.
 set -u
 bin=${1:?usage: train.sh RNN_TRAIN}
@@ -32,51 +46,58 @@ awk 'BEGIN { split("the whale|ahab|the sea|ishmael|the ship", s, "|");
              x = 7; for (i = 0; i < 800; i++) { x = (x * 1103515245 + 12345) % 2147483648;
                printf "%s %s %s\n", s[x % 5 + 1], v[int(x / 8) % 5 + 1], o[int(x / 64) % 5 + 1] } }' \
     > "$tmp/corpus.txt"
-common="--corpus $tmp/corpus.txt --model lstm --layers 1 --hidden 24 --embed 16
-        --bptt 8 --batch 2 --optimizer adam --lr 0.02 --schedule const --seed 5 --threads 1
-        --gemm openblas --eval-every 1"
+base="--corpus $tmp/corpus.txt --model lstm --layers 1 --hidden 24 --embed 16
+      --bptt 8 --batch 2 --schedule const --seed 5 --threads 1 --gemm openblas --eval-every 1"
+common="$base --optimizer adam --lr 0.02"
+ord="--allreduce ordered"
 
-# same_curve A.csv B.csv WHAT: every row's train_loss and valid_ppl within 1e-5 relative
-same_curve() {
-    if awk -F, 'NR == FNR { if (FNR > 1) { l[$1] = $4; p[$1] = $5 }; next }
-                FNR > 1 { n++; if (!($1 in l)) bad = 1
-                  else { dl = ($4 - l[$1]) / l[$1]; dp = ($5 - p[$1]) / p[$1];
-                         if (dl < 0) dl = -dl; if (dp < 0) dp = -dp;
-                         if (dl > 1e-5 || dp > 1e-5) bad = 1 } }
-                END { exit (bad || n < 50) }' "$1" "$2"; then
-        echo "ok   $3: the same curve over 50 steps (within 1e-5)"
+final_hash() { sed -n 's/.*parameters sha256 \([0-9a-f]*\).*/\1/p' "$1"; }
+# same_bits A.out B.out WHAT: the final parameters' sha256 equal
+same_bits() {
+    ha=$(final_hash "$1"); hb=$(final_hash "$2")
+    if [ -n "$ha" ] && [ "$ha" = "$hb" ]; then
+        echo "ok   $3: the same parameter bits ($ha)"
     else
-        echo "FAIL $3: curves differ (or short):"; paste -d' ' "$1" "$2" | head -n 8; fail=1
+        echo "FAIL $3: parameters $hb, want $ha"; fail=1
     fi
 }
-final_hash() { sed -n 's/.*parameters sha256 \([0-9a-f]*\).*/\1/p' "$1"; }
+# same_rows A.csv B.csv N WHAT: N rows, step, tokens and lr equal; train_loss and
+# valid_ppl as printed equal or one unit of the last printed digit apart (the header)
+same_rows() {
+    if awk -F, -v want="$3" 'NR == FNR { if (FNR > 1) { t[$1] = $2; l[$1] = $4; p[$1] = $5; r[$1] = $6 }; next }
+            function units(a, b, k) { d = (a - b) * k; if (d < 0) d = -d; return int(d + 0.5) }
+            FNR > 1 { n++; if (!($1 in l) || t[$1] != $2 || r[$1] != $6 ||
+                      units(l[$1], $4, 1e6) > 1 || units(p[$1], $5, 1e4) > 1) bad = 1 }
+            END { exit (bad || n != want) }' "$1" "$2"; then
+        echo "ok   $4: the same $3 log rows (train loss, valid ppl as printed)"
+    else
+        echo "FAIL $4: log rows differ (or not $3):"; paste -d' ' "$1" "$2" | head -n 8; fail=1
+    fi
+}
 
-echo "== data-parallel rnn-train: equivalence with one process ($bin)"
+echo "== data-parallel rnn-train, --allreduce ordered: the bits of one process ($bin)"
 for pn in 2:4 3:6; do
     p=${pn%:*}; n=${pn#*:}
-    "$bin" $common --workers "$n" --steps 50 --log "$tmp/one$n.csv" > /dev/null 2> "$tmp/err" \
+    "$bin" $common --workers "$n" --steps 50 --log "$tmp/one$n.csv" > "$tmp/one$n.out" 2> "$tmp/err" \
         || { echo "FAIL: one process --workers $n:"; cat "$tmp/err"; fail=1; }
-    mpirun_q "$p" "$bin" $common --workers "$n" --steps 50 --log "$tmp/mpi$n.csv" \
-        > /dev/null 2> "$tmp/err" || { echo "FAIL: np=$p --workers $n:"; cat "$tmp/err"; fail=1; }
-    same_curve "$tmp/one$n.csv" "$tmp/mpi$n.csv" "np=$p --workers $n against one process"
+    mpirun_q "$p" "$bin" $common $ord --workers "$n" --steps 50 --log "$tmp/mpi$n.csv" \
+        > "$tmp/mpi$n.out" 2> "$tmp/err" || { echo "FAIL: np=$p --workers $n:"; cat "$tmp/err"; fail=1; }
+    same_bits "$tmp/one$n.out" "$tmp/mpi$n.out" "np=$p --workers $n against one process, 50 Adam steps"
+    same_rows "$tmp/one$n.csv" "$tmp/mpi$n.csv" 50 "np=$p --workers $n against one process"
 done
 
-echo "== checkpoints: written at P = 2, resumed at P = 2, 1 and 3"
-mpirun_q 2 "$bin" $common --workers 6 --steps 50 --checkpoint "$tmp/ck-u" --log "$tmp/u.csv" > "$tmp/u.out" 2> "$tmp/err" \
-    || { echo "FAIL: uninterrupted np=2:"; cat "$tmp/err"; fail=1; }
-for p in 2 1 3; do
-    mpirun_q 2 "$bin" $common --workers 6 --steps 23 --checkpoint "$tmp/ck$p" --checkpoint-every 23 \
+echo "== checkpoints (ordered): written at P = 2, N = 4, resumed at P = 2, 1 and 4"
+mpirun_q 2 "$bin" $common $ord --workers 4 --steps 50 --checkpoint "$tmp/ck-u" --log "$tmp/u.csv" \
+    > "$tmp/u.out" 2> "$tmp/err" || { echo "FAIL: uninterrupted np=2:"; cat "$tmp/err"; fail=1; }
+for p in 2 1 4; do
+    mpirun_q 2 "$bin" $common $ord --workers 4 --steps 23 --checkpoint "$tmp/ck$p" --checkpoint-every 23 \
         --log "$tmp/res$p.csv" > /dev/null 2> "$tmp/err" || { echo "FAIL: np=2 to step 23:"; cat "$tmp/err"; fail=1; }
-    mpirun_q "$p" "$bin" $common --workers 6 --steps 50 --checkpoint "$tmp/ck$p" --resume \
+    mpirun_q "$p" "$bin" $common $ord --workers 4 --steps 50 --checkpoint "$tmp/ck$p" --resume \
         --log "$tmp/res$p.csv" > "$tmp/r$p.out" 2> "$tmp/err" \
         || { echo "FAIL: resume at np=$p:"; cat "$tmp/err"; fail=1; }
+    same_bits "$tmp/u.out" "$tmp/r$p.out" "written at P = 2, resumed at P = $p, against the uninterrupted run"
+    same_rows "$tmp/u.csv" "$tmp/res$p.csv" 50 "written at P = 2, resumed at P = $p"
 done
-hu=$(final_hash "$tmp/u.out"); h2=$(final_hash "$tmp/r2.out")
-if [ -n "$hu" ] && [ "$hu" = "$h2" ]; then
-    echo "ok   resumed at P = 2: parameters bit-identical to the uninterrupted run ($hu)"
-else
-    echo "FAIL resumed at P = 2: parameters $h2, uninterrupted $hu"; fail=1
-fi
 # B_simple's moving averages travel in the checkpoint: the resumed log's b_simple after
 # step 23 is the uninterrupted run's, to the digit
 if awk -F, 'NR == FNR { if (FNR > 1) b[$1] = $7; next }
@@ -86,32 +107,89 @@ if awk -F, 'NR == FNR { if (FNR > 1) b[$1] = $7; next }
 else
     echo "FAIL resumed at P = 2: b_simple differs from the uninterrupted run"; fail=1
 fi
-"$bin" $common --workers 6 --steps 50 --log "$tmp/ref6.csv" > /dev/null 2>&1
-same_curve "$tmp/ref6.csv" "$tmp/res1.csv" "written at P = 2, resumed at P = 1"
-same_curve "$tmp/ref6.csv" "$tmp/res3.csv" "written at P = 2, resumed at P = 3"
 
-echo "== --sync bucketed and per-tensor against fused"
+echo "== --sync bucketed and per-tensor against fused (ordered)"
 # the tiny model's gradient is about 18 KiB: buckets of 0.005 MiB make four of them;
-# one worker per rank sums the model's own gradient in place, two a separate sum
-for pn in 2:4 3:6 2:2; do
+# one worker per rank sums the model's own gradient in place, two or three the tree's
+# the rows without the timing columns and b_simple (bucketed takes the last worker's
+# squared norm range by range: the same value rounded another way, not in the update)
+rows() { cut -d, -f1,2,4,5,6 "$1"; }
+for pn in 2:4 3:6 2:2 2:6; do
     p=${pn%:*}; n=${pn#*:}; k=$p-$n
     for s in fused bucketed per-tensor; do
-        mpirun_q "$p" "$bin" $common --workers "$n" --steps 50 --sync "$s" --bucket-mib 0.005 \
+        mpirun_q "$p" "$bin" $common $ord --workers "$n" --steps 50 --sync "$s" --bucket-mib 0.005 \
             --log "$tmp/sync-$s$k.csv" > "$tmp/sync-$s$k.out" 2> "$tmp/err" \
             || { echo "FAIL: np=$p --workers $n --sync $s:"; cat "$tmp/err"; fail=1; }
     done
     for s in bucketed per-tensor; do
-        same_curve "$tmp/sync-fused$k.csv" "$tmp/sync-$s$k.csv" \
-            "np=$p --workers $n --sync $s against fused"
-        [ "$p" -eq 2 ] || continue
-        hf=$(final_hash "$tmp/sync-fused$k.out"); h=$(final_hash "$tmp/sync-$s$k.out")
-        if [ -n "$hf" ] && [ "$hf" = "$h" ]; then
-            echo "ok   np=2 --workers $n --sync $s: parameters bit-identical to fused ($hf)"
+        same_bits "$tmp/sync-fused$k.out" "$tmp/sync-$s$k.out" "np=$p --workers $n --sync $s against fused"
+        if [ "$(wc -l < "$tmp/sync-$s$k.csv")" -eq 51 ] &&
+                [ "$(rows "$tmp/sync-fused$k.csv")" = "$(rows "$tmp/sync-$s$k.csv")" ]; then
+            echo "ok   np=$p --workers $n --sync $s: fused's 50 rows of train loss and valid ppl, as printed"
         else
-            echo "FAIL np=2 --workers $n --sync $s: parameters $h, fused $hf"; fail=1
+            echo "FAIL np=$p --workers $n --sync $s: log rows differ from fused's:"
+            paste -d' ' "$tmp/sync-fused$k.csv" "$tmp/sync-$s$k.csv" | head -n 8; fail=1
         fi
     done
 done
+
+echo "== the default allreduce (another order): one SGD step within the derived bound"
+# One plain SGD step from the same start, x = the parameters after it, u = 2^-24:
+#   S = fl(sum_i g_i) in some order: |S_a - S_b| <= 2 (N-1) u sum_i|g_i| (+ O(u^2));
+#   x = fl(x0 - fl(lr fl(S/N))), the two roundings of the update and the one of the
+#   subtraction on each side: |x_a - x_b| <= (2N + 2) u M + u (|x_a| + |x_b|), where
+#   M = lr sum_i|g_i| / N (times 1 + 1e-5 for the O(u^2) terms).
+# M comes from the trainer itself: RNN_TRAIN_TEST_ABS_GRADS=1 sums |g_i| (a sum of
+# positive terms, relative error <= (N-1) u), and steps at lr and 2 lr from the same
+# x0 differ by exactly the update (times 2 is exact) up to the subtractions' rounding:
+# M <= (|x'_1 - x'_2| + u (|x'_1| + |x'_2|)) (1 + 1e-5).  np=2 --workers 6 sums three
+# workers per rank, an order that no allreduce makes the one-process tree's.
+sgd="$base --optimizer sgd --clip 0 --steps 1 --checkpoint-every 1 --workers 6"
+ckpt_params() {   # the parameters of the checkpoint in DIR, one hex float a line
+    f=$(ls "$1"/ckpt-*.bin 2> /dev/null | tail -n 1)
+    [ -n "$f" ] || return 1
+    hb=$(od -An -t u4 -j 12 -N 4 "$f" | tr -d ' ')         # ckpt_header.header_bytes
+    np=$(od -An -t d8 -j $((8 + hb - 16)) -N 8 "$f" | tr -d ' ')   # .nparams, before .nstate
+    od -An -v -t x4 -w4 -j $((8 + hb)) -N $((4 * np)) "$f" | tr -d ' '
+}
+"$bin" $sgd --lr 0.5 --checkpoint "$tmp/sgd-a" > /dev/null 2> "$tmp/err" &&
+mpirun_q 2 "$bin" $sgd --lr 0.5 --checkpoint "$tmp/sgd-b" > /dev/null 2> "$tmp/err" &&
+RNN_TRAIN_TEST_ABS_GRADS=1 "$bin" $sgd --lr 0.5 --checkpoint "$tmp/sgd-1" > /dev/null 2> "$tmp/err" &&
+RNN_TRAIN_TEST_ABS_GRADS=1 "$bin" $sgd --lr 1 --checkpoint "$tmp/sgd-2" > /dev/null 2> "$tmp/err" &&
+"$bin" $sgd --lr 0.5005 --checkpoint "$tmp/sgd-c" > /dev/null 2> "$tmp/err" ||
+    { echo "FAIL: the SGD step's runs:"; cat "$tmp/err"; fail=1; }
+for d in a b c 1 2; do ckpt_params "$tmp/sgd-$d" > "$tmp/p$d" || : > "$tmp/p$d"; done
+# within_bound A B: every parameter of run A within the bound of run B's; says how close
+within_bound() {
+    paste "$tmp/p$1" "$tmp/p$2" "$tmp/p1" "$tmp/p2" | awk -v N=6 '
+        function f32(h,   b, s, e, m, i) { b = 0
+            for (i = 1; i <= 8; i++) b = b * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+            s = b >= 2147483648 ? -1 : 1; if (s < 0) b -= 2147483648
+            e = int(b / 8388608); m = b - e * 8388608
+            if (e == 255) bad = 1
+            return e ? s * (1 + m / 8388608) * 2 ^ (e - 127) : s * m * 2 ^ -149 }
+        function abs(x) { return x < 0 ? -x : x }
+        { a = f32($1); b = f32($2); x1 = f32($3); x2 = f32($4); u = 2 ^ -24; n++
+          M = (abs(x1 - x2) + u * (abs(x1) + abs(x2))) * (1 + 1e-5)
+          bound = ((2 * N + 2) * u * M + u * (abs(a) + abs(b))) * (1 + 1e-5)
+          if (a != b) diff++
+          if (abs(a - b) > bound) over++
+          if (bound > 0 && abs(a - b) / bound > worst) worst = abs(a - b) / bound }
+        END { printf "%d parameters, %d differ, %d beyond, largest |difference| / bound %.3g\n",
+                     n, diff, over, worst
+              exit (bad || n < 1000 || over) }'
+}
+if res=$(within_bound a b); then
+    echo "ok   np=2 --workers 6 (library) against one process, one SGD step: $res"
+else
+    echo "FAIL np=2 --workers 6 against one process, one SGD step, beyond the bound: ${res:-no parameters}"; fail=1
+fi
+# the bound catches an update off by 1e-3 of itself (a worker lost would be 1/6)
+res=$(within_bound a c)
+case $res in
+    "" | *" 0 beyond"*) echo "FAIL one SGD step at lr 0.5005 passes as lr 0.5's (${res:-no parameters})"; fail=1 ;;
+    *) echo "ok   the bound tells lr 0.5005's SGD step from lr 0.5's: $res" ;;
+esac
 
 echo "== a parameter checksum mismatch stops the run (exit 1, one line)"
 RNN_TRAIN_TEST_PERTURB_RANK=1 mpirun_q 2 -x RNN_TRAIN_TEST_PERTURB_RANK "$bin" $common \
