@@ -187,6 +187,10 @@ static int run(run_ctx *r)
     r->eval_linked = dp_comm_eval_ranks() > 0;
     if (train_dp_start(r) != 0)
         return RS_EXIT_USAGE;
+    /* the log last, so a run refused at set-up (e.g. --allreduce library:99) leaves none */
+    const train_opts *o = r->o;
+    if (dp_comm_agree(o->log && !o->bench && !o->pipeline ? train_log_open(r) : 0) != 0)
+        return RS_EXIT_USAGE;
     if (run_says(r))
         train_print_header(r);
     if (r->o->pipeline)
@@ -198,17 +202,30 @@ static int run(run_ctx *r)
     return code >= 0 ? code : finish(r);
 }
 
+/* What a flag left unset stands for. */
+static void fill_defaults(train_opts *o)
+{
+    if (o->threads <= 0)
+        o->threads = train_default_threads();
+    if (o->workers <= 0)
+        o->workers = dp_comm_size();
+    if (!o->sync)
+        o->sync = "fused";
+    if (!o->exchange.algo)
+        o->exchange.algo = "library";
+}
+
+int train_check_only(const train_opts *opts)
+{
+    train_opts o = *opts;
+    fill_defaults(&o);
+    return train_check_args(&o) != 0 ? RS_EXIT_USAGE : RS_EXIT_OK;
+}
+
 int train_run(const train_opts *opts)
 {
     train_opts o = *opts;
-    if (o.threads <= 0)
-        o.threads = train_default_threads();
-    if (o.workers <= 0)
-        o.workers = dp_comm_size();
-    if (!o.sync)
-        o.sync = "fused";
-    if (!o.exchange.algo)
-        o.exchange.algo = "library";
+    fill_defaults(&o);
     if (dp_comm_rank() != 0 || dp_comm_eval_index() >= 0)   /* rank 0 alone prints, writes */
         o.quiet = 1, o.log = o.csv = o.json = NULL;
     run_ctx *r = calloc(1, sizeof *r);

@@ -1,10 +1,11 @@
 /* train_setup.c — everything before the first step: the inputs checked (GEMM name,
  * corpus, output files, checkpoint folder), the corpus loaded, the model, optimizer and
- * schedule built, a checkpoint resumed, the GEMM dispatch chosen, the log opened; and
- * the teardown.  Errors are bad input: -1 with the one line in rs_lasterr. */
+ * schedule built, a checkpoint resumed, the GEMM dispatch chosen; and the teardown.
+ * The log is opened later (train.c), once the exchange too has been set up.  Errors are bad input: -1 with the one line in rs_lasterr. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "fsio.h"
@@ -66,8 +67,9 @@ static int gemm_setup(run_ctx *r)
     return 0;
 }
 
-/* Everything that can be checked before the corpus is read. */
-static int check_inputs(const train_opts *o, char *path, size_t len)
+/* Everything that can be checked before the corpus is read; with dry (--check-args)
+ * nothing is created (the checkpoint folder is not made). */
+static int check_inputs(const train_opts *o, char *path, size_t len, int dry)
 {
     if (mm_check_name(o->gemm) != 0 || train_dp_check(o) != 0)
         return -1;
@@ -78,7 +80,9 @@ static int check_inputs(const train_opts *o, char *path, size_t len)
         if (rs_common_check_outputs(&co) != 0)
             return -1;
     }
-    if (o->ckpt_dir && ckpt_prepare(o->ckpt_dir, o->resume) != 0)
+    RS_CHECK(!o->log || o->resume || access(o->log, F_OK) != 0, "--log %s already exists; logs "
+             "are never overwritten (choose a new name)", o->log);
+    if (o->ckpt_dir && !dry && ckpt_prepare(o->ckpt_dir, o->resume) != 0)
         return -1;
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume from)");
     RS_CHECK(o->eval_streams % o->cfg.batch == 0, "--eval-streams %ld: not a multiple of --batch "
@@ -159,7 +163,7 @@ int train_setup(run_ctx *r)
 {
     const train_opts *o = r->o;
     char path[4200];
-    if (check_inputs(o, path, sizeof path) != 0)
+    if (check_inputs(o, path, sizeof path, 0) != 0)
         return -1;
     if (load_corpus_and_model(r, path) != 0 || init_training(r) != 0)
         return -1;
@@ -173,9 +177,13 @@ int train_setup(run_ctx *r)
     if (gemm_setup(r) != 0 || train_eval_setup(r) != 0)
         return -1;
     omp_set_num_threads(o->threads);
-    if (o->log && !o->bench && !o->pipeline && train_log_open(r) != 0)
-        return -1;
     return 0;
+}
+
+int train_check_args(const train_opts *o)
+{
+    char path[4200];
+    return check_inputs(o, path, sizeof path, 1);
 }
 
 void train_teardown(run_ctx *r)
