@@ -64,10 +64,12 @@ static int out_of_range(const rs_opt *o, double v)
 
 /* "an integer in 1..65536, e.g. 512": what the bounds allow, and the option's starting
  * value (its default) as the example when that is in range. */
-/* 65536 as 65536, 1e15 as 1e+15, 0.5 as 0.5. */
+/* 65536 and 16777216 in full, 1e9 as 1e+09, 0.5 as 0.5: the short form where exact. */
 static const char *num(double v, char *buf, size_t len)
 {
-    snprintf(buf, len, fabs(v) < 1e10 && v == floor(v) ? "%.0f" : "%g", v);
+    snprintf(buf, len, "%g", v);
+    if (strtod(buf, NULL) != v && fabs(v) < 1e15 && v == floor(v))
+        snprintf(buf, len, "%.0f", v);
     return buf;
 }
 

@@ -43,6 +43,8 @@ fi
 [ -x build/bin/rnn-train ] && [ -x build/bin/platform-gen ] || die "build/bin/rnn-train or platform-gen missing: run make"
 
 settings="$run/compose_settings.txt"
+# NODE_GFLOPS=auto was replaced in the folder by the speed it measured: the same setting
+[ "${NODE_GFLOPS:-}" = auto ] && grep -q '^NODE_GFLOPS_WHY="auto:' "$settings" 2>/dev/null && unset NODE_GFLOPS
 settings_new "$settings"
 if [ "$src" != "$settings" ]; then
     if [ -n "${QUICK:-}" ]; then dC="4 16 64"; dS=10; dR=2; else dC="16 100 800"; dS=20; dR=3; fi
