@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "completion.h"
@@ -232,7 +233,11 @@ int train_run(const train_opts *opts)
     r->o = &o;
     stop_signal = 0;
     train_handlers_install();
+    int ckpt_new = o.ckpt_dir && access(o.ckpt_dir, F_OK) != 0;
     int code = run(r);
+    /* a run refused at set-up leaves no checkpoint folder it made (rmdir: only if empty) */
+    if (code == RS_EXIT_USAGE && ckpt_new && !r->last_ckpt[0] && dp_comm_rank() == 0)
+        rmdir(o.ckpt_dir);
     train_teardown(r);
     free(r);
     return code;

@@ -117,6 +117,23 @@ Test(train_cli, corpus_that_does_not_exist)
                    "--corpus nonsense: no such corpus (expected mobydick, kjv, sotu or a readable text file");
 }
 
+/* A check that needs the corpus read (the class count against the vocabulary) fails
+ * after set-up began: still no log, and the checkpoint folder it made is removed. */
+Test(train_cli, late_refusal_leaves_nothing)
+{
+    char corpus[] = "/tmp/rnnscale-traincli-corpus-XXXXXX";
+    int fd = mkstemp(corpus);
+    cr_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    for (int i = 0; i < 3000; i++)
+        fprintf(f, "%s %s the %s .\n", i % 3 ? "whale" : "ship", i % 5 ? "sees" : "hunts", i % 7 ? "sea" : "crew");
+    fclose(f);
+    expect_refused((const char *[]){"--corpus", corpus, "--hidden", "8", "--batch", "2", "--bptt", "5",
+                                    "--gemm", "blocked", "--steps", "1", "--classes", "1000", NULL},
+                   "--classes 1000: expected 1 to the vocabulary size");
+    unlink(corpus);
+}
+
 /* --check-args: 0 on good settings, 2 with the line on bad ones, nothing written. */
 Test(train_cli, check_args_writes_nothing)
 {

@@ -214,8 +214,11 @@ expect_usage 3 "choose one" --eval-ranks 1 --eval-async
 for np in 2 3; do
     er=""; [ $np -eq 3 ] && er="--eval-ranks 1"
     rm -f "$tmp/lib.csv"
-    expect_usage $np "allreduce: library:99: " --allreduce library:99 $er --log "$tmp/lib.csv"
-    if [ -e "$tmp/lib.csv" ]; then echo "FAIL: np=$np --allreduce library:99 left $tmp/lib.csv"; fail=1; fi
+    expect_usage $np "allreduce: library:99: " --allreduce library:99 $er --log "$tmp/lib.csv" \
+        --checkpoint "$tmp/libck"
+    if [ -e "$tmp/lib.csv" ] || [ -e "$tmp/libck" ]; then
+        echo "FAIL: np=$np --allreduce library:99 left $(ls -d "$tmp/lib.csv" "$tmp/libck" 2>/dev/null)"; fail=1
+    fi
     if mpirun_q $np "$bin" $common --steps 2 --allreduce library:1 $er --log "$tmp/lib.csv" \
             > /dev/null 2> "$tmp/err" && [ "$(wc -l < "$tmp/lib.csv")" -eq 3 ]; then
         echo "ok   np=$np the corrected rerun with the same --log ran"
