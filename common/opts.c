@@ -260,7 +260,7 @@ int rs_list_check(const char *flag, const char *what, const char *list,
             if (!seen && len < sizeof choices)
                 len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", len ? ", " : "", names[j]);
         }
-        RS_CHECK(0, "--%s: unknown %s '%s' (expected one of: %s)", flag, what, items[i], choices);
+        RS_CHECK(0, "--%s: unknown %s '%s' (expected one of: %s, or all)", flag, what, items[i], choices);
     }
     return 0;
 }

@@ -54,7 +54,7 @@ int rs_list_has(const char *list, const char *name);
 
 /* Every item of the comma list must be "all" or one of names[0..n-1] (repeats in names
  * are fine): a typo is an error, not a silent no-op.  The error reads
- *   "--FLAG: unknown WHAT 'x' (expected one of: a, b, c)".  0 ok, -1 error. */
+ *   "--FLAG: unknown WHAT 'x' (expected one of: a, b, c, or all)".  0 ok, -1 error. */
 int rs_list_check(const char *flag, const char *what, const char *list,
                   const char *const *names, int n);
 
