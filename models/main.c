@@ -8,8 +8,9 @@
  *
  * Flags are parsed from one table (common/opts.h, numeric ranges declared there) into
  * train_opts (train.h), one field per flag; the sizes they imply are checked next,
- * before anything is read or written; --check-args stops after every check.  Exit: 0 done, 1 the loss diverged (NaN/inf), 2 bad usage or input
- * (one line on stderr), 130 interrupted (after writing a checkpoint). */
+ * before anything is read or written; --check-args stops after every check.
+ * Exit: 0 done, 1 the loss diverged (NaN/inf), 2 bad usage or input (one line on
+ * stderr), 130 interrupted (after writing a checkpoint). */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

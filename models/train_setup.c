@@ -1,7 +1,8 @@
 /* train_setup.c — everything before the first step: the inputs checked (GEMM name,
  * corpus, output files, checkpoint folder), the corpus loaded, the model, optimizer and
  * schedule built, a checkpoint resumed, the GEMM dispatch chosen; and the teardown.
- * The log is opened later (train.c), once the exchange too has been set up.  Errors are bad input: -1 with the one line in rs_lasterr. */
+ * The log is opened later (train.c), once the exchange too has been set up.  Errors
+ * are bad input: -1 with the one line in rs_lasterr. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
