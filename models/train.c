@@ -233,7 +233,9 @@ int train_run(const train_opts *opts)
     r->o = &o;
     stop_signal = 0;
     train_handlers_install();
-    int ckpt_new = o.ckpt_dir && access(o.ckpt_dir, F_OK) != 0;
+    /* absent for every rank, looked at before any rank can make it (the agreement
+     * is collective) */
+    int ckpt_new = o.ckpt_dir && dp_comm_agree_all(access(o.ckpt_dir, F_OK) != 0 ? -1 : 0) != 0;
     int code = run(r);
     /* a run refused at set-up leaves no checkpoint folder it made (rmdir: only if empty) */
     if (code == RS_EXIT_USAGE && ckpt_new && !r->last_ckpt[0] && dp_comm_rank() == 0)
