@@ -59,7 +59,7 @@ int ar_algo_parse(const char *name, const ar_algo **algo, ar_params *prm)
     if (!a) {
         char names[256];
         rs_registry_names(&ar_algo_registry, names, sizeof names);
-        rs_seterr("unknown algorithm '%s' (expected one of: %s, library:K, all)", name, names);
+        rs_seterr("unknown algorithm '%s' (expected one of: %s or library:K)", name, names);
         return -1;
     }
     *algo = a;

@@ -268,6 +268,13 @@ static int validate(void)
             for (int k = 0; k < ar_registry_len; k++)
                 if (add_selection(ar_registry[k]->name) != 0)
                     return -1;
+        } else if (strncmp(items[i], "library:", 8) != 0 && !ar_algo_find(items[i])) {
+            char names[512] = "";   /* here, unlike rnn-train's --allreduce, all is a choice */
+            size_t len = 0;
+            for (int k = 0; k < ar_registry_len && len < sizeof names; k++)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s, ", ar_registry[k]->name);
+            RS_CHECK(0, "--algo: unknown algorithm '%s' (expected one of: %slibrary:K or all)",
+                     items[i], names);
         } else if (add_selection(items[i]) != 0) {
             return -1;
         }

@@ -53,14 +53,46 @@ static const rs_opt *find(const rs_opt *opts, int nopts, const char *name, size_
     return NULL;
 }
 
+static int bounded(const rs_opt *o) { return o->min != 0 || o->max != 0; }
+
 static int out_of_range(const rs_opt *o, double v)
 {
-    return (o->min != 0 || o->max != 0) && (v < o->min || v > o->max);
+    if (!bounded(o))
+        return 0;
+    return v < o->min || v > o->max || (o->kind == RS_OPT_DBL_GT && v == o->min);
+}
+
+/* "an integer in 1..65536, e.g. 512": what the bounds allow, and the option's starting
+ * value (its default) as the example when that is in range. */
+/* 65536 and 16777216 in full, 1e9 as 1e+09, 0.5 as 0.5: the short form where exact. */
+static const char *num(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%g", v);
+    if (strtod(buf, NULL) != v && fabs(v) < 1e15 && v == floor(v))
+        snprintf(buf, len, "%.0f", v);
+    return buf;
+}
+
+static const char *expected(const rs_opt *o, char *buf, size_t len)
+{
+    char lo[32], hi[32], eg[32];
+    int dbl = o->kind == RS_OPT_DBL || o->kind == RS_OPT_DBL_GT;
+    const char *what = dbl ? "a number" : o->kind == RS_OPT_SIZE ? "a size" : "an integer";
+    double def = dbl ? *(const double *)o->dest : (double)*(const long *)o->dest;
+    int n;
+    if (!bounded(o))
+        n = snprintf(buf, len, "%s", what);
+    else
+        n = snprintf(buf, len, o->kind == RS_OPT_DBL_GT ? "%s > %s and <= %s" : "%s in %s..%s", what,
+                     num(o->min, lo, sizeof lo), num(o->max, hi, sizeof hi));
+    if (n > 0 && (size_t)n < len && isfinite(def) && !out_of_range(o, def))
+        snprintf(buf + n, len - (size_t)n, ", e.g. %s", num(def, eg, sizeof eg));
+    return buf;
 }
 
 static int set_value(const rs_opt *o, const char *val)
 {
-    char *end;
+    char *end, exp[128];
     switch (o->kind) {
     case RS_OPT_FLAG:
         *(int *)o->dest = 1;
@@ -72,10 +104,10 @@ static int set_value(const rs_opt *o, const char *val)
     case RS_OPT_INT: {
         errno = 0;
         long v = strtol(val, &end, 10);
-        RS_CHECK(*val && !*end && !errno, "--%s: '%s' is not an integer (expected e.g. --%s %g)",
-              o->name, val, o->name, o->min > 0 ? o->min : 1);
-        RS_CHECK(!out_of_range(o, (double)v), "--%s: %ld is out of range (expected %g..%g)",
-              o->name, v, o->min, o->max);
+        RS_CHECK(*val && !*end, "--%s: '%s' is not an integer (expected %s)", o->name, val,
+              expected(o, exp, sizeof exp));
+        RS_CHECK(!errno && !out_of_range(o, (double)v), "--%s %s: out of range (expected %s)",
+              o->name, val, expected(o, exp, sizeof exp));
         *(long *)o->dest = v;
         return 0;
     }
@@ -84,17 +116,20 @@ static int set_value(const rs_opt *o, const char *val)
         RS_CHECK(rs_parse_size(val, &v) == 0,
               "--%s: '%s' is not a size (expected a positive integer like 4096, 64k, 1M)",
               o->name, val);
-        RS_CHECK(!out_of_range(o, (double)v), "--%s: %s is out of range (expected %.0f..%.0f)",
-              o->name, val, o->min, o->max);
+        RS_CHECK(!out_of_range(o, (double)v), "--%s %s: out of range (expected %s)",
+              o->name, val, expected(o, exp, sizeof exp));
         *(long *)o->dest = v;
         return 0;
     }
-    case RS_OPT_DBL: {
+    case RS_OPT_DBL:
+    case RS_OPT_DBL_GT: {
         errno = 0;
         double v = strtod(val, &end);
-        RS_CHECK(*val && !*end && !errno && isfinite(v), "--%s: '%s' is not a number", o->name, val);
-        RS_CHECK(!out_of_range(o, v), "--%s: %s is out of range (expected %g..%g)", o->name, val,
-              o->min, o->max);
+        RS_CHECK(*val && !*end, "--%s: '%s' is not a number (expected %s)", o->name, val,
+              expected(o, exp, sizeof exp));
+        /* NaN, inf and what overflows (1e400) are never a setting */
+        RS_CHECK(!errno && isfinite(v) && !out_of_range(o, v), "--%s %s: out of range (expected %s)",
+              o->name, val, expected(o, exp, sizeof exp));
         *(double *)o->dest = v;
         return 0;
     }
@@ -225,7 +260,7 @@ int rs_list_check(const char *flag, const char *what, const char *list,
             if (!seen && len < sizeof choices)
                 len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", len ? ", " : "", names[j]);
         }
-        RS_CHECK(0, "--%s: unknown %s '%s' (expected one of: %s)", flag, what, items[i], choices);
+        RS_CHECK(0, "--%s: unknown %s '%s' (expected one of: %s, or all)", flag, what, items[i], choices);
     }
     return 0;
 }

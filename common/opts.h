@@ -1,8 +1,11 @@
 /* opts.h — command-line options from one table, with clear one-line errors.
  *
  * Each program describes its options in one static rs_opt table (name, kind, where
- * to store, help).  Errors say which option, what was wrong and what is expected,
- * e.g. "--n: 'abc' is not a size (expected a positive integer like 4096, 64k, 1M)".
+ * to store, help, and the range each number is checked against before any work: NaN,
+ * inf and numbers that overflow are refused).  Errors say which option, what was wrong
+ * and what is expected (the starting value as the example, when in range), e.g.
+ *   "--n: 'abc' is not a size (expected a positive integer like 4096, 64k, 1M)"
+ *   "--bucket-mib 1e300: out of range (expected a number > 0 and <= 4096, e.g. 25)".
  * Sizes accept k/M/G (powers of 1024) suffixes.  --help prints the usage generated
  * from the table. */
 #ifndef RS_OPTS_H
@@ -14,7 +17,8 @@ typedef enum {
     RS_OPT_FLAG,  /* int*: set to 1 */
     RS_OPT_INT,   /* long*: integer in [min, max] */
     RS_OPT_SIZE,  /* long*: integer with k/M/G suffix, in [min, max] */
-    RS_OPT_DBL,   /* double* */
+    RS_OPT_DBL,   /* double*: a finite number, in [min, max] */
+    RS_OPT_DBL_GT,/* double*: a finite number > min and <= max (a rate, a size in MiB) */
     RS_OPT_STR,   /* const char**: the argument as given */
 } rs_opt_kind;
 
@@ -24,7 +28,7 @@ typedef struct {
     void *dest;
     const char *metavar;  /* "N", "FILE", "LIST"; NULL for flags */
     const char *help;     /* one line */
-    double min, max;      /* RS_OPT_INT / SIZE / DBL bounds (both 0 = no bounds) */
+    double min, max;      /* RS_OPT_INT / SIZE / DBL / DBL_GT bounds (both 0 = no bounds) */
 } rs_opt;
 
 /* Parses argv[1..argc-1].  Positional arguments are refused unless npos != NULL,
@@ -50,7 +54,7 @@ int rs_list_has(const char *list, const char *name);
 
 /* Every item of the comma list must be "all" or one of names[0..n-1] (repeats in names
  * are fine): a typo is an error, not a silent no-op.  The error reads
- *   "--FLAG: unknown WHAT 'x' (expected one of: a, b, c)".  0 ok, -1 error. */
+ *   "--FLAG: unknown WHAT 'x' (expected one of: a, b, c, or all)".  0 ok, -1 error. */
 int rs_list_check(const char *flag, const char *what, const char *list,
                   const char *const *names, int n);
 

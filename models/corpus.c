@@ -475,6 +475,8 @@ int corpus_resolve(const char *name, char *path, size_t len)
             k = i;
     if (k < 0) {
         snprintf(path, len, "%s", name);
+        RS_CHECK(access(name, R_OK) == 0, "--corpus %s: no such corpus (expected mobydick, kjv, "
+                 "sotu or a readable text file: %s)", name, strerror(errno));
         return 0;
     }
     const char *rel = named[k].rel;

@@ -180,8 +180,11 @@ struct dp_exchange {
 static int exchange_params(const dp_exchange_opts *xo, const ar_algo **a, ar_params *prm)
 {
     *prm = ar_params_default();
-    if (ar_algo_parse(xo->algo, a, prm) != 0)
-        return -1;
+    if (ar_algo_parse(xo->algo, a, prm) != 0) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", rs_lasterr());
+        RS_CHECK(0, "--allreduce: %s", why);
+    }
     if (xo->group_size > 0)
         prm->group_size = xo->group_size;
     if (xo->group_max > 0)
@@ -221,8 +224,10 @@ int dp_exchange_create(const dp_exchange_opts *xo, long max_count, dp_exchange *
     RS_CHECK(x, "out of memory");
     if (ar_plan_create(a, &prm, train_comm, AR_FLOAT, AR_SUM, &x->plan) != 0 ||
         ar_plan_reserve(x->plan, (size_t)max_count) != 0) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", rs_lasterr());
         dp_exchange_free(x);
-        return -1;
+        RS_CHECK(0, "--allreduce: %s", why);
     }
     *out = x;
     return 0;

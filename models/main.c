@@ -6,9 +6,11 @@
  *   rnn-train --model lstm --hidden 512 --pipeline  (two-stage pipeline vs sequential)
  *   rnn-train --model kn3                 (the Kneser-Ney trigram baseline's perplexity)
  *
- * Flags are parsed from one table (common/opts.h) into train_opts (train.h), one
- * field per flag.  Exit: 0 done, 1 the loss diverged (NaN/inf), 2 bad usage or input
- * (one line on stderr), 130 interrupted (after writing a checkpoint). */
+ * Flags are parsed from one table (common/opts.h, numeric ranges declared there) into
+ * train_opts (train.h), one field per flag; the sizes they imply are checked next,
+ * before anything is read or written; --check-args stops after every check.
+ * Exit: 0 done, 1 the loss diverged (NaN/inf), 2 bad usage or input (one line on
+ * stderr), 130 interrupted (after writing a checkpoint). */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +35,7 @@ typedef struct {
     long base_batch;
     long hidden, layers, embed, bptt, batch, classes, vocab, completion, seed, threads;
     long workers, group_size, group_max, eval_ranks;
-    int pipeline;
+    int pipeline, check_args;
     rs_common_opts co;
 } flag_values;
 
@@ -73,7 +75,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"level", RS_OPT_STR, &f->level, "LEVEL", "word or char [word]", 0, 0},
         {"corpus", RS_OPT_STR, &o->corpus, "NAME", "mobydick, kjv (King James Bible), sotu (State of the Union addresses) or a text FILE [mobydick]", 0, 0},
         {"optimizer", RS_OPT_STR, &f->optim, "NAME", "sgd, momentum, nesterov, adam, lars (layer-wise trust ratio on momentum) or lamb (on adam) [sgd]", 0, 0},
-        {"lr", RS_OPT_DBL, &o->lr, "X", "learning rate [sgd 1, momentum/nesterov 0.1, adam 0.002, lars 10, lamb 0.1]", 0, 1e30},
+        {"lr", RS_OPT_DBL_GT, &o->lr, "X", "learning rate [sgd 1, momentum/nesterov 0.1, adam 0.002, lars 10, lamb 0.1]", 0, 1e30},
         {"lr-scale", RS_OPT_STR, &f->lr_scale, "NAME", "scale --lr with the global batch B: none, linear (x B/B0) or sqrt (x sqrt(B/B0)); --warmup stays in steps (LEGW) [none]", 0, 0},
         {"base-batch", RS_OPT_INT, &f->base_batch, "B0", "the batch --lr was tuned for [= --batch]", 1, 1e9},
         {"momentum", RS_OPT_DBL, &o->momentum, "X", "momentum / nesterov coefficient [0.9]", 0, 1},
@@ -99,11 +101,12 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"bench", RS_OPT_INT, &o->bench, "N", "time N training steps: tokens_per_s, gflops, frac_of_peak", 1, 1e9},
         {"workers", RS_OPT_INT, &f->workers, "N", "data-parallel: N synchronous workers of --batch streams each, N/P per MPI rank (run under mpirun -np P); the same data as --batch N*B [P]", 1, 1 << 20},
         {"sync", RS_OPT_STR, &o->sync, "MODE", "gradient exchange: fused (one allreduce of the whole gradient per step), bucketed (buckets of --bucket-mib summed on a communication thread while the backward goes on) or per-tensor (one allreduce per tensor per unrolled step, the Caffe-style baseline) [fused]", 0, 0},
-        {"bucket-mib", RS_OPT_DBL, &o->bucket_mib, "M", "--sync bucketed: bucket size in MiB, > 0, fractions allowed [25]", 0, 0},
+        {"bucket-mib", RS_OPT_DBL_GT, &o->bucket_mib, "M", "--sync bucketed: bucket size in MiB, > 0 (fractions allowed) and <= 4096 [25]", 0, 4096},
         {"allreduce", RS_OPT_STR, &o->exchange.algo, "NAME", "the exchange's algorithm, any of allreduce-bench's (library = MPI_Allreduce, ring, hier, ..., library:K; ordered: the workers' one summation order at any P) [library]", 0, 0},
         {"group-size", RS_OPT_INT, &f->group_size, "G", "hier: ranks per group (default: the node); torus2d: row length", 1, 1 << 20},
         {"group-max", RS_OPT_INT, &f->group_max, "G", "hier: cut unequal or larger groups into equal ones of at most G ranks", 1, 1 << 20},
         {"inner", RS_OPT_STR, &o->exchange.inner, "NAME", "hier: allreduce among groups [rabenseifner]", 0, 0},
+        {"check-args", RS_OPT_FLAG, &f->check_args, NULL, "check every flag, the corpus name, the GEMM name or plan and the output files as a run would, then exit 0 (or 2 with the one line) without reading the corpus or writing anything", 0, 0},
         {"pipeline", RS_OPT_FLAG, &f->pipeline, NULL, "time the forward with the output layer of step t overlapping the recurrence of t+1 (2 threads) against the sequential order; --bench N windows [10]", 0, 0},
         RS_COMMON_OPTS(f->co),
     };
@@ -178,6 +181,15 @@ static void apply_flags(const flag_values *f, train_opts *o)
     }
 }
 
+/* The sizes the flags imply, before anything is read: with the vocabulary's cap (the
+ * corpus can only give fewer ids); set-up checks again with the real vocabulary. */
+static int check_sizes(const train_opts *o)
+{
+    model_cfg c = o->cfg;
+    c.vocab = o->vocab_cap > 0 ? o->vocab_cap : 256;   /* char level: every byte */
+    return model_cfg_check(&c, o->workers > 0 ? o->workers : dp_comm_size());
+}
+
 /* Under mpirun every rank reaches the same verdict: rank 0 alone says it.  After a
  * non-zero exit mpirun stops the ranks still finishing: they go quietly. */
 static int finish(int code)
@@ -211,10 +223,15 @@ int main(int argc, char **argv)
     if (check_names(&f, &o, kn3) != 0)
         return finish(RS_EXIT_USAGE);
     apply_flags(&f, &o);
+    if (!kn3 && check_sizes(&o) != 0)
+        return finish(RS_EXIT_USAGE);
     if (dp_comm_split_eval((int)f.eval_ranks) != 0)
         return finish(RS_EXIT_USAGE);
     o.argc = argc;
     o.argv = argv;
-    rc = kn3 ? kn3_run(&o) : train_run(&o);
+    if (f.check_args)
+        rc = train_check_only(&o);
+    else
+        rc = kn3 ? kn3_run(&o) : train_run(&o);
     return finish(rc);
 }

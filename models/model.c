@@ -68,6 +68,33 @@ void model_layout(const model_cfg *c, param_layout *lay)
     }
 }
 
+/* Every size one window's arrays and products index must fit an int (BLAS's, and the
+ * kernels' loops), whatever the flags; said in the flags' terms. */
+int model_cfg_check(const model_cfg *c, long workers)
+{
+    const double lim = 2147483647.0;
+    double B = c->batch, T = c->bptt, V = c->vocab, H = c->hidden;
+    double G = (double)model_gates(c) * H, streams = B * (double)workers;
+    RS_CHECK(streams <= lim, "--batch %d x --workers %ld: %.3g streams, expected at most %.0f "
+             "(e.g. a smaller --batch or --workers)", c->batch, workers, streams, lim);
+    RS_CHECK(streams * T <= lim, "--batch %d x --workers %ld x --bptt %d: %.3g tokens per window, "
+             "expected at most %.0f (e.g. a smaller --batch or --bptt)", c->batch, workers,
+             c->bptt, streams * T, lim);
+    RS_CHECK(B * T * V <= lim, "--batch %d x --bptt %d x --vocab %d: %.3g output scores per window, "
+             "expected at most %.0f (e.g. a smaller --batch, --bptt or --vocab)", c->batch, c->bptt,
+             c->vocab, B * T * V, lim);
+    RS_CHECK(B * T * G <= lim, "--batch %d x --bptt %d x --hidden %d: %.3g gate values per layer "
+             "and window, expected at most %.0f (e.g. a smaller --batch, --bptt or --hidden)",
+             c->batch, c->bptt, c->hidden, B * T * G, lim);
+    double params = V * (c->embed + H + 1) + c->classes * (H + 1);
+    for (int l = 0; l < c->layers; l++)
+        params += G * (model_layer_in(c, l) + H + 1);
+    RS_CHECK(params <= lim, "--vocab %d, --hidden %d, --embed %d, --layers %d: %.3g parameters, "
+             "expected at most %.0f (e.g. a smaller --vocab or --hidden)", c->vocab, c->hidden,
+             c->embed, c->layers, params, lim);
+    return 0;
+}
+
 /* Multiply-adds per token: layer l's two products, and the output layer's (with classes,
  * the class layer and a class of the average size V / C). */
 static double layer_macs(const model_cfg *c, int l)
@@ -106,6 +133,8 @@ int model_create(model *m, const model_cfg *cfg)
     m->cfg = *cfg;
     RS_CHECK(cfg->layers >= 1 && cfg->layers <= MODEL_MAX_LAYERS, "--layers %d: expected 1..%d",
           cfg->layers, MODEL_MAX_LAYERS);
+    if (model_cfg_check(cfg, 1) != 0)
+        return -1;
     model_layout(cfg, &m->lay);
     size_t pbytes = (size_t)m->lay.total * sizeof(float);
     size_t sbytes = (size_t)cfg->layers * cfg->batch * cfg->hidden * sizeof(float);

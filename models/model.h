@@ -167,6 +167,9 @@ int model_cell_from_name(const char *name, cell_kind *out);   /* 0, -1 unknown *
 
 /* Allocate parameters, gradients, state and the arena; pick the point-wise kernels.
  * Parameters are left zero: call model_init_params.  0, or -1 (rs_lasterr). */
+/* The sizes cfg implies (streams x workers, window, output scores, gates, parameters)
+ * each fit an int: 0, or -1 with a line naming the flags (rs_lasterr). */
+int model_cfg_check(const model_cfg *c, long workers);
 int model_create(model *m, const model_cfg *cfg);
 void model_destroy(model *m);
 /* --classes: the class map from the train split's counts (counts (V)).  0, or -1. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "completion.h"
@@ -187,6 +188,10 @@ static int run(run_ctx *r)
     r->eval_linked = dp_comm_eval_ranks() > 0;
     if (train_dp_start(r) != 0)
         return RS_EXIT_USAGE;
+    /* the log last, so a run refused at set-up (e.g. --allreduce library:99) leaves none */
+    const train_opts *o = r->o;
+    if (dp_comm_agree(o->log && !o->bench && !o->pipeline ? train_log_open(r) : 0) != 0)
+        return RS_EXIT_USAGE;
     if (run_says(r))
         train_print_header(r);
     if (r->o->pipeline)
@@ -198,24 +203,50 @@ static int run(run_ctx *r)
     return code >= 0 ? code : finish(r);
 }
 
+/* What a flag left unset stands for. */
+static void fill_defaults(train_opts *o)
+{
+    if (o->threads <= 0)
+        o->threads = train_default_threads();
+    if (o->workers <= 0)
+        o->workers = dp_comm_size();
+    if (!o->sync)
+        o->sync = "fused";
+    if (!o->exchange.algo)
+        o->exchange.algo = "library";
+}
+
+int train_check_only(const train_opts *opts)
+{
+    train_opts o = *opts;
+    fill_defaults(&o);
+    return train_check_args(&o) != 0 ? RS_EXIT_USAGE : RS_EXIT_OK;
+}
+
 int train_run(const train_opts *opts)
 {
     train_opts o = *opts;
-    if (o.threads <= 0)
-        o.threads = train_default_threads();
-    if (o.workers <= 0)
-        o.workers = dp_comm_size();
-    if (!o.sync)
-        o.sync = "fused";
-    if (!o.exchange.algo)
-        o.exchange.algo = "library";
+    fill_defaults(&o);
     if (dp_comm_rank() != 0 || dp_comm_eval_index() >= 0)   /* rank 0 alone prints, writes */
         o.quiet = 1, o.log = o.csv = o.json = NULL;
     run_ctx *r = calloc(1, sizeof *r);
     r->o = &o;
     stop_signal = 0;
     train_handlers_install();
+    /* absent for every rank, looked at before any rank can make it (the agreement
+     * is collective) */
+    int ckpt_new = o.ckpt_dir && dp_comm_agree_all(access(o.ckpt_dir, F_OK) != 0 ? -1 : 0) != 0;
     int code = run(r);
+    /* a run refused at set-up leaves no checkpoint folder it made (rmdir: only if empty;
+     * the lock file first, while still held, so no other run can be using it) */
+    if (code == RS_EXIT_USAGE && ckpt_new && !r->last_ckpt[0] && dp_comm_rank() == 0) {
+        if (r->ckpt_lock >= 0) {
+            char lock[4200];
+            snprintf(lock, sizeof lock, "%s/%s", o.ckpt_dir, CKPT_LOCK);
+            unlink(lock);
+        }
+        rmdir(o.ckpt_dir);
+    }
     train_teardown(r);
     free(r);
     return code;

@@ -77,6 +77,10 @@ double train_lr(const train_opts *o);         /* the base lr scaled by --lr-scal
  * RS_EXIT_WRONG (loss not finite), RS_EXIT_USAGE (bad input: rs_lasterr has the one
  * line), RS_EXIT_INTR (interrupted after writing a checkpoint). */
 int train_run(const train_opts *o);
+/* --check-args: every check train_run makes before reading the corpus (GEMM name or
+ * plan, --sync/--allreduce names, the corpus found, the outputs new and writable),
+ * nothing read or written.  RS_EXIT_OK or RS_EXIT_USAGE (rs_lasterr). */
+int train_check_only(const train_opts *o);
 
 /* --model kn3 (kn3.c): count the interpolated Kneser-Ney trigram on the train split
  * of the same corpus, report valid and test perplexity (table, --csv, --json).

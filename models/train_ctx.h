@@ -104,6 +104,7 @@ void train_handlers_install(void);
 
 /* ---- train_setup.c ---- */
 int train_setup(run_ctx *r);   /* 0, or -1 (rs_lasterr): bad input */
+int train_check_args(const train_opts *o);   /* setup's checks alone, creating nothing */
 void train_teardown(run_ctx *r);
 int train_set_classes(const run_ctx *r, model *m);   /* --classes: m's map from train */
 

@@ -1,10 +1,13 @@
 /* train_setup.c — everything before the first step: the inputs checked (GEMM name,
  * corpus, output files, checkpoint folder) and the run's folder and log locked, the
  * corpus loaded, the model, optimizer and schedule built, a checkpoint resumed, the
- * GEMM dispatch chosen, the log opened; and the teardown.  Errors are bad input: -1 with the one line in rs_lasterr. */
+ * GEMM dispatch chosen; and the teardown.  The log is opened later (train.c), once the
+ * exchange too has been set up.  Errors are bad input: -1 with the one line in
+ * rs_lasterr. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "dp_comm.h"
@@ -68,8 +71,9 @@ static int gemm_setup(run_ctx *r)
 }
 
 /* Everything that can be checked before the corpus is read; rank 0 takes the run's
- * locks (the checkpoint folder, a resumed log) here, before any work. */
-static int check_inputs(run_ctx *r, char *path, size_t len)
+ * locks (the checkpoint folder, a resumed log) here, before any work.  With dry
+ * (--check-args) nothing is created or locked (the checkpoint folder is not made). */
+static int check_inputs(run_ctx *r, char *path, size_t len, int dry)
 {
     const train_opts *o = r->o;
     int writer = dp_comm_rank() == 0 && dp_comm_eval_index() < 0;
@@ -84,9 +88,13 @@ static int check_inputs(run_ctx *r, char *path, size_t len)
     }
     RS_CHECK(!o->resume || o->ckpt_dir,
              "--resume needs --checkpoint DIR (the folder to resume from)");
-    if (o->ckpt_dir && ckpt_prepare(o->ckpt_dir, o->resume, writer ? &r->ckpt_lock : NULL) != 0)
+    if (dry)
+        RS_CHECK(!o->log || o->resume || access(o->log, F_OK) != 0, "--log %s already exists; "
+                 "logs are never overwritten (choose a new name)", o->log);
+    else if (o->ckpt_dir &&
+             ckpt_prepare(o->ckpt_dir, o->resume, writer ? &r->ckpt_lock : NULL) != 0)
         return -1;
-    if (o->log && !o->bench && !o->pipeline && train_log_lock(r) != 0)
+    if (!dry && o->log && !o->bench && !o->pipeline && train_log_lock(r) != 0)
         return -1;
     RS_CHECK(o->eval_streams % o->cfg.batch == 0, "--eval-streams %ld: not a multiple of --batch "
              "%d (each worker scores --batch streams at a time)", o->eval_streams, o->cfg.batch);
@@ -168,7 +176,7 @@ int train_setup(run_ctx *r)
     char path[4200];
     r->log_fd = r->ckpt_lock = -1;
     /* agreed at once: no rank starts work that a refused lock ends */
-    if (dp_comm_agree_all(check_inputs(r, path, sizeof path)) != 0)
+    if (dp_comm_agree_all(check_inputs(r, path, sizeof path, 0)) != 0)
         return -1;
     if (load_corpus_and_model(r, path) != 0 || init_training(r) != 0)
         return -1;
@@ -182,9 +190,14 @@ int train_setup(run_ctx *r)
     if (gemm_setup(r) != 0 || train_eval_setup(r) != 0)
         return -1;
     omp_set_num_threads(o->threads);
-    if (o->log && !o->bench && !o->pipeline && train_log_open(r) != 0)
-        return -1;
     return 0;
+}
+
+int train_check_args(const train_opts *o)
+{
+    char path[4200];
+    run_ctx r = {.o = o, .log_fd = -1, .ckpt_lock = -1};
+    return check_inputs(&r, path, sizeof path, 1);
 }
 
 void train_teardown(run_ctx *r)

@@ -30,18 +30,26 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 die() { echo "compose: $*" >&2; exit 2; }
 
+. scaling/study_lib.sh
 run=${1:-${RUN:-}}
 [ -n "$run" ] || die "no run folder: give one made by scaling/converge.sh (compose.sh RUN)"
 [ -d "$run" ] && run=$(cd "$run" && pwd)
-[ -f "$run/converge_settings.txt" ] || die "$run/converge_settings.txt missing: run scaling/converge.sh on $run first"
+# STUDY_CHECK=1 (make scaling, before the convergence study made the folder): this
+# study's own settings checked alone, nothing created
+if [ -n "${STUDY_CHECK:-}" ] && [ ! -f "$run/converge_settings.txt" ]; then :; else
+    [ -f "$run/converge_settings.txt" ] || die "$run/converge_settings.txt missing: run scaling/converge.sh on $run first"
+    . "$run/converge_settings.txt"
+fi
 [ -x build/bin/rnn-train ] && [ -x build/bin/platform-gen ] || die "build/bin/rnn-train or platform-gen missing: run make"
-. "$run/converge_settings.txt"
 
 settings="$run/compose_settings.txt"
-if [ ! -f "$settings" ]; then
+# NODE_GFLOPS=auto was replaced in the folder by the speed it measured: the same setting
+[ "${NODE_GFLOPS:-}" = auto ] && grep -q '^NODE_GFLOPS_WHY="auto:' "$settings" 2>/dev/null && unset NODE_GFLOPS
+settings_new "$settings"
+if [ "$src" != "$settings" ]; then
     if [ -n "${QUICK:-}" ]; then dC="4 16 64"; dS=10; dR=2; else dC="16 100 800"; dS=20; dR=3; fi
     host=$(build/bin/platform-gen --platform taihulight --describe | awk '$1 == "host_gflops" { print $2 }')
-    cat > "$settings.tmp" <<EOF
+    cat > "$src" <<EOF
 STRONG_B="${STRONG_B:-256}"
 NODE_GFLOPS="${NODE_GFLOPS:-100}"
 NODE_GFLOPS_WHY="$(if [ -n "${NODE_GFLOPS:-}" ]; then echo "set by NODE_GFLOPS"; else
@@ -55,20 +63,23 @@ CHECK_N="${CHECK_N-$dC}"
 CHECK_ALGOS="${CHECK_ALGOS:-library hier}"
 GAMMA_GBYTES_PER_S="$(build/bin/platform-gen --platform taihulight --describe | awk '$1 == "reduce_gbytes_per_s" { print $2 }')"
 EOF
-    . "$settings.tmp"
-else
-    . "$settings"
 fi
-for v in $STRONG_B $EVAL_EVERY $BENCH_STEPS $REPEATS $CHECK_N ${JOBS:-1}; do
-    case "$v" in ''|*[!0-9]*|0) rm -f "$settings.tmp"
-        die "'$v' in STRONG_B, EVAL_EVERY, BENCH_STEPS, REPEATS, CHECK_N or JOBS is not a positive integer" ;; esac
+. "$src"
+JOBS=${JOBS:-1}
+for name in STRONG_B EVAL_EVERY BENCH_STEPS REPEATS JOBS; do
+    eval "vals=\$$name"
+    case "$vals" in ''|*[!0-9]*|0) die "$name=$vals: expected a positive integer" ;; esac
+done
+for v in $CHECK_N; do
+    case "$v" in *[!0-9]*|0) die "CHECK_N=$CHECK_N: '$v' is not a positive integer" ;; esac
 done
 [ "$NODE_GFLOPS" = auto ] || awk -v x="$NODE_GFLOPS" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 > 0) }' ||
-    { rm -f "$settings.tmp"; die "NODE_GFLOPS='$NODE_GFLOPS' is not auto or a speed in GFLOP/s > 0"; }
+    die "NODE_GFLOPS=$NODE_GFLOPS: expected auto or a speed in GFLOP/s > 0"
 for a in $CHECK_ALGOS; do
-    case "$a" in library|hier) ;; *) rm -f "$settings.tmp"; die "CHECK_ALGOS: '$a' (expected library and/or hier)" ;; esac
+    case "$a" in library|hier) ;; *) die "CHECK_ALGOS=$CHECK_ALGOS: '$a' is not library or hier" ;; esac
 done
-[ -f "$settings.tmp" ] && mv "$settings.tmp" "$settings"
+[ -z "${STUDY_CHECK:-}" ] || exit 0
+settings_save "$settings"
 sed 's/^/compose:   /' "$settings"
 
 points="$run/compose_points.txt"
@@ -102,8 +113,9 @@ for o in $opts; do
 done
 add eval $((BENCH_STEPS * (20 + b0) * 3)) "$bench --batch $b0 --eval-streams $es --eval-every $((BENCH_STEPS / 2))"
 study
+study_none_done compose "$points" ""
 first="$run/points/compute-b$b0-r1/bench.csv"
-[ -f "$first" ] || die "compute-b$b0-r1 gave no bench.csv ($run/points/compute-b$b0-r1/)"
+[ -f "$first" ] || point_failed compose "compute-b$b0-r1"
 
 # KEY FILE: the value of column KEY in the CSV FILE's first row.
 col() { awk -F, -v k="$1" "$(cat plot/csv.awk)"' function emit() { if (!d) print v[k]; d = 1 }' "$2"; }

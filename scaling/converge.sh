@@ -24,15 +24,17 @@
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-die() { echo "converge: $*" >&2; rm -f "${run:-.}/converge_settings.txt.tmp"; exit 2; }
+die() { echo "converge: $*" >&2; exit 2; }
 
 . scaling/study_lib.sh
-study_run_folder "${1:-${RUN:-}}"
+study_run_name "${1:-${RUN:-}}"
 [ -x build/bin/rnn-train ] && [ -x build/bin/scaling-fit ] || die "build/bin/rnn-train or scaling-fit missing: run make"
 
-# ---- settings: written once, so a resumed study runs the grid it started -----------
+# ---- settings: checked, then written once, so a resumed study runs the grid it started;
+# nothing is created before every check passed (STUDY_CHECK=1: the checks alone) ------
 settings="$run/converge_settings.txt"
-if [ ! -f "$settings" ]; then
+settings_new "$settings"
+if [ "$src" != "$settings" ]; then
     if [ -n "${QUICK:-}" ]; then
         dN="1 4 16 64"; dF="0.5 1"; dON=""; dWN=""; dE=0
     else
@@ -40,7 +42,7 @@ if [ ! -f "$settings" ]; then
         # triple the study's cost, past its budget of 3 hours on 2 cores
         dN="1 2 4 8 16 32 64 100 128 256 400 512 800"; dF="0.5 1 2"; dON="256"; dWN="800"; dE=2
     fi
-    cat > "$settings.tmp" <<EOF
+    cat > "$src" <<EOF
 N_LIST="${N_LIST:-$dN}"
 B_LIST="${B_LIST:-4}"
 LR_FACTORS="${LR_FACTORS:-$dF}"
@@ -59,20 +61,36 @@ MODEL="${MODEL:---model lstm --hidden 128 --classes 100 --bptt 35}"
 GEMM="${GEMM:-plan}"
 EOF
 fi
-src=$settings; [ -f "$settings" ] || src=$settings.tmp
 case "$src" in /*) . "$src" ;; *) . "./$src" ;; esac
 grep -q '^GEMM=' "$src" || GEMM=auto   # a folder made before the setting ran auto
 case "$GEMM" in plan|auto|openblas|blis|onednn|blocked|naive) ;;
-    *) die "GEMM '$GEMM' is not plan, auto or a backend (openblas, blis, onednn, blocked, naive)" ;; esac
-# bad settings: one line, exit 2, before any point runs
-for v in $N_LIST $B_LIST $CAP_EPOCHS $EVAL_STREAMS $THREADS ${JOBS:-1}; do
-    case "$v" in ''|*[!0-9]*|0) die "'$v' in N_LIST, B_LIST, CAP_EPOCHS, EVAL_STREAMS, THREADS or JOBS is not a positive integer" ;; esac
+    *) die "GEMM=$GEMM: expected plan, auto or a backend (openblas, blis, onednn, blocked, naive)" ;; esac
+# bad settings: one line, exit 2, before anything is written
+JOBS=${JOBS:-1}
+for name in N_LIST B_LIST CAP_EPOCHS EVAL_STREAMS THREADS JOBS; do
+    eval "vals=\$$name"
+    [ -n "$vals" ] || die "$name is empty: expected a positive integer"
+    for v in $vals; do
+        case "$v" in *[!0-9]*|0) die "$name=$vals: '$v' is not a positive integer" ;; esac
+    done
 done
-for v in $LR_FACTORS $TARGET_X $CAP_X; do
-    awk -v x="$v" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 > 0) }' ||
-        die "'$v' in LR_FACTORS, TARGET_X or CAP_X is not a number > 0"
+for name in LR_FACTORS TARGET_X CAP_X; do
+    eval "vals=\$$name"
+    [ -n "$vals" ] || die "$name is empty: expected a number > 0"
+    for v in $vals; do
+        awk -v x="$v" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 > 0) }' ||
+            die "$name=$vals: '$v' is not a number > 0"
+    done
 done
-[ "$src" = "$settings" ] || mv "$settings.tmp" "$settings"
+# the settings rnn-train takes, checked by rnn-train itself (--check-args reads nothing)
+train_check "MODEL=$MODEL" $MODEL
+train_check "SEED=$SEED" $MODEL --seed "$SEED"
+train_check "THREADS=$THREADS" $MODEL --threads "$THREADS"
+case "$GEMM" in plan|auto) ;; *) train_check "GEMM=$GEMM" $MODEL --gemm "$GEMM" ;; esac
+for b in $B_LIST; do train_check "B_LIST=$B_LIST" $MODEL --batch "$b"; done
+[ -z "${STUDY_CHECK:-}" ] || exit 0
+study_run_folder
+settings_save "$settings"
 BPTT=$(echo "$MODEL" | awk '{ for (i = 1; i < NF; i++) if ($i == "--bptt") print $(i + 1) }')
 BPTT=${BPTT:-35}
 echo "converge: run folder $run"
@@ -103,7 +121,7 @@ kn3=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c[
     "$run/points/kn3/summary.csv" 2>/dev/null)
 ntrain=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["tokens"]; exit }' \
     "$run/points/kn3/summary.csv" 2>/dev/null)
-[ -n "$kn3" ] && [ -n "$ntrain" ] || die "the kn3 baseline gave no valid perplexity ($run/points/kn3/)"
+[ -n "$kn3" ] && [ -n "$ntrain" ] || point_failed converge kn3
 target=$(awk -v k="$kn3" -v x="$TARGET_X" 'BEGIN { printf "%.2f\n", k * x }')
 echo "converge: kn3 valid ppl $kn3; target valid ppl $target ($TARGET_X x kn3); $ntrain train tokens"
 
@@ -158,7 +176,7 @@ plans() {
 gemm_of() {
     [ "$GEMM" = plan ] || { echo "$GEMM"; return 0; }
     p=$(json_meta gemm_plan "$run/points/gemm-b$1/summary.json")
-    [ -n "$p" ] || die "no GEMM plan for batch $1 ($run/points/gemm-b$1/ failed?)"
+    [ -n "$p" ] || point_failed converge "gemm-b$1"   # the plan of batch $1
     echo "'$p'"
 }
 
@@ -177,7 +195,7 @@ lr_point() {
     # and the same summed gradient, in wider, faster GEMMs.  K: the largest divisor of N
     # below N (b_simple needs two groups) whose K b streams divide the valid layout.
     K=$(group "$N" "$b")
-    g=$(gemm_of $((K * b))) || exit 2
+    g=$(gemm_of $((K * b))) || exit 1
     add "$name" "$(calc weight "$opt" "$B")" 0,1 "$N,$b,$opt,$lr,$wu,$ev,$cap," \
         rnn-train $MODEL --gemm "$g" --threads "$THREADS" --seed "$SEED" \
         --schedule const --eval-streams "$es" \

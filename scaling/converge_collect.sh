@@ -78,6 +78,7 @@ aside() { keep_aside "$run" "$1"; }
 
 [ "$what" = rows ] && { rows; exit 0; }
 [ "$what" = all ] || die "unknown command '$what' (expected rows or all)"
+study_none_done converge_collect "$run/converge_points.txt" b
 status=0
 tmp="$run/.collect.tmp"
 rows > "$tmp.rows" && with_best "$tmp.rows" > "$tmp.best" || die "cannot collect the rows"

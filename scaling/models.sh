@@ -16,17 +16,19 @@
 # Exit: 0 ok, 1 a point failed (the rest still ran), 2 bad input, 130 interrupted.
 set -u
 cd "$(dirname "$0")/.."
-die() { echo "models: $*" >&2; rm -f "${run:-.}/models_settings.txt.tmp"; exit 2; }
+die() { echo "models: $*" >&2; exit 2; }
 
 . scaling/study_lib.sh
-study_run_folder "${1:-${RUN:-}}"
+study_run_name "${1:-${RUN:-}}"
 [ -x build/bin/rnn-train ] && [ -x build/bin/simulate-write ] || die "build/bin/rnn-train or simulate-write missing: run make"
 
-# ---- settings: written once, so a resumed study runs the points it started ----------
+# ---- settings: checked, then written once, so a resumed study runs the points it
+# started; nothing is created before every check passed (STUDY_CHECK=1: the checks alone)
 settings="$run/models_settings.txt"
-if [ ! -f "$settings" ]; then
+settings_new "$settings"
+if [ "$src" != "$settings" ]; then
     if [ -n "${QUICK:-}" ]; then dH="128 256"; dS=30; else dH="128 256 512 1024"; dS=300; fi
-    cat > "$settings.tmp" <<EOF
+    cat > "$src" <<EOF
 HIDDEN_LIST="${HIDDEN_LIST:-$dH}"
 BUDGET_S="${BUDGET_S:-$dS}"
 CORPUS="${CORPUS:-mobydick}"
@@ -39,18 +41,34 @@ THREADS="${THREADS:-1}"
 SEED="${SEED:-1}"
 EOF
 fi
-src=$settings; [ -f "$settings" ] || src=$settings.tmp
 case "$src" in /*) . "$src" ;; *) . "./$src" ;; esac
-# bad settings: one line, exit 2, before any point runs
+# bad settings: one line, exit 2, before anything is written
 JOBS=${JOBS:-2}
 export JOBS
-for v in $HIDDEN_LIST $BATCH $BPTT $COMPLETION $THREADS $JOBS; do
-    case "$v" in ''|*[!0-9]*|0) die "'$v' in HIDDEN_LIST, BATCH, BPTT, COMPLETION, THREADS or JOBS is not a positive integer" ;; esac
+for name in HIDDEN_LIST BATCH BPTT COMPLETION THREADS JOBS; do
+    eval "vals=\$$name"
+    [ -n "$vals" ] || die "$name is empty: expected a positive integer"
+    for v in $vals; do
+        case "$v" in *[!0-9]*|0) die "$name=$vals: '$v' is not a positive integer" ;; esac
+    done
 done
 case "$CLASSES" in ''|*[!0-9]*) die "CLASSES=$CLASSES: not an integer >= 0 (0: sqrt of the vocabulary)" ;; esac
 awk -v x="$BUDGET_S" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 > 0) }' ||
     die "BUDGET_S=$BUDGET_S: not a number of seconds > 0"
-[ "$src" = "$settings" ] || mv "$settings.tmp" "$settings"
+# the settings rnn-train takes, checked by rnn-train itself (--check-args reads nothing)
+train_check "CORPUS=$CORPUS" --corpus "$CORPUS"
+train_check "OPT_FLAGS=$OPT_FLAGS" --corpus "$CORPUS" $OPT_FLAGS
+train_check "SEED=$SEED" --seed "$SEED"
+train_check "THREADS=$THREADS" --threads "$THREADS"
+train_check "BUDGET_S=$BUDGET_S" --max-seconds "$BUDGET_S"
+train_check "COMPLETION=$COMPLETION" --completion "$COMPLETION"
+for h in $HIDDEN_LIST; do
+    train_check "HIDDEN_LIST=$HIDDEN_LIST, BATCH=$BATCH, BPTT=$BPTT, CLASSES=$CLASSES" --model lstm \
+        --hidden "$h" --classes "$CLASSES" --batch "$BATCH" --bptt "$BPTT" --corpus "$CORPUS" $OPT_FLAGS
+done
+[ -z "${STUDY_CHECK:-}" ] || exit 0
+study_run_folder
+settings_save "$settings"
 echo "models: run folder $run"
 sed 's/^/models:   /' "$settings"
 
@@ -72,7 +90,7 @@ add models-kn3 1 rnn-train --model kn3 --corpus "$CORPUS" --seed "$SEED" --compl
 study
 vocab=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["vocab"]; exit }' \
     "$run/points/models-kn3/summary.csv" 2>/dev/null)
-[ -n "$vocab" ] || die "the kn3 baseline gave no vocabulary ($run/points/models-kn3/)"
+[ -n "$vocab" ] || point_failed models models-kn3
 classes=$CLASSES
 [ "$classes" -gt 0 ] || classes=$(awk -v v="$vocab" 'BEGIN { printf "%d\n", sqrt(v) + 0.5 }')
 echo "models: vocabulary $vocab; class layer of $classes classes; budget $BUDGET_S s per point"

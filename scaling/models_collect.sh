@@ -17,6 +17,7 @@ kn3="$run/points/models-kn3/summary.csv"
 [ -f "$kn3" ] || die "$kn3: no baseline"
 
 . scaling/study_lib.sh
+study_none_done models_collect "$run/models_points.txt" models-h
 
 # One point's row: from its name models-hH-OUT and its folder.
 point_row() {

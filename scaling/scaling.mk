@@ -128,10 +128,13 @@ check-scaling: $(SCALING_FIT) $(BIN)/rnn-train
 
 # The scaling tables (scaling/compose.sh) and the model-size study (scaling/models.sh)
 # follow in the same run folder, whatever the convergence study's points gave, unless a
-# step stopped on bad settings or Ctrl-C; report.md is written last.
+# step stopped on bad settings or Ctrl-C; report.md is written last.  Every study's
+# settings are checked first (STUDY_CHECK=1), before anything is created.
 scaling: deps
 	@$(MAKE) --no-print-directory all
 	@run="$(RUN)"; [ -n "$$run" ] || run=results/runs/$$(date -u +%Y%m%dT%H%M%SZ)-$$(hostname -s 2>/dev/null || hostname); \
+	for s in converge compose models; do \
+	  STUDY_CHECK=1 QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/$$s.sh "$$run" || exit $$?; done; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \
 	if [ $$rc -eq 2 ] || [ $$rc -eq 130 ]; then exit $$rc; fi; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/compose.sh "$$run"; c=$$?; \

@@ -33,6 +33,8 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 . scaling/sweep_plan.sh   # sweep_parts, plan_part, write_points, collect_part, record_costs
 run=${1:-${RUN:-}}
+jobs=${SIM_JOBS:-$(nproc 2>/dev/null || echo 2)}   # checked before anything is made
+case "$jobs" in ''|*[!0-9]*|0) echo "simulate: SIM_JOBS=$jobs is not a positive integer (e.g. SIM_JOBS=2)" >&2; exit 2 ;; esac
 if [ -z "$run" ]; then
     host=$(hostname -s 2>/dev/null || hostname)
     run="results/runs/$(date -u +%Y%m%dT%H%M%SZ)-$host"
@@ -41,8 +43,6 @@ if [ -z "$run" ]; then
 fi
 [ -d "$run" ] || mkdir -p "$run" || { echo "simulate: cannot create $run" >&2; exit 2; }
 mkdir -p "$run/figures"
-jobs=${SIM_JOBS:-$(nproc 2>/dev/null || echo 2)}
-case "$jobs" in ''|*[!0-9]*|0) echo "simulate: SIM_JOBS=$jobs is not a positive integer (e.g. SIM_JOBS=2)" >&2; exit 2 ;; esac
 work="$run/simulate_work"   # the planned parts and the point driver's folders
 mkdir -p "$work"
 status=0
@@ -79,6 +79,8 @@ for gp in plot/simulate_nodes.gp plot/simulate_sizes.gp; do
     gnuplot -e "csv='$csv'; out='$run/figures/$name.png'" "$gp" &&
         echo "simulate: $run/figures/$name.png" || { echo "simulate: $gp failed"; status=1; }
 done
+# no rows to report (every simulation failed): exit 1, no report, no temporary left
 sh scaling/report.sh "$run" > "$run/simulate_report.md.tmp" &&
-    mv "$run/simulate_report.md.tmp" "$run/simulate_report.md" && echo "simulate: report $run/simulate_report.md"
+    mv "$run/simulate_report.md.tmp" "$run/simulate_report.md" && echo "simulate: report $run/simulate_report.md" ||
+    { rm -f "$run/simulate_report.md.tmp"; status=1; }
 exit $status

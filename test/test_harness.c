@@ -248,6 +248,40 @@ Test(opts, errors_name_the_option)
         cr_assert_neq(*e, '\n', "error messages are one line");
 }
 
+/* Numbers: NaN, inf, what overflows and what is out of range are refused before any
+ * work, with what is expected and the starting value as the example. */
+Test(opts, numbers_in_range)
+{
+    double rate = 0.5, mib = 25;
+    long steps = 10;
+    const rs_opt nopts[] = {
+        {"rate", RS_OPT_DBL, &rate, "X", "a rate", 0, 1},
+        {"mib", RS_OPT_DBL_GT, &mib, "M", "a size > 0", 0, 4096},
+        {"steps", RS_OPT_INT, &steps, "N", "steps", 1, 1e15},
+    };
+    const char *bad[][3] = {
+        {"--rate", "nan", "--rate nan: out of range (expected a number in 0..1, e.g. 0.5)"},
+        {"--rate", "inf", "--rate inf: out of range"},
+        {"--rate", "-1e-9", "--rate -1e-9: out of range"},
+        {"--rate", "1e400", "--rate 1e400: out of range"},
+        {"--mib", "1e300", "--mib 1e300: out of range (expected a number > 0 and <= 4096, e.g. 25)"},
+        {"--mib", "0", "--mib 0: out of range"},
+        {"--mib", "-inf", "--mib -inf: out of range"},
+        {"--steps", "0", "--steps 0: out of range (expected an integer in 1..1e+15, e.g. 10)"},
+        {"--steps", "99999999999999999999", "--steps 99999999999999999999: out of range"},
+        {"--steps", "1e3", "--steps: '1e3' is not an integer (expected an integer in 1..1e+15"},
+    };
+    for (int i = 0; i < RS_ARRAY_LEN(bad); i++) {
+        char *a[] = {"t", (char *)bad[i][0], (char *)bad[i][1]};
+        cr_assert_eq(rs_opts_parse(3, a, nopts, 3, "usage: t", NULL, NULL), -1, "%s %s", a[1], a[2]);
+        cr_assert(strstr(rs_lasterr(), bad[i][2]), "%s", rs_lasterr());
+        cr_assert(rate == 0.5 && mib == 25 && steps == 10, "a refused value is not stored");
+    }
+    char *ok[] = {"t", "--mib", "0.004", "--rate", "1", "--steps", "1000000000000000"};
+    cr_assert_eq(rs_opts_parse(7, ok, nopts, 3, "usage: t", NULL, NULL), 0, "%s", rs_lasterr());
+    cr_assert(mib == 0.004 && rate == 1 && steps == 1000000000000000L);
+}
+
 Test(opts, thread_lists)
 {
     int t[8];

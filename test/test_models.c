@@ -1262,7 +1262,7 @@ Test(models, bad_input_exits_2_with_one_line)
     expect_usage((const char *[]){"--corpus", empty, SMALL, NULL}, "is empty");
     expect_usage((const char *[]){"--corpus", binary, SMALL, NULL}, "NUL byte");
     expect_usage((const char *[]){"--corpus", bad_utf8, SMALL, NULL}, "invalid UTF-8");
-    expect_usage((const char *[]){"--corpus", "/nonexistent/text.txt", SMALL, NULL}, "cannot read");
+    expect_usage((const char *[]){"--corpus", "/nonexistent/text.txt", SMALL, NULL}, "no such corpus");
     expect_usage((const char *[]){"--corpus", tiny, "--vocab", "100000", SMALL, NULL},
                  "larger than the corpus");
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", sub, SMALL, NULL},

@@ -276,8 +276,10 @@ expect_usage 2 "not a multiple of the 2 ranks" --workers 3
 expect_usage 3 "unknown algorithm 'foo'" --allreduce foo
 expect_usage 4 "does not divide the 4 ranks" --allreduce hier --group-size 3
 expect_usage 2 "unknown mode 'lazy'" --sync lazy
-expect_usage 2 "expected a bucket size > 0" --sync bucketed --bucket-mib 0
-expect_usage 3 "expected a bucket size > 0" --sync bucketed --bucket-mib -2
+expect_usage 2 "bucket-mib 0: out of range (expected a number > 0" --sync bucketed --bucket-mib 0
+expect_usage 3 "bucket-mib -2: out of range (expected a number > 0" --sync bucketed --bucket-mib -2
+expect_usage 2 "bucket-mib 1e300: out of range" --sync bucketed --bucket-mib 1e300
+expect_usage 2 "expected one of: ring, .* or library:K)" --allreduce all
 expect_usage 2 "already exists" --log "$tmp/exists.csv"
 expect_usage 2 "one process only" --max-seconds 5
 expect_usage 2 "leaves none of the 2 ranks" --eval-ranks 2
@@ -296,6 +298,24 @@ expect_usage 3 "checkpoint folder $tmp/live is in use by pid $live" --checkpoint
     --resume --eval-ranks 1
 kill -TERM $live
 wait $live
+
+# A check that needs the exchange (library:K's range, known once MPI runs) fails before
+# the log is made, so the corrected rerun with the same --log is not refused.
+for np in 2 3; do
+    er=""; [ $np -eq 3 ] && er="--eval-ranks 1"
+    rm -f "$tmp/lib.csv"
+    expect_usage $np "allreduce: library:99: " --allreduce library:99 $er --log "$tmp/lib.csv" \
+        --checkpoint "$tmp/libck"
+    if [ -e "$tmp/lib.csv" ] || [ -e "$tmp/libck" ]; then
+        echo "FAIL: np=$np --allreduce library:99 left $(ls -d "$tmp/lib.csv" "$tmp/libck" 2>/dev/null)"; fail=1
+    fi
+    if mpirun_q $np "$bin" $common --steps 2 --allreduce library:1 $er --log "$tmp/lib.csv" \
+            > /dev/null 2> "$tmp/err" && [ "$(wc -l < "$tmp/lib.csv")" -eq 3 ]; then
+        echo "ok   np=$np the corrected rerun with the same --log ran"
+    else
+        echo "FAIL: np=$np the corrected rerun with --log $tmp/lib.csv:"; head -n 5 "$tmp/err"; fail=1
+    fi
+done
 
 if [ $fail -eq 0 ]; then echo "check-mpi-train: all tests passed"; else echo "check-mpi-train: FAILED"; fi
 exit $fail

@@ -8,7 +8,10 @@
 #      resolved, a rerun on the folder runs no point, and a second folder with the same
 #      seed gives the same steps-to-target for every point; every point names its batch's
 #      recorded GEMM plan (GEMM=plan) and its command run again writes the same log;
-#   3. bad settings: exit 2 and one line, before any point runs;
+#   3. bad settings (the grid's numbers; MODEL, SEED, GEMM, THREADS, B_LIST checked by
+#      rnn-train --check-args): exit 2 and one line naming the setting and the real
+#      cause, before anything is created (no folder; a resumed folder's saved settings
+#      untouched, a different value refused); STUDY_CHECK=1 checks alone;
 #   4. scaling/compose_tables.sh and compose_report.sh on a fake run folder: efficiency 1
 #      at N = 1, the step's parts and per-tensor's sum, time to target = steps x step
 #      time from the best point, the composition check's arithmetic, the report section
@@ -16,7 +19,10 @@
 #      bad settings: exit 2 and one line, before any point runs;
 #   5. scaling/models.sh at a 1 s budget (hidden 8, 16): rows with finite perplexities,
 #      completion accuracy in [0, 1], the budget spent; a rerun runs no point and the
-#      report holds its section once; bad settings: exit 2, one line.
+#      report holds its section once; bad settings (CORPUS, OPT_FLAGS, SEED, ...): exit
+#      2, one line, nothing created;
+#   6. a study whose points all failed (models.sh; converge_collect.sh on a fake
+#      folder): exit 1, one line saying so and where the logs are, no table or figure.
 # Exits 1 on failure.
 set -u
 cd "$(dirname "$0")/../.."
@@ -113,18 +119,52 @@ rc=$?
 
 echo "== scaling/converge.sh: bad settings"
 # bad_settings STUDY NAME=VALUE...: scaling/STUDY.sh with each setting exits 2 with one
-# line before any point runs
+# line naming the setting, before anything is created (the folder is not made)
 bad_settings() {
     study=$1; shift
     for s in "$@"; do
         d="$tmp/bad-$study-$(echo "$s" | cut -d= -f1)"
-        env $s sh "scaling/$study.sh" "$d" > /dev/null 2> "$tmp/err"
+        env "$s" sh "scaling/$study.sh" "$d" > /dev/null 2> "$tmp/err"
         rc=$?
-        [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -d "$d/points" ] &&
-            ok "$study $s: exit 2, one line, nothing run" || bad "$study $s: exit $rc: $(cat "$tmp/err")"
+        [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -e "$d" ] &&
+            grep -q "^$study: $(echo "$s" | cut -d= -f1)" "$tmp/err" &&
+            ok "$study $s: exit 2, one line, nothing created: $(cat "$tmp/err")" ||
+            bad "$study $s: exit $rc, folder $([ -e "$d" ] && echo made || echo absent): $(cat "$tmp/err")"
     done
 }
-bad_settings converge "N_LIST=0" "LR_FACTORS=fast" "JOBS=x" "GEMM=mkl"
+bad_settings converge "N_LIST=0" "LR_FACTORS=fast" "JOBS=x" "GEMM=mkl" "MODEL=--model gru" "SEED=abc" \
+    "SEED=-1" "MODEL=--model lstm --hidden 1e300" "MODEL=--model lstm --corpus nonsense" "THREADS=0" \
+    "B_LIST=100000"
+MODEL="--model gru" sh scaling/converge.sh "$tmp/bad-gru" > /dev/null 2> "$tmp/err"
+grep -q "^converge: MODEL=--model gru: rnn-train says: --model: unknown model 'gru' (expected" "$tmp/err" &&
+    ok "the real cause, in rnn-train's words" || bad "MODEL=--model gru: $(cat "$tmp/err")"
+# a new folder (no RUN): none is made when a setting is bad
+nruns=$(ls results/runs 2>/dev/null | wc -l)
+SEED=abc sh scaling/converge.sh > /dev/null 2>&1; SEED=abc sh scaling/models.sh > /dev/null 2>&1
+[ "$(ls results/runs 2>/dev/null | wc -l)" -eq "$nruns" ] && ok "no RUN: no results/runs/ folder made on bad settings" ||
+    bad "a results/runs/ folder was made on bad settings"
+# STUDY_CHECK=1 (make scaling's first step): every study's checks, nothing created
+for st in converge compose models; do
+    STUDY_CHECK=1 QUICK=1 sh "scaling/$st.sh" "$tmp/check-only" > /dev/null 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ ! -e "$tmp/check-only" ] && ok "STUDY_CHECK=1 $st: exit 0, nothing created" ||
+        bad "STUDY_CHECK=1 $st: exit $rc: $(cat "$tmp/err")"
+done
+STUDY_CHECK=1 CORPUS=nonsense sh scaling/models.sh "$tmp/check-only" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^models: CORPUS=nonsense: rnn-train says: --corpus nonsense: no such corpus" "$tmp/err" &&
+    [ ! -e "$tmp/check-only" ] && ok "STUDY_CHECK=1 CORPUS=nonsense: exit 2 before any study ran" ||
+    bad "STUDY_CHECK=1 CORPUS=nonsense: exit $rc: $(cat "$tmp/err")"
+# a resumed folder keeps its saved settings: a bad or different one is refused, the file untouched
+cp "$tmp/c1/converge_settings.txt" "$tmp/saved.txt"
+npts=$(wc -l < "$tmp/c1/converge_points.txt")
+for s in "SEED=abc" "SEED=2" "MODEL=--model gru"; do
+    env "$s" sh scaling/converge.sh "$tmp/c1" > /dev/null 2> "$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && cmp -s "$tmp/saved.txt" "$tmp/c1/converge_settings.txt" &&
+        [ "$(wc -l < "$tmp/c1/converge_points.txt")" -eq "$npts" ] &&
+        ok "resumed with $s: exit 2, the saved settings untouched: $(cat "$tmp/err")" || bad "resumed with $s: exit $rc: $(cat "$tmp/err")"
+done
 echo "== scaling/compose_tables.sh: the composition on a fake run folder"
 # A run folder as scaling/compose.sh leaves it, with made-up measurements: N = 1, 2, 4;
 # b = 2; STRONG_B 8; two tensors of 1000 and 24 floats (1032 with the 64-byte
@@ -230,6 +270,35 @@ rc=$?
 tiny "$tmp/c1" > "$tmp/c1c.out" 2>&1
 [ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] && grep -q "^## Steps to target" "$tmp/c1/scaling_report.md" &&
     ok "the convergence study re-collected keeps the models section, once" || bad "the models section after a converge rerun"
-bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1"
+bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1" "CORPUS=nonsense" "SEED=abc" \
+    "OPT_FLAGS=--optimizer adamw" "OPT_FLAGS=--lr nan" "BUDGET_S=1e300" "JOBS=0" "THREADS=x"
+cp "$tmp/c1/models_settings.txt" "$tmp/saved.txt"
+CORPUS=nonsense sh scaling/models.sh "$tmp/c1" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && cmp -s "$tmp/saved.txt" "$tmp/c1/models_settings.txt" && ok "models resumed with CORPUS=nonsense: exit 2, the saved settings untouched" ||
+    bad "models resumed with CORPUS=nonsense: exit $rc: $(cat "$tmp/err")"
+
+echo "== a study whose points all failed: no table, report or figure; exit 1, one line"
+# the model points fail at set-up (60000 evaluation streams: more than the valid split
+# holds), the kn3 baseline runs
+HIDDEN_LIST=8 BATCH=60000 BPTT=1 BUDGET_S=1 COMPLETION=20 JOBS=2 sh scaling/models.sh "$tmp/m0" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "every point failed (their logs: $tmp/m0/points/models-h\*/stderr.txt)" "$tmp/err" &&
+    [ ! -e "$tmp/m0/scaling_models.csv" ] && [ ! -e "$tmp/m0/scaling_models.md" ] && [ ! -e "$tmp/m0/figures" ] &&
+    [ ! -e "$tmp/m0/scaling_report.md" ] && ok "models.sh, every point failed: exit 1, $(cat "$tmp/err")" ||
+    { bad "models.sh, every point failed: exit $rc: $(cat "$tmp/err")"; ls "$tmp/m0"; }
+# the convergence study's collector on a folder whose grid points all failed
+mkdir -p "$tmp/cf/points/kn3" "$tmp/cf/points/b2-n1-momentum-lr1-w0"
+printf 'model,tokens,valid_ppl\nkn3,1000,300\n' > "$tmp/cf/points/kn3/summary.csv"; echo 0 > "$tmp/cf/points/kn3/rc"
+echo 2 > "$tmp/cf/points/b2-n1-momentum-lr1-w0/rc"
+printf 'kn3 1 0 rnn-train --model kn3\nb2-n1-momentum-lr1-w0 1 0,1 rnn-train --steps 1\n' > "$tmp/cf/converge_points.txt"
+printf 'point,N,b,optimizer,lr,warmup,eval_every,steps_cap,refines\nb2-n1-momentum-lr1-w0,1,2,momentum,1,0,1,1,\n' > "$tmp/cf/converge_grid.csv"
+cp "$tmp/c1/converge_settings.txt" "$tmp/cf/"
+sh scaling/converge_collect.sh all "$tmp/cf" "$tmp/cf/converge_grid.csv" 450 300 > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "every point failed" "$tmp/err" &&
+    [ ! -e "$tmp/cf/scaling_convergence.csv" ] && [ ! -e "$tmp/cf/scaling_report.md" ] && [ ! -e "$tmp/cf/figures" ] &&
+    ok "converge_collect.sh, every grid point failed: exit 1, one line, no table" ||
+    { bad "converge_collect.sh, every point failed: exit $rc: $(cat "$tmp/err")"; ls "$tmp/cf"; }
 [ $fail -eq 0 ] && echo "check-scaling: all passed" || echo "check-scaling: FAILED"
 exit $fail

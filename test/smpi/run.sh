@@ -363,6 +363,17 @@ RS_SMPI_COMPUTE=sample:1 timeout 60 $SMPIRUN -np 2 -platform "$tmp/tl4.xml" -hos
 expect2 "leaves none of the 4 nodes" sh "$here/scaling/train-sim" --nodes 4 --eval-ranks 4
 expect2 "more than --bench 1" sh "$here/scaling/train-sim" --eval-every 2
 
+# make simulate (scaling/sweep.sh): a bad SIM_JOBS makes no folder; a sweep whose
+# simulations all fail (smpirun replaced by false) exits 1, no report, no temporary left
+SIM_JOBS=x sh "$here/scaling/sweep.sh" "$tmp/sw0" > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/e")" -eq 1 ] && [ ! -e "$tmp/sw0" ] && ok "sweep SIM_JOBS=x: $(cat "$tmp/e")" ||
+    bad "sweep SIM_JOBS=x: exit $rc, $(ls -d "$tmp/sw0" 2>/dev/null): $(cat "$tmp/e")"
+echo "x --nodes 4 --algo ring --sizes 4" > "$tmp/parts1"
+SIM_PARTS="$tmp/parts1" SMPIRUN=false sh "$here/scaling/sweep.sh" "$tmp/sw1" > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc -eq 1 ] && [ ! -e "$tmp/sw1/simulate_report.md" ] && [ ! -e "$tmp/sw1/simulate_report.md.tmp" ] &&
+    ok "a sweep whose simulations all failed: exit 1, no report: $(tail -n 1 "$tmp/e")" ||
+    bad "a sweep whose simulations all failed: exit $rc: $(ls "$tmp/sw1" | tr '\n' ' ')"
+
 echo "   check-smpi took $(( $(date +%s) - start )) s"
 [ $fail -eq 0 ] && echo "check-smpi: all SMPI tests passed" || echo "check-smpi: FAILED"
 exit $fail
