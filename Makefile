@@ -95,7 +95,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers check-report check-faults check-likwid test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report check-faults check-load check-likwid test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -171,6 +171,13 @@ EXTRA_CHECKS += check-faults
 check-faults: $(BIN)/rnn-train $(BIN)/allreduce-bench
 	@echo "== test/faults/run.sh $(BIN)"
 	@MPIRUN="$(MPIRUN)" sh test/faults/run.sh $(BIN)
+
+# The 2-thread trainer (class softmax included) beside a busy process: no step over 5x
+# the median, no library team nested in or beside the trainer's threads.
+EXTRA_CHECKS += check-load
+check-load: $(BIN)/rnn-train $(BIN)/microbench
+	@echo "== test/load/run.sh $(BIN)"
+	@sh test/load/run.sh $(BIN)
 
 # The report's target lines and the seed-claim verdicts on hand-made run folders.
 EXTRA_CHECKS += check-report

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "matmul.h"
 
+#include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,9 @@ static const gemm_backend *be;   /* the one backend, or auto's fallback */
 static ga_plan plan;             /* auto: the table (read-only once set: re-entrant) */
 static int is_auto;
 static char label[512], record[GA_RECORD_MAX], dispatch[256];
+static int threads_now = 1;      /* the backends' thread count (mm_set_threads) */
+static pthread_t owner;          /* the thread that set it */
+static int have_owner;
 
 #define NAMES "auto, openblas, blis, onednn, blocked or naive"
 
@@ -168,13 +173,38 @@ void mm_record_label(const char *rec, const model_cfg *c, char *buf, size_t len)
         snprintf(buf, len, "%.60s...", rec);
 }
 
-void mm_set_threads(int threads)
+static void set_backends(int threads)
 {
     const gemm_backend *u[GA_MAX_SHAPES + 1];
     int n = in_use(u);
     for (int i = 0; i < n; i++)
         if (u[i]->set_threads)
             u[i]->set_threads(u[i], threads);
+}
+
+void mm_set_threads(int threads)
+{
+    set_backends(threads);
+    threads_now = threads;
+    owner = pthread_self();
+    have_owner = 1;
+}
+
+int mm_split_begin(void)
+{
+    if (threads_now <= 1 || !have_owner || !pthread_equal(owner, pthread_self()) ||
+        omp_in_parallel() || !be || !be->reentrant)
+        return 1;
+    /* oneDNN and libxsmm take their count from this thread's OpenMP setting: the
+     * caller's region names its threads (num_threads(n)), and mm_split_end restores it */
+    set_backends(1);
+    return threads_now;
+}
+
+void mm_split_end(int n)
+{
+    if (n > 1)
+        set_backends(n);
 }
 
 const char *mm_backend_name(void) { return be ? label : "none"; }
@@ -197,6 +227,8 @@ static void sgemm(char ta, char tb, long m, long n, long k, float alpha, const f
     if (m == 0 || n == 0)
         return;
     const gemm_backend *g = is_auto ? ga_lookup(&plan, ta, tb, m, n, k) : be;
+    if (!g->reentrant && omp_in_parallel())   /* a split loop (mm_split_begin): the fallback */
+        g = be;
     int rc = g->sgemm(g, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     RS_ASSERT(rc == 0);
 }

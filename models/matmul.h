@@ -42,8 +42,20 @@ const char *mm_backend_name(void);
 const char *mm_record(void);
 /* auto's plan (timings, notes), or NULL when one backend runs every call. */
 const ga_plan *mm_auto_plan(void);
-/* Change every backend's thread count (the pipeline runs its stages at 1 thread each). */
+/* Change every backend's thread count (the pipeline runs its stages at 1 thread each).
+ * The calling thread becomes the one that may split loops (mm_split_begin). */
 void mm_set_threads(int threads);
+/* A loop of small products split over the run's threads, each product single-threaded,
+ * so that exactly that many threads are busy (a library's threads nested in the loop's
+ * would oversubscribe the cores, and their spin barriers stall under load).  Returns
+ * the threads the caller may use in its `omp parallel ... num_threads(n)`, with every
+ * backend set to 1 thread; or 1 (nothing changed: run the loop serially) when the run
+ * has 1 thread, the caller is not the thread that set the threads (--eval-async's),
+ * it is inside a parallel region, or the fallback backend is not re-entrant.  Inside
+ * the loop a product whose planned backend is not re-entrant runs on the fallback.
+ * After the loop, mm_split_end(n) restores the backends' threads. */
+int mm_split_begin(void);
+void mm_split_end(int n);
 /* The kernel the library runs, e.g. "Zen"; for auto "onednn avx2; openblas Zen". */
 const char *mm_dispatch(void);
 /* 1 if every backend in use may be called from two threads at once (--pipeline). */

@@ -10,8 +10,14 @@
  * Backward of the mean loss (1/N in the GEMMs' alpha):
  *   dWc += dcls^T htop / N, dbc += colsum(dcls) / N, dH = dcls Wc / N;
  *   per row: dW[o..o+S) += dz^T htop_r / N, db[o..o+S) += dz / N, dH_r += dz W[o..o+S) / N.
- * The word part runs row by row on the calling thread (its products are small; the
- * class GEMM and the recurrent layers are where the threads are). */
+ * The word part's products are small (one row each), too small to thread inside: the
+ * rows are split over the run's threads instead, each product single-threaded
+ * (mm_split_begin), so exactly --threads threads are busy.  Forward: rows are
+ * independent.  Backward: a class's slice of dW and db is written by every row of that
+ * class, so the classes are split (class k to thread k mod n), each thread taking its
+ * rows in row order: the same operations in the same order as one thread, so the bits
+ * do not depend on the thread count. */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,7 +115,8 @@ double output_class_forward(model *m, const float *htop, int Tw, int train)
         k->xent(a->cls_logits, a->cls_targets, a->dcls, a->loss, (int)N, (int)C);
     else
         k->xent_loss(a->cls_logits, a->cls_targets, a->loss, (int)N, (int)C);
-    double sum = 0;
+    int nt = mm_split_begin();
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1)
     for (long r = 0; r < N; r++) {
         int cls = a->cls_targets[r], o = cm->off[cls], S = cm->off[cls + 1] - o;
         int tgt = cm->pos[a->targets[r]] - o;
@@ -121,8 +128,11 @@ double output_class_forward(model *m, const float *htop, int Tw, int train)
         else
             k->xent_loss(z, &tgt, &lw, 1, S);
         a->loss[r] += lw;
-        sum += a->loss[r];
     }
+    mm_split_end(nt);
+    double sum = 0;
+    for (long r = 0; r < N; r++)
+        sum += a->loss[r];
     return sum;
 }
 
@@ -143,12 +153,20 @@ void output_class_backward(model *m, const float *htop, float *dH, int Tw)
     mm_backward_weight(dWc, a->dcls, htop, N, H, C, s);
     mm_colsum(dbc, a->dcls, a->ones, N, C, s);
     mm_backward_input(dH, a->dcls, Wc, N, H, C, s, 0.0f);
-    for (long r = 0; r < N; r++) {
-        int cls = a->cls_targets[r], o = cm->off[cls], S = cm->off[cls + 1] - o;
-        const float *dz = a->dlogits + r * V;
-        mm_backward_weight(dW + (long)o * H, dz, htop + r * H, 1, H, S, s);
-        for (int j = 0; j < S; j++)
-            db[o + j] += s * dz[j];
-        mm_backward_input(dH + r * H, dz, W + (long)o * H, 1, H, S, s, 1.0f);
+    int nt = mm_split_begin();
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int id = omp_get_thread_num(), n = omp_get_num_threads();
+        for (long r = 0; r < N; r++) {
+            int cls = a->cls_targets[r], o = cm->off[cls], S = cm->off[cls + 1] - o;
+            if (cls % n != id)
+                continue;
+            const float *dz = a->dlogits + r * V;
+            mm_backward_weight(dW + (long)o * H, dz, htop + r * H, 1, H, S, s);
+            for (int j = 0; j < S; j++)
+                db[o + j] += s * dz[j];
+            mm_backward_input(dH + r * H, dz, W + (long)o * H, 1, H, S, s, 1.0f);
+        }
     }
+    mm_split_end(nt);
 }

@@ -167,7 +167,11 @@ int train_evaluate(run_ctx *r, int scheduled)
 static void *eval_thread(void *arg)
 {
     struct eval_async *a = arg;
-    omp_set_num_threads(1);   /* the trainer keeps its threads */
+    /* The trainer keeps its threads: no team on this thread, not even a library's that
+     * names its own thread count (BLIS's num_threads(n), a library team beside the
+     * trainer's); the ICV is this thread's own */
+    omp_set_num_threads(1);
+    omp_set_max_active_levels(0);
     uint64_t t0 = train_now_ns();
     score_shard(a->r, &a->m, a->r->corp.valid, a->r->corp.nvalid, a->r->dp.rank, a->r->dp.P,
                 a->sums);

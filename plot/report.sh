@@ -226,15 +226,28 @@ if [ -f "$run/train.csv" ] || [ -f "$run/train_bench.csv" ] || [ -f "$run/train_
         echo "against a naive per-step allocation; with classes, the output counts C + V/C words"
         echo "per token instead of V):"
         echo
-        md_table "$run/train_bench.csv" "model,hidden,batch,bptt,vocab,classes,threads,step_ms_median,tokens_per_s,gflops,frac_of_peak,arena_mib,naive_mib,gemm" 1
+        md_table "$run/train_bench.csv" "model,hidden,batch,bptt,vocab,classes,threads,step_ms_median,step_ms_max,tokens_per_s,gflops,frac_of_peak,arena_mib,naive_mib,gemm" 1
         echo
         echo "\`gemm\`: the backend of each product (\`--gemm auto\`, the default, times every validated"
         echo "backend on the model's own shapes at start-up and keeps the fastest per shape)."
+        echo "\`step_ms_max\`: the slowest timed step; one over 5x the median is flagged STALL below"
+        echo "(a spin-wait starved by another process, or threads nested in threads: test/load/run.sh)."
         echo
         awk "$(cat plot/csv.awk)"'
         function emit() {
             if (v["model"] == "lstm" && v["hidden"] == 512 && v["threads"] == 1 && v["classes"] == 0)
                 printf "- target: LSTM hidden 512, batch 32, BPTT 35, vocabulary 10k, 1 thread >= 0.70 of the FMA peak: %.3f — %s\n", v["frac_of_peak"], (v["frac_of_peak"] >= 0.70) ? "met" : "NOT met"
+            if (v["step_ms_max"] == "" || !(v["step_ms_median"] + 0 > 0))
+                return
+            timed++
+            if (v["step_ms_max"] + 0 > 5 * v["step_ms_median"]) {
+                stalls++
+                printf "- STALL: %s hidden %d%s, %d thread%s: slowest step %.1f ms = %.1fx the median %.1f ms (at most 5x) — NOT met\n", v["model"], v["hidden"], (v["classes"] > 0 ? ", " v["classes"] " classes" : ""), v["threads"], (v["threads"] > 1 ? "s" : ""), v["step_ms_max"], v["step_ms_max"] / v["step_ms_median"], v["step_ms_median"]
+            }
+        }
+        END {
+            if (timed && !stalls)
+                printf "- target: no stall, every row'"'"'s slowest step at most 5x its median (%d rows): met\n", timed
         }' "$run/train_bench.csv"
         echo
     fi

@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
+#include <omp.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1889,6 +1890,60 @@ Test(models, class_map_by_frequency)
     class_map_free(&cm);
     cr_expect_eq(class_map_build(&cm, counts, V, V + 1), -1);
 }
+
+/* The class softmax's word part at 2 threads: its rows and classes split over the
+ * threads, each product on one thread (mm_split_begin), gives the bits of 1 thread (the
+ * same products in the same order per class).  OpenBLAS and BLIS split the other
+ * products' rows and columns over threads, never their sums, so the whole step must
+ * match bit for bit; a race on a class's rows of dW would not. */
+static double class_step(const char *gemm, int threads, float *grads)
+{
+    model_cfg c = {CELL_LSTM, 1, 16, 8, 37, 6, 8, 5};
+    cr_assert_eq(mm_init(gemm, threads), 0, "%s", rs_lasterr());
+    omp_set_num_threads(threads);
+    int n = mm_split_begin();
+    cr_expect_eq(n, threads, "%s at %d threads: the word part runs on %d", gemm, threads, n);
+    mm_split_end(n);
+    model m;
+    cr_assert_eq(model_create(&m, &c), 0, "%s", rs_lasterr());
+    long counts[37];
+    test_counts(counts, 37);
+    cr_assert_eq(model_set_classes(&m, counts), 0, "%s", rs_lasterr());
+    double *p = calloc((size_t)m.lay.total, sizeof *p);
+    fill_params(&m.lay, 31, p);
+    for (long i = 0; i < m.lay.total; i++)
+        m.params[i] = (float)p[i];
+    double h0[6 * 16], c0[6 * 16];   /* layers x batch x hidden */
+    fill_state(&c, 32, h0, c0);
+    for (int i = 0; i < 6 * 16; i++)
+        m.state_h[i] = (float)h0[i], m.state_c[i] = (float)c0[i];
+    fill_inputs(&c, 8, 33, m.act.inputs, m.act.targets);
+    double loss = model_forward(&m, 8, 1);
+    model_backward(&m, 8);
+    memcpy(grads, m.grads, (size_t)m.lay.total * sizeof *grads);
+    model_destroy(&m);
+    free(p);
+    omp_set_num_threads(1);
+    mm_set_threads(1);
+    return loss;
+}
+
+static void classes_split_identical(const char *gemm)
+{
+    need_backend(gemm);
+    cr_assert_eq(output_init(), 0);
+    float g1[40000], g2[40000];
+    model_cfg c = {CELL_LSTM, 1, 16, 8, 37, 6, 8, 5};
+    param_layout lay;
+    model_layout(&c, &lay);
+    cr_assert(lay.total <= 40000, "%ld parameters", lay.total);
+    double l1 = class_step(gemm, 1, g1), l2 = class_step(gemm, 2, g2);
+    cr_expect(l1 == l2, "%s: loss %.17g at 1 thread, %.17g at 2", gemm, l1, l2);
+    cr_expect(memcmp(g1, g2, (size_t)lay.total * sizeof *g1) == 0, "%s: gradients differ", gemm);
+}
+
+Test(models, classes_split_identical_openblas) { classes_split_identical("openblas"); }
+Test(models, classes_split_identical_blis) { classes_split_identical("blis"); }
 
 Test(models, classes_train_and_report)
 {

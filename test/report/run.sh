@@ -23,6 +23,19 @@ mkdir -p "$tmp/fast"
 { echo "$hdr"; row library 2 4194304 1000; row ring 2 4194304 900; } > "$tmp/fast/allreduce.csv"
 expect "$tmp/fast" "worst ratio 0.90 .*: met" "the best project algorithm 0.9x the library: met"
 
+echo "== rnn-train --bench: a step over 5x its median is flagged STALL"
+bh="model,layers,hidden,embed,vocab,batch,bptt,threads,classes,gemm,steps,step_ms_median,step_ms_min,step_ms_max,tokens_per_s,gflops,peak_gflops,frac_of_peak"
+brow() { echo "lstm,1,512,512,10000,32,35,$1,$2,blis,10,$3,$3,$4,1000,10,100,0.1"; }
+mkdir -p "$tmp/stall" "$tmp/steady"
+{ echo "$bh"; brow 1 0 400 420; brow 2 100 391 146739; } > "$tmp/stall/train_bench.csv"
+{ echo "$bh"; brow 1 0 400 420; brow 2 100 391 1900; } > "$tmp/steady/train_bench.csv"
+expect "$tmp/stall" "^- STALL: lstm hidden 512, 100 classes, 2 threads: slowest step 146739.0 ms = 375.3x the median 391.0 ms .*NOT met" "max 146739 ms against a median of 391: STALL, NOT met"
+REPORT_BODY=1 sh plot/report.sh "$tmp/stall" > "$tmp/out" 2>&1
+[ "$(grep -c "^- STALL" "$tmp/out")" -eq 1 ] && ! grep -q "no stall" "$tmp/out" && ok "only the stalled row is flagged" || bad "only the stalled row is flagged"
+sh plot/report.sh "$tmp/stall" > "$tmp/out" 2>&1
+sed -n '/^## Summary/,/^## [^S]/p' "$tmp/out" | grep -q "^- STALL: .*NOT met" && ok "the STALL line is in the summary" || bad "the STALL line is in the summary"
+expect "$tmp/steady" "^- target: no stall, .* \(2 rows\): met" "max 4.9x the median: no stall, met"
+
 echo "== reproduction: the seed's claims"
 mkdir -p "$tmp/caffe"
 { echo "algo,p,improvement"; echo "fused_hier,16,44.1"; echo "fused_hier,800,12.5"; } > "$tmp/caffe/caffe.csv"
