@@ -95,7 +95,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers check-report check-faults check-likwid test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report check-faults check-signals check-likwid test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -171,6 +171,12 @@ EXTRA_CHECKS += check-faults
 check-faults: $(BIN)/rnn-train $(BIN)/allreduce-bench
 	@echo "== test/faults/run.sh $(BIN)"
 	@MPIRUN="$(MPIRUN)" sh test/faults/run.sh $(BIN)
+
+# SIGTERM/SIGINT in every phase of rnn-train (alone and under mpirun); OpenBLAS under ulimit -v.
+EXTRA_CHECKS += check-signals
+check-signals: $(BIN)/rnn-train
+	@echo "== test/signals/run.sh $(BIN)"
+	@MPIRUN="$(MPIRUN)" sh test/signals/run.sh $(BIN)
 
 # The report's target lines and the seed-claim verdicts on hand-made run folders.
 EXTRA_CHECKS += check-report

@@ -24,10 +24,17 @@ int rs_check_writable(const char *path);
 
 int rs_mkdir_p(const char *dir);          /* like mkdir -p */
 
-/* Ctrl-C / SIGTERM: remove the temporary being written, print one line, exit 130. */
+/* Ctrl-C / SIGTERM: remove the temporary being written, print one line, exit 130
+ * (SIGINT) or 143 (SIGTERM). */
 void rs_install_signal_handlers(void);
 /* SIGINT / SIGTERM to `handler` instead: a loop that stops at a safe point. */
 void rs_install_signal_handler(void (*handler)(int));
 int rs_interrupted(void);                 /* a signal arrived (for cooperative loops) */
+/* The exit code for the signal that arrived: 143 after SIGTERM, else 130. */
+int rs_interrupt_code(void);
+/* For a handler (async-signal-safe): remove the temporary being written, write
+ * "<prog>: interrupted by SIG...: <what>" on stderr (nothing when what is NULL) and
+ * _exit(130 or 143). */
+void rs_signal_exit(int sig, const char *what) __attribute__((noreturn));
 
 #endif
