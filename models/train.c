@@ -8,6 +8,7 @@
  * finishes, a checkpoint is written (with --checkpoint), and the run exits 130.  While
  * a file is being written the common handler (fsio.h) is in place instead, so a signal
  * then removes the temporary and exits at once. */
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -72,15 +73,15 @@ int train_stop_code(const run_ctx *r)
     return RS_EXIT_FOR_SIGNAL(stop_signal);
 }
 
-/* Tests: RNN_TRAIN_PHASE_FD=N writes each phase entered (its "during ..." line) to fd N,
- * so a test signals once the phase has begun, not after a guessed sleep. */
+/* Tests: RNN_TRAIN_PHASES=FILE appends each phase rank 0 enters (its "during ..." line)
+ * to FILE, so a test signals once the phase has begun, not after a guessed sleep. */
 static void tell_phase(const char *what)
 {
     static int fd = -2;
     static char last[128];
     if (fd == -2) {
-        const char *e = getenv("RNN_TRAIN_PHASE_FD");
-        fd = e ? atoi(e) : -1;
+        const char *e = getenv("RNN_TRAIN_PHASES");
+        fd = e && !quiet ? open(e, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
     }
     if (fd < 0 || strncmp(last, what, sizeof last - 1) == 0)
         return;
