@@ -8,7 +8,8 @@
  *
  * Flags are parsed from one table (common/opts.h) into train_opts (train.h), one
  * field per flag.  Exit: 0 done, 1 the loss diverged (NaN/inf), 2 bad usage or input
- * (one line on stderr), 130 interrupted (after writing a checkpoint). */
+ * (one line on stderr), 130 / 143 interrupted by SIGINT / SIGTERM (between training
+ * steps after writing a checkpoint; in any other phase at once). */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

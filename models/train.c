@@ -5,9 +5,10 @@
  * --bench and --pipeline run instead of the loop, on the same set-up (train_bench.c).
  *
  * Interrupts: Ctrl-C or SIGTERM during training sets a flag; the step in flight
- * finishes, a checkpoint is written (with --checkpoint), and the run exits 130.  While
- * a file is being written the common handler (fsio.h) is in place instead, so a signal
- * then removes the temporary and exits at once. */
+ * finishes, a checkpoint is written (with --checkpoint), and the run exits 130 (143
+ * after SIGTERM).  In every other phase (train_phase) and on a second signal the
+ * handler exits at once; while a file is being written the common handler (fsio.h) is
+ * in place instead: either removes the temporary first. */
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -112,9 +113,12 @@ static int save_ckpt(run_ctx *r)
 {
     if (!r->o->ckpt_dir || r->last_ckpt_step == r->st.step)
         return 0;
-    rs_install_signal_handlers();
+    int was_safe = train_phase(r, "while writing a checkpoint", 0);
+    rs_install_signal_handlers();   /* a signal removes the temporary and exits */
     int rc = train_dp_save(r);
     train_handlers_install();
+    if (was_safe)
+        train_phase(r, "training", 1);
     if (rc == 0)
         r->last_ckpt_step = r->st.step;
     return rc;

@@ -75,7 +75,8 @@ double train_lr(const train_opts *o);         /* the base lr scaled by --lr-scal
 
 /* Train (or benchmark) as the options say.  Returns the exit code: RS_EXIT_OK,
  * RS_EXIT_WRONG (loss not finite), RS_EXIT_USAGE (bad input: rs_lasterr has the one
- * line), RS_EXIT_INTR (interrupted after writing a checkpoint). */
+ * line), RS_EXIT_INTR / RS_EXIT_TERM (SIGINT / SIGTERM between steps, after writing a
+ * checkpoint; in other phases the signal handler exits at once, see train.c). */
 int train_run(const train_opts *o);
 
 /* --model kn3 (kn3.c): count the interpolated Kneser-Ney trigram on the train split
