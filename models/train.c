@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "completion.h"
@@ -45,21 +46,35 @@ void train_opts_defaults(train_opts *o)
 /* ---- signals: a flag where a safe point follows, else exit at once ----
  * Between training steps (and --bench's) the step in flight finishes and the loop
  * stops at a safe point (a checkpoint, one line).  Everywhere else (set-up, GEMM
- * tuning, evaluation, --completion, --pipeline) nothing is due that a signal could
- * wait for: the handler exits at once, as it does on a second signal, removing the
- * temporary being written (fsio.h).  An eval rank of --eval-ranks waits to be told to
- * stop by the training ranks (they write the checkpoint); a second signal exits. */
-static volatile sig_atomic_t stop_signal, safe_point_ahead, serving, quiet;
+ * tuning, evaluation, --completion, --pipeline) nothing is due that a signal could wait
+ * for: the handler exits at once, as it does on a second signal, removing the temporary
+ * being written (fsio.h).  An eval rank of --eval-ranks waits EVAL_RANK_GRACE_S for the
+ * training ranks (mpirun forwards the signal to all) to write their checkpoint and stop
+ * it, then exits as signalled (signalled alone, mpirun then ends the job). */
+enum { EVAL_RANK_GRACE_S = 3 };
+static volatile sig_atomic_t stop_signal, safe_point_ahead, quiet, serving;
 static char phase_text[2][4608] = {"during set-up: nothing was written", ""};
 static const char *volatile phase = phase_text[0];
 
 static void on_stop(int sig)
 {
-    if (stop_signal || (!safe_point_ahead && !serving))
+    if (serving && !stop_signal) {   /* an eval rank: the training ranks stop it, soon */
+        stop_signal = sig;
+        alarm(EVAL_RANK_GRACE_S);
+        return;
+    }
+    if (stop_signal || !safe_point_ahead)
         rs_signal_exit(sig, quiet         ? NULL   /* rank 0 alone speaks */
                             : stop_signal ? "a second signal: stopped at once, no partial file left"
                                           : phase);
     stop_signal = sig;
+}
+
+/* An eval rank not stopped by the training ranks within the grace: exit as signalled. */
+static void on_grace_over(int sig)
+{
+    (void)sig;
+    rs_signal_exit(stop_signal, NULL);
 }
 
 void train_handlers_install(void) { rs_install_signal_handler(on_stop); }
@@ -253,8 +268,11 @@ static int run(run_ctx *r)
     if (dp_comm_agree_all(train_setup(r)) != 0)
         return RS_EXIT_USAGE;
     if (dp_comm_eval_index() >= 0) {
-        serving = 1;   /* the training ranks stop it, after their checkpoint */
-        return train_eval_serve(r);
+        signal(SIGALRM, on_grace_over);
+        serving = 1;
+        int code = train_eval_serve(r);
+        alarm(0);
+        return stop_signal ? RS_EXIT_FOR_SIGNAL(stop_signal) : code;
     }
     r->eval_linked = dp_comm_eval_ranks() > 0;
     if (train_dp_start(r) != 0)
