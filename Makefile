@@ -95,7 +95,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers check-report check-faults check-load check-likwid test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report check-faults check-load check-signals check-likwid test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -178,6 +178,12 @@ EXTRA_CHECKS += check-load
 check-load: $(BIN)/rnn-train $(BIN)/microbench
 	@echo "== test/load/run.sh $(BIN)"
 	@sh test/load/run.sh $(BIN)
+
+# SIGTERM/SIGINT in every phase of rnn-train (alone and under mpirun); OpenBLAS under ulimit -v.
+EXTRA_CHECKS += check-signals
+check-signals: $(BIN)/rnn-train
+	@echo "== test/signals/run.sh $(BIN)"
+	@MPIRUN="$(MPIRUN)" sh test/signals/run.sh $(BIN)
 
 # The report's target lines and the seed-claim verdicts on hand-made run folders.
 EXTRA_CHECKS += check-report

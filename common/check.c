@@ -3,16 +3,19 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 static _Thread_local char errbuf[512];
 static const char *progname = "rnnscale";
 
 void rs_seterr(const char *fmt, ...)
 {
+    char line[sizeof errbuf];   /* the message may quote rs_lasterr() itself */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+    vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    memcpy(errbuf, line, sizeof errbuf);
 }
 
 const char *rs_lasterr(void) { return errbuf[0] ? errbuf : "unknown error"; }

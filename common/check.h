@@ -3,7 +3,8 @@
  * Library code never exits: it records one human-readable line with rs_seterr()
  * and returns -1 (or NULL).  Only main() turns that into an exit status:
  *   RS_EXIT_OK 0, RS_EXIT_WRONG 1 (a correctness check failed),
- *   RS_EXIT_USAGE 2 (bad usage or input), RS_EXIT_INTR 130 (Ctrl-C).
+ *   RS_EXIT_USAGE 2 (bad usage or input), RS_EXIT_INTR 130 (SIGINT, Ctrl-C),
+ *   RS_EXIT_TERM 143 (SIGTERM): 128 + the signal, as a shell reports a killed program.
  * The RS_CHECK macros carry file and line so a failure names its place. */
 #ifndef RS_CHECK_H
 #define RS_CHECK_H
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { RS_EXIT_OK = 0, RS_EXIT_WRONG = 1, RS_EXIT_USAGE = 2, RS_EXIT_INTR = 130 };
+enum { RS_EXIT_OK = 0, RS_EXIT_WRONG = 1, RS_EXIT_USAGE = 2, RS_EXIT_INTR = 130, RS_EXIT_TERM = 143 };
+/* The exit code for a run stopped by signal sig: RS_EXIT_TERM for SIGTERM, else RS_EXIT_INTR. */
+#define RS_EXIT_FOR_SIGNAL(sig) ((sig) == 15 ? RS_EXIT_TERM : RS_EXIT_INTR)
 
 /* Record the last error (printf-style, one line, no trailing newline). */
 void rs_seterr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

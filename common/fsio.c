@@ -22,17 +22,31 @@ static volatile sig_atomic_t got_signal;
 static char tmp_in_flight[4096];
 static volatile sig_atomic_t tmp_active;
 
+static void put(const char *s)
+{
+    if (write(2, s, strlen(s)) < 0) {
+        /* nothing more can be done in a handler */
+    }
+}
+
+void rs_signal_exit(int sig, const char *what)
+{
+    if (tmp_active)
+        unlink(tmp_in_flight);
+    if (!what)
+        _exit(RS_EXIT_FOR_SIGNAL(sig));
+    put("\n");
+    put(rs_progname());
+    put(sig == SIGTERM ? ": interrupted by SIGTERM: " : ": interrupted by SIGINT: ");
+    put(what);
+    put("\n");
+    _exit(RS_EXIT_FOR_SIGNAL(sig));
+}
+
 static void on_signal(int sig)
 {
     got_signal = sig;
-    if (tmp_active)
-        unlink(tmp_in_flight);
-    static const char msg[] = "\ninterrupted: results already written are kept; "
-                              "no partial file was left\n";
-    if (write(2, msg, sizeof msg - 1) < 0) {
-        /* nothing more can be done in a handler */
-    }
-    _exit(RS_EXIT_INTR);
+    rs_signal_exit(sig, "results already written are kept; no partial file was left");
 }
 
 void rs_install_signal_handler(void (*handler)(int))
@@ -48,6 +62,7 @@ void rs_install_signal_handler(void (*handler)(int))
 void rs_install_signal_handlers(void) { rs_install_signal_handler(on_signal); }
 
 int rs_interrupted(void) { return got_signal != 0; }
+int rs_interrupt_code(void) { return RS_EXIT_FOR_SIGNAL(got_signal); }
 
 static void dir_of(const char *path, char *dir, size_t len)
 {

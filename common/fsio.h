@@ -33,11 +33,17 @@ const char *rs_file_kind(unsigned mode);
  * file)" or "cannot read WHAT PATH: why" in rs_lasterr. */
 int rs_open_regular(const char *path, int flags, const char *what);
 
-
-/* Ctrl-C / SIGTERM: remove the temporary being written, print one line, exit 130. */
+/* Ctrl-C / SIGTERM: remove the temporary being written, print one line, exit 130
+ * (SIGINT) or 143 (SIGTERM). */
 void rs_install_signal_handlers(void);
 /* SIGINT / SIGTERM to `handler` instead: a loop that stops at a safe point. */
 void rs_install_signal_handler(void (*handler)(int));
 int rs_interrupted(void);                 /* a signal arrived (for cooperative loops) */
+/* The exit code for the signal that arrived: 143 after SIGTERM, else 130. */
+int rs_interrupt_code(void);
+/* For a handler (async-signal-safe): remove the temporary being written, write
+ * "<prog>: interrupted by SIG...: <what>" on stderr (nothing when what is NULL) and
+ * _exit(130 or 143). */
+void rs_signal_exit(int sig, const char *what) __attribute__((noreturn));
 
 #endif

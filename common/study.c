@@ -255,7 +255,7 @@ int rs_study_bench_rounds(rs_study_run *r, int threads, int nk, rs_kernel_fn fn,
     give_counts(r);
     rs_marker_start(r->label);
     if (rs_bench_rounds(&r->cfg, threads, nk, fn, ctx, res) != 0)
-        return RS_EXIT_INTR;
+        return rs_interrupt_code();
     rs_marker_stop(r->label);
     for (int k = 0; k < nk && r->npending < RS_STUDY_MAX_SEL; k++)
         r->pending[r->npending++] = res[k];

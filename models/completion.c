@@ -128,6 +128,10 @@ static double accuracy(const completion_set *q, const double *score)
 double completion_accuracy_kn3(const kn3_model *km, const completion_set *q)
 {
     double *score = calloc((size_t)q->n * COMPLETION_CHOICES + 1, sizeof *score);
+    if (!score) {
+        rs_seterr("out of memory for --completion's %d questions", q->n);
+        return NAN;
+    }
     for (int k = 0; k < q->n; k++)
         for (int j = 0; j < COMPLETION_CHOICES; j++) {
             int u = km->V, v = CORPUS_EOS;
@@ -149,11 +153,15 @@ double completion_accuracy_model(model *m, const completion_set *q)
     const model_cfg *c = &m->cfg;
     int B = c->batch, T = c->bptt;
     size_t sb = (size_t)c->layers * B * c->hidden * sizeof(float);
-    float *save_h = malloc(sb), *save_c = malloc(sb);
-    memcpy(save_h, m->state_h, sb);
-    memcpy(save_c, m->state_c, sb);
+    float *save_h = m->saved_h, *save_c = m->saved_c;   /* allocated with the model */
     long total = (long)q->n * COMPLETION_CHOICES;
     double *score = calloc((size_t)total + 1, sizeof *score);
+    if (!score) {
+        rs_seterr("out of memory for --completion's %d questions", q->n);
+        return NAN;
+    }
+    memcpy(save_h, m->state_h, sb);
+    memcpy(save_c, m->state_c, sb);
     /* candidates in groups of B streams: stream b reads <eos> then the sentence, and
      * predicts the sentence then <eos>; shorter streams are padded and not scored */
     for (long g0 = 0; g0 < total; g0 += B) {
@@ -189,8 +197,6 @@ double completion_accuracy_model(model *m, const completion_set *q)
     }
     memcpy(m->state_h, save_h, sb);
     memcpy(m->state_c, save_c, sb);
-    free(save_h);
-    free(save_c);
     double acc = accuracy(q, score);
     free(score);
     return acc;

@@ -41,6 +41,7 @@ int completion_build(completion_set *q, const corpus *c, int nq, uint64_t seed);
 void completion_free(completion_set *q);
 /* Fraction answered right by the model (its B streams score candidates in parallel;
  * the carried training state is saved and restored) and by the trigram. */
+/* The fraction answered right; NAN with rs_lasterr set when memory runs out. */
 double completion_accuracy_model(model *m, const completion_set *q);
 double completion_accuracy_kn3(const kn3_model *k, const completion_set *q);
 

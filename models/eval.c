@@ -41,7 +41,7 @@ void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
 {
     const model_cfg *c = &m->cfg;
     size_t sb = (size_t)c->layers * c->batch * c->hidden * sizeof(float);
-    float *save_h = malloc(sb), *save_c = malloc(sb);
+    float *save_h = m->saved_h, *save_c = m->saved_c;   /* allocated with the model */
     memcpy(save_h, m->state_h, sb);
     memcpy(save_c, m->state_c, sb);
     stream_set all;
@@ -62,8 +62,6 @@ void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
     }
     memcpy(m->state_h, save_h, sb);
     memcpy(m->state_c, save_c, sb);
-    free(save_h);
-    free(save_c);
     *sum_out = sum;
     *tokens_out = tokens;
 }

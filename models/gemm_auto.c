@@ -10,12 +10,18 @@
 #define _GNU_SOURCE
 #include "gemm_auto.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "check.h"
@@ -112,6 +118,61 @@ static void note(char *notes, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The memory limit in force, as the shell sets it ("ulimit -v 200000 KiB"), or "". */
+static void limit_text(char *buf, size_t len)
+{
+    struct rlimit as, data;
+    buf[0] = 0;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+        snprintf(buf, len, "ulimit -v %lu KiB", (unsigned long)(as.rlim_cur / 1024));
+    else if (getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY)
+        snprintf(buf, len, "ulimit -d %lu KiB", (unsigned long)(data.rlim_cur / 1024));
+}
+
+int ga_load_threads = 1;
+
+int ga_load(const gemm_backend *b)
+{
+    static const gemm_backend *tried[32];
+    static int ntried;
+    if (b->load(b) != 0)
+        return -1;
+    char lim[64];
+    limit_text(lim, sizeof lim);
+    if (!lim[0])
+        return 0;   /* no limit: nothing to fear from a first allocation */
+    for (int i = 0; i < ntried; i++)
+        if (tried[i] == b)
+            return 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    RS_CHECK(pid >= 0, "%s: cannot fork to try it under %s: %s", b->name, lim, strerror(errno));
+    if (pid == 0) {   /* at the threads the run will use; a hang is a failure too */
+        static float x[64 * 64], y[64 * 64];
+        int null = open("/dev/null", O_WRONLY);   /* the library's dying words are ours to say */
+        if (null >= 0)
+            dup2(null, 2);
+        alarm(3);
+        if (b->set_threads)
+            b->set_threads(b, ga_load_threads);
+        b->sgemm(b, 'N', 'N', 64, 64, 64, 1.0f, x, 64, x, 64, 0.0f, y, 64);
+        _exit(0);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    char how[96] = "fails";
+    if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+        snprintf(how, sizeof how, "hangs");
+    else if (WIFSIGNALED(st))
+        snprintf(how, sizeof how, "crashes (%s)", strsignal(WTERMSIG(st)));
+    RS_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s %s on a first product under %s (memory "
+             "it could not get): raise the limit, or use --gemm blocked", b->name, how, lim);
+    if (ntried < RS_ARRAY_LEN(tried))
+        tried[ntried++] = b;
+    return 0;
+}
+
 int ga_candidates(int reentrant, const gemm_backend **out, int max, char *notes, size_t len)
 {
     int n = 0;
@@ -130,7 +191,7 @@ int ga_candidates(int reentrant, const gemm_backend **out, int max, char *notes,
                  b->name);
             continue;
         }
-        if (b->load(b) != 0) {
+        if (ga_load(b) != 0) {
             note(notes, len, "%s not available: %s\n", b->name, rs_lasterr());
             continue;
         }

@@ -78,6 +78,11 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
  * oracle) and the ":default" copies (measurement aids); with reentrant, only those
  * pipeline_backend_ok allows.  Unavailable ones get a line in notes.  Returns the count. */
 int ga_candidates(int reentrant, const gemm_backend **out, int max, char *notes, size_t len);
+/* Load backend b and, under a memory limit (ulimit -v / -d), try its first product in a
+ * forked child: a library may crash or spin there when an allocation fails (oneDNN's
+ * JIT, a BLAS's buffer).  0, or -1 (rs_lasterr: why, and the limit). */
+int ga_load(const gemm_backend *b);
+extern int ga_load_threads;   /* the threads ga_load's trial runs at (mm_init* set it) */
 
 /* The backend a plan gives the product (ta, tb, m, n, k). */
 const gemm_backend *ga_lookup(const ga_plan *p, char ta, char tb, long m, long n, long k);

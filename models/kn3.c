@@ -263,6 +263,12 @@ int kn3_run(const train_opts *o)
             return RS_EXIT_USAGE;
         }
         acc = completion_accuracy_kn3(&m, &q);
+        if (isnan(acc) && q.n > 0) {   /* out of memory (rs_lasterr) */
+            completion_free(&q);
+            kn3_free(&m);
+            corpus_free(&c);
+            return RS_EXIT_USAGE;
+        }
         if (!quiet)
             printf("complete MSR-style sentence completion, %d held-out test sentences: %.1f%% "
                    "right (chance 20%%)\n", q.n, 100 * acc);

@@ -10,7 +10,8 @@
  * train_opts (train.h), one field per flag; the sizes they imply are checked next,
  * before anything is read or written; --check-args stops after every check.
  * Exit: 0 done, 1 the loss diverged (NaN/inf), 2 bad usage or input (one line on
- * stderr), 130 interrupted (after writing a checkpoint). */
+ * stderr), 130 / 143 interrupted by SIGINT / SIGTERM (between training steps after
+ * writing a checkpoint; in any other phase at once). */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

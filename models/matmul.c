@@ -83,9 +83,10 @@ static void settle(int threads)
 int mm_init(const char *name, int threads)
 {
     const gemm_backend *b;
+    ga_load_threads = threads;
     if (!name) {
         b = gemm_find("openblas");
-        if (!b || b->load(b) != 0)
+        if (!b || ga_load(b) != 0)
             b = gemm_find("blocked");
     } else {
         RS_CHECK(strcmp(name, "auto") != 0, "--gemm auto needs the model's shapes (mm_init_auto)");
@@ -93,7 +94,7 @@ int mm_init(const char *name, int threads)
             return -1;
         b = gemm_find(name);
     }
-    RS_CHECK(b->load(b) == 0, "--gemm %s: %s", b->name, rs_lasterr());
+    RS_CHECK(ga_load(b) == 0, "--gemm %s: %s", b->name, rs_lasterr());
     RS_CHECK(b->trans_unsupported == 0, "--gemm %s: it cannot do the transposed products the "
           "model needs (use " NAMES ")", b->name);
     be = b;
@@ -105,6 +106,7 @@ int mm_init(const char *name, int threads)
 int mm_init_auto(const model_cfg *c, int threads, int reentrant)
 {
     uint64_t t0 = rs_now_ns();
+    ga_load_threads = threads;
     const gemm_backend *cand[GA_MAX_CANDS];
     ga_shape shapes[GA_MAX_SHAPES];
     is_auto = 0;
@@ -148,11 +150,12 @@ int mm_init_record(const char *rec, const model_cfg *c, int threads)
     if (strncmp(rec, "auto:", 5) != 0)
         return mm_init(rec, threads);
     ga_plan p;
+    ga_load_threads = threads;
     if (parse_record(rec, c, &p) != 0)
         return -1;
     for (int i = -1; i < p.nshapes; i++) {   /* every backend it names must load here */
         const gemm_backend *b = i < 0 ? p.fallback : p.pick[i];
-        RS_CHECK(b->load(b) == 0, "%s cannot run here: %s", b->name, rs_lasterr());
+        RS_CHECK(ga_load(b) == 0, "%s cannot run here: %s", b->name, rs_lasterr());
     }
     p.threads = threads;
     plan = p;

@@ -142,7 +142,9 @@ int model_create(model *m, const model_cfg *cfg)
     m->grads = train_big_alloc(pbytes);
     m->state_h = train_big_alloc(sbytes);
     m->state_c = train_big_alloc(sbytes);
-    if (!m->params || !m->grads || !m->state_h || !m->state_c) {
+    m->saved_h = train_big_alloc(sbytes);
+    m->saved_c = train_big_alloc(sbytes);
+    if (!m->params || !m->grads || !m->state_h || !m->state_c || !m->saved_h || !m->saved_c) {
         model_destroy(m);
         RS_CHECK(0, "cannot allocate %.1f MiB of parameters", 2 * pbytes / 1048576.0);
     }
@@ -168,9 +170,11 @@ void model_destroy(model *m)
     train_big_free(m->grads);
     train_big_free(m->state_h);
     train_big_free(m->state_c);
+    train_big_free(m->saved_h);
+    train_big_free(m->saved_c);
     arena_destroy(&m->arena);
     class_map_free(&m->cls);
-    m->params = m->grads = m->state_h = m->state_c = NULL;
+    m->params = m->grads = m->state_h = m->state_c = m->saved_h = m->saved_c = NULL;
 }
 
 void model_init_params(model *m, uint64_t seed)

@@ -136,6 +136,7 @@ typedef struct {
     float *grads;      /* (lay.total) d(mean loss)/d(params) of the last backward */
     float *state_h;    /* (L, B, H) carried across windows */
     float *state_c;    /* (L, B, H) LSTM cell state carried */
+    float *saved_h, *saved_c;   /* (L, B, H): the carried state kept while scoring (eval.c) */
     arena arena;
     activations act;
     const struct pointwise_kernels *pw;

@@ -35,6 +35,7 @@
  * output stage can start before the recurrence is done.  The speedup is bounded by 2
  * (two cores) and by (input projection + recurrence + output) / (input projection +
  * recurrence) when the recurrence is the longer stage. */
+#include "check.h"
 #include "pipeline.h"
 
 #include <omp.h>
@@ -135,6 +136,7 @@ int pipeline_bench(model *m, const int *data, long n, int threads, long windows,
     streams_init(&s, data, n, c->batch);
     long nwin = streams_nwindows(&s, c->bptt);
     double *t = calloc((size_t)(PIPE_NMODES * windows), sizeof *t);
+    RS_CHECK(t, "out of memory for --pipeline's %ld windows", windows);
     int identical[PIPE_NMODES];
     for (int k = 0; k < PIPE_NMODES; k++)
         identical[k] = 1;

@@ -27,7 +27,7 @@ int pipeline_backend_ok(const char *gemm_backend);
 /* Time the forward of `windows` windows of data (n tokens, the model's B and T) in
  * every mode, interleaved window by window, after one untimed window; threads: the
  * batched mode's.  Returns 0, or 1 when the pipelined losses or dlogits differ from
- * the sequential ones in any bit. */
+ * the sequential ones in any bit; -1 when memory runs out (rs_lasterr). */
 int pipeline_bench(model *m, const int *data, long n, int threads, long windows,
                    pipeline_result res[PIPE_NMODES]);
 

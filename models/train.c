@@ -5,9 +5,11 @@
  * --bench and --pipeline run instead of the loop, on the same set-up (train_bench.c).
  *
  * Interrupts: Ctrl-C or SIGTERM during training sets a flag; the step in flight
- * finishes, a checkpoint is written (with --checkpoint), and the run exits 130.  While
- * a file is being written the common handler (fsio.h) is in place instead, so a signal
- * then removes the temporary and exits at once. */
+ * finishes, a checkpoint is written (with --checkpoint), and the run exits 130 (143
+ * after SIGTERM).  In every other phase (train_phase) and on a second signal the
+ * handler exits at once; while a file is being written the common handler (fsio.h) is
+ * in place instead: either removes the temporary first. */
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,22 +43,97 @@ void train_opts_defaults(train_opts *o)
     o->bucket_mib = 25;   /* PyTorch DDP's default bucket_cap_mb */
 }
 
-/* ---- signals: a flag while training ---- */
-static volatile sig_atomic_t stop_signal;
-static void on_stop(int sig) { stop_signal = sig; }
+/* ---- signals: a flag where a safe point follows, else exit at once ----
+ * Between training steps (and --bench's) the step in flight finishes and the loop
+ * stops at a safe point (a checkpoint, one line).  Everywhere else (set-up, GEMM
+ * tuning, evaluation, --completion, --pipeline) nothing is due that a signal could wait
+ * for: the handler exits at once, as it does on a second signal, removing the temporary
+ * being written (fsio.h).  An eval rank of --eval-ranks waits EVAL_RANK_GRACE_S for the
+ * training ranks (mpirun forwards the signal to all) to write their checkpoint and stop
+ * it, then exits as signalled (signalled alone, mpirun then ends the job). */
+enum { EVAL_RANK_GRACE_S = 3 };
+static volatile sig_atomic_t stop_signal, safe_point_ahead, quiet, serving;
+static char phase_text[2][4608] = {"during set-up: nothing was written", ""};
+static const char *volatile phase = phase_text[0];
+
+static void on_stop(int sig)
+{
+    if (serving && !stop_signal) {   /* an eval rank: the training ranks stop it, soon */
+        stop_signal = sig;
+        alarm(EVAL_RANK_GRACE_S);
+        return;
+    }
+    if (stop_signal || !safe_point_ahead)
+        rs_signal_exit(sig, quiet         ? NULL   /* rank 0 alone speaks */
+                            : stop_signal ? "a second signal: stopped at once, no partial file left"
+                                          : phase);
+    stop_signal = sig;
+}
+
+/* An eval rank not stopped by the training ranks within the grace: exit as signalled. */
+static void on_grace_over(int sig)
+{
+    (void)sig;
+    rs_signal_exit(stop_signal, NULL);
+}
 
 void train_handlers_install(void) { rs_install_signal_handler(on_stop); }
-int train_stop_requested(void) { return stop_signal != 0; }
+/* Summed over the ranks (train_dp_exchange): SIGTERM counts 1, SIGINT 1000, so every
+ * rank learns whether any was asked to stop, and whether by SIGTERM. */
+int train_stop_requested(void) { return stop_signal == SIGTERM ? 1 : stop_signal ? 1000 : 0; }
 int train_stop_agreed(const run_ctx *r) { return r->dp.P > 1 ? r->dp.stop_any : stop_signal != 0; }
+int train_stop_code(const run_ctx *r)
+{
+    if (r->dp.P > 1)
+        return r->dp.stop_term ? RS_EXIT_TERM : RS_EXIT_INTR;
+    return RS_EXIT_FOR_SIGNAL(stop_signal);
+}
+
+/* Tests: RNN_TRAIN_PHASES=FILE appends each phase rank 0 enters (its "during ..." line)
+ * to FILE, so a test signals once the phase has begun, not after a guessed sleep. */
+static void tell_phase(const char *what)
+{
+    static int fd = -2;
+    static char last[128];
+    if (fd == -2) {
+        const char *e = getenv("RNN_TRAIN_PHASES");
+        fd = e && !quiet ? open(e, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+    }
+    if (fd < 0 || strncmp(last, what, sizeof last - 1) == 0)
+        return;
+    snprintf(last, sizeof last, "%s", what);
+    dprintf(fd, "%s\n", what);
+}
+
+int train_phase(const run_ctx *r, const char *what, int safe_point)
+{
+    tell_phase(what);
+    /* the other buffer, then the pointer: the handler never reads a half-written line */
+    char *t = phase_text[phase == phase_text[0]];
+    if (!r || !r->o->ckpt_dir)
+        snprintf(t, sizeof phase_text[0], "%s", what);
+    else if (r->last_ckpt_step >= 0 && r->last_ckpt[0])
+        snprintf(t, sizeof phase_text[0], "%s; checkpoint %s (step %ld) is the newest "
+                 "(continue with --resume)", what, r->last_ckpt, r->last_ckpt_step);
+    else
+        snprintf(t, sizeof phase_text[0], "%s; no checkpoint written yet", what);
+    phase = t;
+    int was = safe_point_ahead;
+    safe_point_ahead = safe_point;
+    return was;
+}
 
 /* A checkpoint of the current step, unless there is one already. */
 static int save_ckpt(run_ctx *r)
 {
     if (!r->o->ckpt_dir || r->last_ckpt_step == r->st.step)
         return 0;
-    rs_install_signal_handlers();
+    int was_safe = train_phase(r, "while writing a checkpoint", 0);
+    rs_install_signal_handlers();   /* a signal removes the temporary and exits */
     int rc = train_dp_save(r);
     train_handlers_install();
+    if (was_safe)
+        train_phase(r, "training", 1);
     if (rc == 0)
         r->last_ckpt_step = r->st.step;
     return rc;
@@ -88,7 +165,7 @@ static int stop_on_signal(run_ctx *r)
     else
         rs_seterr("interrupted at step %ld (no --checkpoint folder: nothing saved)",
                   (long)r->st.step);
-    return RS_EXIT_INTR;
+    return train_stop_code(r);
 }
 
 /* Steps until the end step, a stop condition or a signal.  -1 to go on to the final
@@ -105,6 +182,7 @@ static int train_loop(run_ctx *r, long end)
         return RS_EXIT_WRONG;
     while (r->st.step < end) {
         double loss;
+        train_phase(r, "training", 1);
         uint64_t t0 = train_now_ns();
         long tok0 = r->st.tokens;
         if (train_step(r, &loss) != 0) {
@@ -148,7 +226,7 @@ static int completion_test(run_ctx *r)
     r->completion_n = q.n;
     r->completion_acc = completion_accuracy_model(&r->m, &q);
     completion_free(&q);
-    return 0;
+    return r->completion_n > 0 && isnan(r->completion_acc) ? -1 : 0;
 }
 
 /* After the loop: --eval-async's evaluation in flight, valid (unless the last step was
@@ -157,6 +235,9 @@ static int completion_test(run_ctx *r)
 static int finish(run_ctx *r)
 {
     const train_opts *o = r->o;
+    char what[96];
+    snprintf(what, sizeof what, "during the final evaluation at step %ld", (long)r->st.step);
+    train_phase(r, what, 0);
     if (train_eval_finish(r) != 0)
         return RS_EXIT_WRONG;
     if ((r->st.last_eval_step != r->st.step || r->st.step == 0) && train_evaluate(r, 0) < 0)
@@ -167,11 +248,14 @@ static int finish(run_ctx *r)
     }
     if (o->ckpt_dir && save_ckpt(r) != 0)
         return RS_EXIT_USAGE;
+    train_phase(r, what, 0);   /* now naming the final checkpoint */
     eval_result valid = r->last_valid, test;
     train_eval_split(r, r->corp.test, r->corp.ntest, &test);
     sha256_hex(r->m.params, (size_t)r->m.lay.total * sizeof(float), r->params_sha256);
+    train_phase(r, "during --completion", 0);
     if (o->completion > 0 && o->level == LEVEL_WORD && completion_test(r) != 0)
         return RS_EXIT_USAGE;
+    train_phase(r, "while writing the results: no partial file left", 0);
     if (run_says(r))
         train_print_final(r, &valid, &test);
     return train_summary(r, &valid, &test) != 0 ? RS_EXIT_USAGE : RS_EXIT_OK;
@@ -183,8 +267,13 @@ static int run(run_ctx *r)
      * eval ranks too before they wait for evaluations */
     if (dp_comm_agree_all(train_setup(r)) != 0)
         return RS_EXIT_USAGE;
-    if (dp_comm_eval_index() >= 0)
-        return train_eval_serve(r);
+    if (dp_comm_eval_index() >= 0) {
+        signal(SIGALRM, on_grace_over);
+        serving = 1;
+        int code = train_eval_serve(r);
+        alarm(0);
+        return stop_signal ? RS_EXIT_FOR_SIGNAL(stop_signal) : code;
+    }
     r->eval_linked = dp_comm_eval_ranks() > 0;
     if (train_dp_start(r) != 0)
         return RS_EXIT_USAGE;
@@ -194,12 +283,16 @@ static int run(run_ctx *r)
         return RS_EXIT_USAGE;
     if (run_says(r))
         train_print_header(r);
-    if (r->o->pipeline)
+    if (r->o->pipeline) {
+        train_phase(NULL, "during --pipeline: nothing was written", 0);
         return train_pipeline(r);
+    }
     if (r->o->bench)
         return train_bench(r);
     /* neither --steps nor --epochs: one pass */
     int code = train_loop(r, r->step_limit ? r->step_limit : r->steps_per_epoch);
+    if (code < 0 && train_stop_agreed(r))   /* arrived in the last step: stop as in the loop */
+        return stop_on_signal(r);
     return code >= 0 ? code : finish(r);
 }
 
@@ -230,8 +323,14 @@ int train_run(const train_opts *opts)
     if (dp_comm_rank() != 0 || dp_comm_eval_index() >= 0)   /* rank 0 alone prints, writes */
         o.quiet = 1, o.log = o.csv = o.json = NULL;
     run_ctx *r = calloc(1, sizeof *r);
+    if (!r) {
+        rs_seterr("out of memory");
+        return RS_EXIT_USAGE;
+    }
     r->o = &o;
-    stop_signal = 0;
+    stop_signal = serving = 0;
+    quiet = dp_comm_rank() != 0 || dp_comm_eval_index() >= 0;
+    train_phase(NULL, "during set-up: nothing was written", 0);
     train_handlers_install();
     /* absent for every rank, looked at before any rank can make it (the agreement
      * is collective) */

@@ -75,7 +75,8 @@ double train_lr(const train_opts *o);         /* the base lr scaled by --lr-scal
 
 /* Train (or benchmark) as the options say.  Returns the exit code: RS_EXIT_OK,
  * RS_EXIT_WRONG (loss not finite), RS_EXIT_USAGE (bad input: rs_lasterr has the one
- * line), RS_EXIT_INTR (interrupted after writing a checkpoint). */
+ * line), RS_EXIT_INTR / RS_EXIT_TERM (SIGINT / SIGTERM between steps, after writing a
+ * checkpoint; in other phases the signal handler exits at once, see train.c). */
 int train_run(const train_opts *o);
 /* --check-args: every check train_run makes before reading the corpus (GEMM name or
  * plan, --sync/--allreduce names, the corpus found, the outputs new and writable),

@@ -31,6 +31,7 @@ static double median_ms(double *v, long n)
 static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
 {
     double *part = malloc((size_t)4 * N * sizeof *part), loss = 0;
+    RS_CHECK(part, "out of memory for --bench %ld's timings", N);
     int rc = 0, w = train_bench_warmup();
     for (long i = 0; i < N + w && rc == 0; i++) {   /* untimed steps first */
         uint64_t t0 = train_now_ns();
@@ -46,7 +47,7 @@ static int time_steps(run_ctx *r, long N, double *t, step_parts *parts)
         }
         if (rc == 0 && train_stop_agreed(r)) {
             rs_seterr("interrupted during --bench (nothing written)");
-            rc = RS_EXIT_INTR;
+            rc = train_stop_code(r);
         }
     }
     if (rc == 0)
@@ -82,7 +83,7 @@ static int time_block(run_ctx *r, long k, int with, double *seconds)
             return -1;
         if (train_stop_agreed(r)) {
             rs_seterr("interrupted during --bench (nothing written)");
-            return RS_EXIT_INTR;
+            return train_stop_code(r);
         }
     }
     if (with && train_eval_settle(r, 0) != 0)
@@ -97,7 +98,9 @@ static int time_with_eval(run_ctx *r, long N, eval_bench *eb)
 {
     eval_result ev;
     uint64_t t0 = train_now_ns();
+    train_phase(r, "during --bench's evaluation: nothing was written", 0);
     train_eval_split(r, r->corp.valid, r->corp.nvalid, &ev);
+    train_phase(r, "during --bench: nothing was written", 1);
     eb->alone_s = train_seconds_since(t0);
     long n0 = r->eval_count;
     double held0 = r->eval_exposed_total_s, scored0 = r->eval_total_s;
@@ -167,8 +170,13 @@ int train_bench(run_ctx *r)
     const model_cfg *c = &r->m.cfg;
     long N = r->o->bench;
     double *t = malloc((size_t)N * sizeof *t);
+    if (!t) {
+        rs_seterr("out of memory for --bench %ld's timings", N);
+        return RS_EXIT_USAGE;
+    }
     step_parts parts;
     eval_bench eb = {r->o->eval_every, 0, 0, 0, 0, 0};
+    train_phase(r, "during --bench: nothing was written", 1);   /* stops between steps */
     int code = time_steps(r, N, t, &parts);
     if (code == 0 && eb.every)
         code = time_with_eval(r, N, &eb);
@@ -176,6 +184,7 @@ int train_bench(run_ctx *r)
         free(t);
         return code;
     }
+    train_phase(r, "while writing --bench's results: no partial file left", 0);
     rs_stats st;
     rs_stats_compute(t, (int)N, &st);
     free(t);
@@ -259,6 +268,8 @@ int train_pipeline(run_ctx *r)
     }
     int wrong = pipeline_bench(&r->m, r->corp.train, r->corp.ntrain, r->o->threads,
                                r->o->pipeline, res);
+    if (wrong < 0)
+        return RS_EXIT_USAGE;
     static const rs_col cols[] = {
         TRAIN_CONFIG_COLS,
         {"mode", RS_STR, 0},

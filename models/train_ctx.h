@@ -30,6 +30,7 @@ typedef struct {
     float *grad_sum;              /* local > 1: where their sum is (grad_tree_sum) */
     dp_exchange *exchange;        /* the allreduce over ranks (NULL without MPI) */
     int stop_any;                 /* P > 1: some rank was asked to stop (agreed per step) */
+    int stop_term;                /* P > 1: by SIGTERM (exit 143, else 130) */
     int perturbed;                /* the checksum test hook has fired */
     int test_abs_grads;           /* test hook RNN_TRAIN_TEST_ABS_GRADS: workers' |g| summed */
     double compute_s, exchange_s, optimizer_s;   /* the last step's parts */
@@ -97,10 +98,18 @@ typedef struct {
 static inline int run_says(const run_ctx *r) { return !r->o->quiet; }
 
 /* ---- train.c ---- */
-/* Ctrl-C / SIGTERM arrived while training (the step in flight finishes first). */
+/* Ctrl-C / SIGTERM arrived while training (the step in flight finishes first): 0 not,
+ * 1 SIGTERM, 1000 SIGINT (summed over the ranks). */
 int train_stop_requested(void);
 /* The training handler back in place after a file was written under fsio's. */
 void train_handlers_install(void);
+/* The phase the run enters: `what` ("during ...") is the line a signal then prints,
+ * with the newest checkpoint named; safe_point: a safe point follows soon (between
+ * training steps), where a signal only sets the flag, else it exits at once (130/143,
+ * the temporary being written removed).  Returns the previous safe_point. */
+int train_phase(const run_ctx *r, const char *what, int safe_point);
+/* The exit code for the signal that stopped the run: 143 (SIGTERM, on any rank) or 130. */
+int train_stop_code(const run_ctx *r);
 
 /* ---- train_setup.c ---- */
 int train_setup(run_ctx *r);   /* 0, or -1 (rs_lasterr): bad input */

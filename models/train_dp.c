@@ -151,6 +151,7 @@ double train_dp_exchange(run_ctx *r, float *grad, double loss_sum, int stop)
         dp_comm_sum_doubles(v, 3);
         loss_sum = v[0];
         d->stop_any = v[1] > 0;
+        d->stop_term = fmod(v[1], 1000) > 0;   /* train_stop_requested's counts */
         d->small_sq = v[2];
         if (isfinite(loss_sum))
             train_sync_exchange(r, grad);

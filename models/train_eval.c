@@ -148,10 +148,15 @@ static int apply_row(run_ctx *r, const eval_row *w)
 int train_evaluate(run_ctx *r, int scheduled)
 {
     uint64_t t0 = train_now_ns();
+    char what[96];
+    snprintf(what, sizeof what, "during the evaluation at step %ld", (long)r->st.step);
+    int was_safe = train_phase(r, what, 0);   /* no safe point until it ends: exit at once */
     if (train_dp_check_params(r) != 0)
         return -1;
     eval_row w = row_now(r);
     train_eval_split(r, r->corp.valid, r->corp.nvalid, &w.valid);
+    if (was_safe)
+        train_phase(r, "training", 1);
     w.eval_s = w.exposed_s = train_seconds_since(t0);
     if (record_row(r, &w) != 0)
         return -1;

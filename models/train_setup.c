@@ -48,6 +48,7 @@ static int gemm_setup(run_ctx *r)
         }
         snprintf(r->gemm_note, sizeof r->gemm_note, "the checkpoint's choice, not timed again");
     } else if (is_auto) {
+        train_phase(NULL, "during set-up (--gemm auto's timing): nothing was written", 0);
         if (train_gemm_auto(&r->m.cfg, o->threads, o->pipeline > 0 || o->eval_async) != 0)
             return -1;
     } else {

@@ -27,7 +27,7 @@ step() {
     "$@" > "$run/$name.txt" 2>&1
     rc=$?
     cat "$run/$name.txt"
-    if [ $rc -eq 130 ]; then echo "bench: interrupted; $run keeps what was written"; exit 130; fi
+    if [ $rc -eq 130 ] || [ $rc -eq 143 ]; then echo "bench: interrupted; $run keeps what was written"; exit $rc; fi
     if [ $rc -ne 0 ]; then echo "bench: $name exited $rc"; [ $status -eq 0 ] && status=$rc; fi
 }
 

@@ -24,7 +24,7 @@
 # (weak and strong tables), EVAL_ASYNC=1 (evaluation not exposed), BENCH_STEPS, REPEATS,
 # CHECK_N, CHECK_ALGOS; QUICK=1 picks the quick grid's.
 # Exit: 0 ok, 1 a point failed (the tables are made from the rest), 2 bad input,
-# 130 interrupted.
+# 130/143 interrupted.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -88,7 +88,7 @@ status=0
 study() {
     sh scaling/study.sh run "$run" "$points"
     rc=$?
-    [ $rc -eq 130 ] && { echo "compose: interrupted; rerun scaling/compose.sh $run to resume"; exit 130; }
+    { [ $rc -eq 130 ] || [ $rc -eq 143 ]; } && { echo "compose: interrupted; rerun scaling/compose.sh $run to resume"; exit $rc; }
     [ $rc -eq 0 ] || status=1
 }
 add() { # NAME WEIGHT COMMAND...: one point, unless the file has it already

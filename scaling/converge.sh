@@ -20,7 +20,7 @@
 # that batch name its picks, so a point run again gives the same bits; auto: each point
 # tunes itself, picks that vary with load; or one backend);
 # PLAN=1 writes the base grid's points (after the baseline) and stops, for a cluster.
-# Exit: 0 ok, 1 a point failed (the rest still ran), 2 bad input, 130 interrupted.
+# Exit: 0 ok, 1 a point failed (the rest still ran), 2 bad input, 130/143 interrupted.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)

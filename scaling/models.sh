@@ -13,7 +13,7 @@
 # BUDGET_S (seconds per point), CORPUS, CLASSES (0: the nearest integer to sqrt(V)),
 # BATCH, BPTT, OPT_FLAGS, COMPLETION (questions), THREADS, SEED; JOBS (default 2: the
 # class and full points of a hidden size run side by side, under the same machine load).
-# Exit: 0 ok, 1 a point failed (the rest still ran), 2 bad input, 130 interrupted.
+# Exit: 0 ok, 1 a point failed (the rest still ran), 2 bad input, 130/143 interrupted.
 set -u
 cd "$(dirname "$0")/.."
 die() { echo "models: $*" >&2; exit 2; }

@@ -136,10 +136,10 @@ scaling: deps
 	for s in converge compose models; do \
 	  STUDY_CHECK=1 QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/$$s.sh "$$run" || exit $$?; done; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \
-	if [ $$rc -eq 2 ] || [ $$rc -eq 130 ]; then exit $$rc; fi; \
+	if [ $$rc -eq 2 ] || [ $$rc -eq 130 ] || [ $$rc -eq 143 ]; then exit $$rc; fi; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/compose.sh "$$run"; c=$$?; \
-	if [ $$c -eq 2 ] || [ $$c -eq 130 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
+	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run"; c=$$?; \
-	if [ $$c -eq 2 ] || [ $$c -eq 130 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
+	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
 	sh plot/report.sh "$$run" > "$$run/report.md.tmp" && mv "$$run/report.md.tmp" "$$run/report.md" && \
 	  echo "scaling: report $$run/report.md"; exit $$rc

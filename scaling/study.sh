@@ -22,7 +22,7 @@
 # overwritten) and runs again.  Commands find the project's programs on PATH
 # (build/bin first); LAUNCH is put before each (e.g. LAUNCH="mpirun -np 4").
 # Exit: 0 every point done, 1 some point failed (the others still ran), 2 bad usage,
-# 130 interrupted.
+# 130/143 interrupted.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SELF="$ROOT/scaling/study.sh"
@@ -91,7 +91,7 @@ run_point() {
         > "$dir/stdout.txt" 2> "$dir/stderr.txt"
     prc=$?
     psec=$(( $(date +%s) - t0 ))
-    [ $prc -eq 130 ] && { echo "study: $pname interrupted"; exit 130; }
+    { [ $prc -eq 130 ] || [ $prc -eq 143 ]; } && { echo "study: $pname interrupted"; exit $prc; }
     echo "$psec" > "$dir/seconds"
     echo "${STUDY_SESSION:-}" > "$dir/session"
     echo "$prc" > "$dir/rc.tmp" && mv "$dir/rc.tmp" "$dir/rc"

@@ -95,7 +95,7 @@ keep_aside() {
 run_points() {
     sh scaling/study.sh run "$run" "$points"
     rc=$?
-    [ $rc -eq 130 ] && { echo "$1: interrupted; rerun with RUN=$run to resume"; exit 130; }
+    { [ $rc -eq 130 ] || [ $rc -eq 143 ]; } && { echo "$1: interrupted; rerun with RUN=$run to resume"; exit $rc; }
     [ $rc -eq 0 ] || status=1
 }
 

@@ -55,7 +55,7 @@ write_points "$work/parts" > "$work/points.txt"
 echo "simulate: $(grep -c . "$work/points.txt") points, $jobs at once, the longest first"
 rc=0
 [ -s "$work/points.txt" ] && { JOBS=$jobs sh scaling/study.sh run "$work" "$work/points.txt"; rc=$?; }
-[ $rc -eq 130 ] && { echo "simulate: interrupted; rerun with RUN=$run to resume"; exit 130; }
+{ [ $rc -eq 130 ] || [ $rc -eq 143 ]; } && { echo "simulate: interrupted; rerun with RUN=$run to resume"; exit $rc; }
 [ $rc -eq 0 ] || status=1
 while read -r name args; do collect_part "$name" "$args"; done < "$work/parts"
 record_costs "$work/parts" $(( $(date +%s) - t0 ))

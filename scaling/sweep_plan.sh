@@ -100,7 +100,7 @@ collect_part() {
         --csv "$run/$name.csv" --json "$run/$name.json" > "$run/$name.txt" 2> "$run/$name.log"
     rc=$?
     cat "$run/$name.txt"; grep -v '^\[' "$run/$name.log" | grep -v '^$' | tail -n 5
-    [ $rc -eq 130 ] && { echo "simulate: interrupted; $run keeps what was written"; exit 130; }
+    { [ $rc -eq 130 ] || [ $rc -eq 143 ]; } && { echo "simulate: interrupted; $run keeps what was written"; exit $rc; }
     [ $rc -eq 0 ] || { echo "simulate: $name exited $rc"; [ $status -eq 0 ] && status=$rc; }
 }
 

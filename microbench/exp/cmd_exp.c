@@ -14,6 +14,7 @@
 #include "counters.h"
 #include "exp.h"
 #include "exp_accuracy.h"
+#include "fsio.h"
 #include "peak.h"
 #include "study.h"
 #include "timer.h"
@@ -205,7 +206,7 @@ static int check_variants(rs_study_run *r)
            opt.exhaustive ? "every float in [-104, 89] and the special" : "the special and a dense sample of");
     fflush(stdout);
     if (exp_accuracy(v, r->nsel, opt.exhaustive ? EXP_EXHAUSTIVE : EXP_SAMPLE, rs_ncpus(), 1, st.acc) != 0)
-        return RS_EXIT_INTR;
+        return rs_interrupt_code();
     for (int s = 0; s < r->nsel; s++) {
         const exp_acc *a = &st.acc[s];
         if (!(a->max_ulp <= v[s]->ulp_bound) || (v[s]->specials && !a->specials_ok)) {

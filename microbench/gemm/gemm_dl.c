@@ -53,6 +53,7 @@ static char *env_entry(const char *var)
 void *gemm_dl_open(const char *soname, const char *var, gemm_dl_mode mode,
                    void (*init)(void *h))
 {
+    gemm_openblas_fit_threads();
     gemm_blas_probe("openblas");
     void *h;
     if (mode == GEMM_DL_FIXED) {

@@ -26,6 +26,10 @@ const peak_blas *gemm_blas_probe(const char *lib);
  * NULL with rs_lasterr when the library cannot be loaded. */
 void *gemm_dl_open(const char *soname, const char *var, gemm_dl_mode mode,
                    void (*init)(void *h));
+/* Before any copy of OpenBLAS loads (gemm_dl_open calls it first, the probe's children
+ * included): OPENBLAS_NUM_THREADS lowered, unless the user set it, to the threads whose
+ * buffers the process can still map (gemm_openblas.c). */
+void gemm_openblas_fit_threads(void);
 
 /* dlsym that records "<lib>: no symbol <name>" when missing. */
 void *gemm_dl_sym(void *h, const char *lib, const char *name);

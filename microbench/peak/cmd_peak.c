@@ -127,7 +127,7 @@ static int measure_stream(int threads, long bytes, const rs_bench_cfg *cfg, peak
     if (peak_stream_measure(threads, bytes, cfg, s) == 0)
         return 0;
     if (rs_interrupted())
-        rs_die(RS_EXIT_INTR);
+        rs_die(rs_interrupt_code());
     fprintf(stderr, "%s: %s\n", rs_progname(), rs_lasterr());
     s->array_bytes = bytes;
     s->copy_gbytes_per_s = s->triad_gbytes_per_s = NAN;
@@ -183,7 +183,7 @@ int cmd_peak(int argc, char **argv)
             snprintf(label, sizeof label, "fma %s %d thread(s)", rs_isa_name(isa), threads[k]);
             rs_progress(done++, label);
             if (peak_fma_gflops(isa, threads[k], &cfg, dest[k]) != 0)
-                rs_die(rs_interrupted() ? RS_EXIT_INTR : RS_EXIT_WRONG);
+                rs_die(rs_interrupted() ? rs_interrupt_code() : RS_EXIT_WRONG);
             add_fma_row(t, isa, threads[k], *dest[k]);
         }
         if (nt == 1)

@@ -378,7 +378,7 @@ static int check_variants(rs_study_run *r)
                    v->overflow_safe ? "" : " (huge inputs skipped: not overflow-safe)");
         }
     }
-    return rs_interrupted() ? RS_EXIT_INTR : 0;
+    return rs_interrupted() ? rs_interrupt_code() : 0;
 }
 
 static void begin(rs_study_run *r)
