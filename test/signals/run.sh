@@ -77,14 +77,12 @@ sig_case() {
 }
 
 echo "== one process"
-# set-up: the corpus is a FIFO whose writer stalls, so reading it lasts
-mkfifo "$tmp/slow.txt"
-( head -c 20000 "$tmp/corpus.txt"; sleep 30 ) > "$tmp/slow.txt" &
-writer=$!
+# set-up: a corpus of 70 MB (the small one 100 times) takes seconds to read and count
+i=0; while [ $i -lt 100 ]; do cat "$tmp/corpus.txt"; i=$((i + 1)); done > "$tmp/slow.txt"
 mkdir "$tmp/ck0"
 sig_case setup "during set-up" TERM 143 $train --corpus "$tmp/slow.txt" --hidden 24 --batch 2 --threads 1 \
     --checkpoint "$tmp/ck0" --log "$tmp/setup.csv"
-kill $writer 2>/dev/null
+rm -f "$tmp/slow.txt"
 [ ! -e "$tmp/setup.csv" ] && [ -z "$(ls "$tmp/ck0")" ] && ok "setup: no log, nothing in the checkpoint folder" ||
     bad "setup left $(ls "$tmp" | grep setup.csv) $(ls "$tmp/ck0")"
 
