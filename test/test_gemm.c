@@ -6,6 +6,7 @@
  * A backend whose library is not installed, or a kernel whose ISA this CPU lacks, is
  * skipped by name (Criterion's skip), never failed. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <fcntl.h>
 #include <float.h>
 #include <math.h>
@@ -61,21 +62,24 @@ static void case_free(case_data *d)
 }
 
 /* Run backend b on the case; returns the residual against the reference, or -1 for a
- * transpose case the backend declares unsupported, after checking that it refuses it
- * (an error, C untouched) rather than computing something.  Also checks that the
- * padding rows of C (between m and ldc) were not written. */
+ * transpose case the backend declares unsupported or a product its takes() declines,
+ * after checking that it refuses it (an error, C untouched) rather than computing
+ * something.  Also checks that the padding rows of C (between m and ldc) were not
+ * written. */
 static double run_case(const gemm_backend *b, case_data *d)
 {
     const gemm_problem *p = &d->p;
-    if (b->trans_unsupported & gemm_trans_bit(p->ta, p->tb)) {
-        cr_assert(p->ta != 'N' || p->tb != 'N', "%s: every backend must support NN", b->name);
+    int declined = b->takes && b->takes(b, p) != 0;
+    if ((b->trans_unsupported & gemm_trans_bit(p->ta, p->tb)) || declined) {
+        cr_assert(declined || p->ta != 'N' || p->tb != 'N', "%s: every backend must support NN", b->name);
         size_t cb = (size_t)p->ldc * p->n * sizeof(float);
         float *before = malloc(cb);
         cr_assert_not_null(before);
         memcpy(before, d->c, cb);
         cr_expect_neq(b->sgemm(b, p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->a, p->lda, p->b,
                                p->ldb, p->beta, d->c, p->ldc), 0,
-                      "%s declares %c%c unsupported but ran it", b->name, p->ta, p->tb);
+                      "%s declares %ldx%ldx%ld:%c%c unsupported but ran it", b->name, p->m, p->n,
+                      p->k, p->ta, p->tb);
         cr_expect(memcmp(d->c, before, cb) == 0, "%s refused %c%c but wrote C", b->name, p->ta, p->tb);
         free(before);
         return -1;
@@ -181,6 +185,49 @@ BACKEND_TESTS(blis, "blis")
 BACKEND_TESTS(blis_default, "blis:default")
 BACKEND_TESTS(libxsmm, "libxsmm")
 BACKEND_TESTS(onednn, "onednn")
+
+/* libxsmm 1.17's tiled GEMM hands what it has no kernel for (alpha != 1; an M without a
+ * factor from the vector width to 48) to the BLAS it was linked with: here libxsmmnoblas,
+ * which prints "LIBXSMM ERROR: application must be linked against LAPACK/BLAS sgemm!"
+ * and runs a naive float loop (residual 5 to 7 on the class layer's alpha = 1/N
+ * products).  The backend must compute the trainer's products itself (alpha 1/N, beta
+ * 0 and 1, against the double reference: naive's kernel), decline the rest (-1, C
+ * untouched, as takes() said beforehand), and print nothing. */
+Test(gemm_libxsmm, shapes_without_a_kernel, .init = cr_redirect_stderr)
+{
+    const gemm_backend *b = load_or_skip("libxsmm");
+    cr_assert_not_null(b->takes, "libxsmm must say which products it declines");
+    static const struct { long m, n, k; float alpha, beta; int threads; } ok[] = {
+        {100, 1, 1120, 1.0f / 1120, 1, 1},   /* colsum cls: 100 classes, N = 32 x 35 */
+        {512, 1120, 100, 1.0f / 1120, 0, 2}, /* bwd_in cls */
+        {512, 1120, 100, 1.0f / 1120, 1, 1}, /* the same, beta 1 */
+        {512, 1, 1639, 1.0f / 1120, 1, 1},   /* a split's one-row NN H x 1 x S */
+        {64, 64, 64, -2.5f, 0.5f, 2},
+    };
+    for (int i = 0; i < RS_ARRAY_LEN(ok); i++) {
+        b->set_threads(b, ok[i].threads);
+        case_data d;
+        case_init(&d, 'N', 'N', ok[i].m, ok[i].n, ok[i].k, ok[i].alpha, ok[i].beta, 0, (uint64_t)(300 + i));
+        cr_expect_eq(b->takes(b, &d.p), 0, "libxsmm declines %ldx%ldx%ld alpha %g: %s", ok[i].m,
+                     ok[i].n, ok[i].k, ok[i].alpha, rs_lasterr());
+        double res = run_case(b, &d);
+        cr_expect(res >= 0 && res <= GEMM_RESIDUAL_MAX, "libxsmm %ldx%ldx%ld alpha %g beta %g: residual %g",
+                  ok[i].m, ok[i].n, ok[i].k, ok[i].alpha, ok[i].beta, res);
+        case_free(&d);
+    }
+    b->set_threads(b, 1);
+    /* M = 1, 4 (--classes 4), 7, 53 (prime): no factor in [8, 48], on any x86 target */
+    static const long bad_m[] = {1, 4, 7, 53};
+    for (int i = 0; i < RS_ARRAY_LEN(bad_m); i++) {
+        case_data d;
+        case_init(&d, 'N', 'N', bad_m[i], 32, 512, 1, 1, 0, (uint64_t)(400 + i));
+        cr_expect_neq(b->takes(b, &d.p), 0, "libxsmm takes %ldx32x512, which it has no kernel for", bad_m[i]);
+        cr_expect_eq(run_case(b, &d), -1, "libxsmm ran %ldx32x512", bad_m[i]);
+        case_free(&d);
+    }
+    fflush(stderr);
+    cr_expect_stderr_eq_str("", "libxsmm printed on stderr");
+}
 
 /* ---- the blocked backend's micro-kernels, one ISA each ---- */
 

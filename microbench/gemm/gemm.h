@@ -38,6 +38,7 @@
 
 /* ---- one backend ----------------------------------------------------------------- */
 typedef struct gemm_backend gemm_backend;
+struct gemm_problem;   /* below */
 struct gemm_backend {
     const char *name;    /* contract: naive, blocked, openblas, blis, libxsmm, onednn;
                             "<lib>:default" = that library with its own dispatch */
@@ -58,6 +59,11 @@ struct gemm_backend {
     int (*sgemm)(const gemm_backend *b, char ta, char tb, long m, long n, long k,
                  float alpha, const float *a, long lda, const float *bm, long ldb,
                  float beta, float *c, long ldc);
+    /* Optional, after a successful load: 0 when sgemm will compute this product itself
+     * (p's a, b, c0 unused), -1 when it would decline it (rs_lasterr says why; e.g.
+     * libxsmm has no kernel for it).  NULL: it computes every supported transpose case.
+     * Lets --gemm auto judge the product the trainer calls, not its timed slice. */
+    int (*takes)(const gemm_backend *b, const struct gemm_problem *p);
     /* After a successful load: the kernel in use and how it was chosen, e.g.
      * "SkylakeX (fixed from Prescott)", "Zen", "Prescott (default)", "avx2 16x6". */
     const char *(*dispatch)(const gemm_backend *b);
@@ -105,7 +111,7 @@ const char *gemm_trans_str(char ta, char tb);
 #define gemm_trans_bit(ta, tb) (1u << (((ta) == 'T') * 2 + ((tb) == 'T')))
 
 /* ---- problems, inputs and the check ------------------------------------------------- */
-typedef struct {
+typedef struct gemm_problem {
     char ta, tb;
     long m, n, k;
     float alpha, beta;
