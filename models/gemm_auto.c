@@ -47,7 +47,7 @@
 /* ---- the model's shapes ---- */
 
 static void add_shape(ga_shape *out, int *n, int max, char ta, char tb, long m, long nn, long k,
-                      const char *role, const char *where, double calls)
+                      const char *role, const char *where, double calls, float alpha)
 {
     if (m <= 0 || nn <= 0 || k <= 0 || calls <= 0)
         return;
@@ -55,6 +55,8 @@ static void add_shape(ga_shape *out, int *n, int max, char ta, char tb, long m, 
         ga_shape *s = &out[i];
         if (s->ta == ta && s->tb == tb && s->m == m && s->n == nn && s->k == k) {
             s->calls += calls;
+            if (alpha != 1)   /* shared by a product with alpha 1 and one without: check the latter */
+                s->alpha = alpha;
             size_t l = strlen(s->where);
             if (strcmp(s->where, where) != 0 && l + 1 + strlen(where) < sizeof s->where)
                 snprintf(s->where + l, sizeof s->where - l, "/%s", where);
@@ -64,7 +66,7 @@ static void add_shape(ga_shape *out, int *n, int max, char ta, char tb, long m, 
     RS_ASSERT(*n < max);
     ga_shape *s = &out[(*n)++];
     memset(s, 0, sizeof *s);
-    *s = (ga_shape){ta, tb, m, nn, k, "", "", calls};
+    *s = (ga_shape){ta, tb, m, nn, k, "", "", calls, alpha};
     snprintf(s->role, sizeof s->role, "%s", role);
     snprintf(s->where, sizeof s->where, "%s", where);
 }
@@ -74,7 +76,7 @@ static void add_shape(ga_shape *out, int *n, int max, char ta, char tb, long m, 
  *   mm_backward_input(N, I, O)   N N  I x N x O
  *   mm_backward_weight(N, I, O)  N T  I x O x N
  *   mm_colsum(N, O)              N N  O x 1 x N
- * with the arguments lstm.c / elman.c / output.c / output_class.c pass. */
+ * with the arguments (and alpha) lstm.c / elman.c / output.c / output_class.c pass. */
 int ga_model_shapes(const model_cfg *c, ga_shape *out, int max)
 {
     int n = 0;
@@ -85,22 +87,23 @@ int ga_model_shapes(const model_cfg *c, ga_shape *out, int max)
         snprintf(in, sizeof in, c->layers > 1 ? "l%d.in" : "in", l);
         snprintf(rec, sizeof rec, c->layers > 1 ? "l%d.rec" : "rec", l);
         snprintf(bias, sizeof bias, c->layers > 1 ? "l%d" : "rnn", l);
-        add_shape(out, &n, max, 'T', 'N', G, N, I, "fwd", in, 1);
-        add_shape(out, &n, max, 'T', 'N', G, B, H, "fwd", rec, (double)T);
-        add_shape(out, &n, max, 'N', 'N', H, B, G, "bwd_in", rec, (double)(T - 1));
-        add_shape(out, &n, max, 'N', 'N', I, N, G, "bwd_in", in, 1);
-        add_shape(out, &n, max, 'N', 'T', I, G, N, "bwd_w", in, 1);
-        add_shape(out, &n, max, 'N', 'T', H, G, N, "bwd_w", rec, 1);
-        add_shape(out, &n, max, 'N', 'N', G, 1, N, "colsum", bias, 1);
+        add_shape(out, &n, max, 'T', 'N', G, N, I, "fwd", in, 1, 1.0f);
+        add_shape(out, &n, max, 'T', 'N', G, B, H, "fwd", rec, (double)T, 1.0f);
+        add_shape(out, &n, max, 'N', 'N', H, B, G, "bwd_in", rec, (double)(T - 1), 1.0f);
+        add_shape(out, &n, max, 'N', 'N', I, N, G, "bwd_in", in, 1, 1.0f);
+        add_shape(out, &n, max, 'N', 'T', I, G, N, "bwd_w", in, 1, 1.0f);
+        add_shape(out, &n, max, 'N', 'T', H, G, N, "bwd_w", rec, 1, 1.0f);
+        add_shape(out, &n, max, 'N', 'N', G, 1, N, "colsum", bias, 1, 1.0f);
     }
     /* the output layer: the full softmax, or the class layer of --classes (its per-token
      * word products vary with the class size: they take the fallback) */
     long O = c->classes > 0 ? c->classes : c->vocab;
     const char *w = c->classes > 0 ? "cls" : "out";
-    add_shape(out, &n, max, 'T', 'N', O, N, H, "fwd", w, 1);
-    add_shape(out, &n, max, 'N', 'N', H, N, O, "bwd_in", w, 1);
-    add_shape(out, &n, max, 'N', 'T', H, O, N, "bwd_w", w, 1);
-    add_shape(out, &n, max, 'N', 'N', O, 1, N, "colsum", w, 1);
+    float mean = 1.0f / (float)N;   /* output.c / output_class.c: the mean loss's 1/N */
+    add_shape(out, &n, max, 'T', 'N', O, N, H, "fwd", w, 1, 1.0f);
+    add_shape(out, &n, max, 'N', 'N', H, N, O, "bwd_in", w, 1, mean);
+    add_shape(out, &n, max, 'N', 'T', H, O, N, "bwd_w", w, 1, mean);
+    add_shape(out, &n, max, 'N', 'N', O, 1, N, "colsum", w, 1, mean);
     return n;
 }
 
@@ -243,7 +246,7 @@ static int slice_alloc(const ga_shape *s, int threads, slice_data *d)
     slice_dims(s, threads, &m, &n, &k);
     /* the leading dimensions of the full product (matmul.c passes packed matrices) */
     long lda = s->ta == 'N' ? s->m : s->k, ldb = s->tb == 'N' ? s->k : s->n, ldc = s->m;
-    d->p = (gemm_problem){s->ta, s->tb, m, n, k, 1.0f, 1.0f, NULL, NULL, NULL, lda, ldb, ldc};
+    d->p = (gemm_problem){s->ta, s->tb, m, n, k, s->alpha, 1.0f, NULL, NULL, NULL, lda, ldb, ldc};
     d->scale = (double)s->m * s->n * s->k / ((double)m * n * k);
     d->a = alloc_fill(lda, s->ta == 'N' ? k : m, 0);
     d->b = alloc_fill(ldb, s->tb == 'N' ? n : k, 1);
@@ -375,10 +378,12 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
         for (int s = 0; s < nshapes; s++) {
             if (b->trans_unsupported & gemm_trans_bit(shapes[s].ta, shapes[s].tb))
                 continue;
-            /* libxsmm 1.17's tiled GEMM hands m below a vector (< 8 on AVX2) to a BLAS it
-             * was built without: right, but "LIBXSMM ERROR ... must be linked against
-             * LAPACK/BLAS" on stderr (the class layer's 4-class products did it) */
-            if (b == &gemm_backend_libxsmm && shapes[s].m < 16)
+            /* the product as the trainer calls it, not the slice checked and timed
+             * (whose m and n are rounded to 16): a backend that would decline it there
+             * (libxsmm without a kernel for it) is not picked for it */
+            if (b->takes && b->takes(b, &(gemm_problem){shapes[s].ta, shapes[s].tb, shapes[s].m,
+                                     shapes[s].n, shapes[s].k, shapes[s].alpha, 1.0f, NULL, NULL,
+                                     NULL, d[s].p.lda, d[s].p.ldb, d[s].p.ldc}) != 0)
                 continue;
             char why[160];
             double best = 0;

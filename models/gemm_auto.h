@@ -36,6 +36,8 @@ typedef struct {
     char where[32];   /* in, rec (the input and recurrent weights), rnn (the cell's bias),
                          out, cls; "l1.in", "l1" with layers > 1; "in/rec" if shared */
     double calls;     /* calls per training step (the recurrence: one per time step) */
+    float alpha;      /* the alpha the trainer passes (the output layer's 1/N mean); the
+                         check and timing use it (libxsmm's kernels, e.g., take only 1) */
 } ga_shape;
 
 /* The distinct products of one training step of model c (full windows), at most max.

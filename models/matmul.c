@@ -233,6 +233,11 @@ static void sgemm(char ta, char tb, long m, long n, long k, float alpha, const f
     if (!g->reentrant && omp_in_parallel())   /* a split loop (mm_split_begin): the fallback */
         g = be;
     int rc = g->sgemm(g, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    /* a pick that declines this call (C untouched: libxsmm without a kernel for a plan
+     * recorded on another CPU, or a per-token product of a plan's shape) goes to the
+     * fallback, which the plan checked on every product */
+    if (rc != 0 && g != be)
+        rc = be->sgemm(be, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     RS_ASSERT(rc == 0);
 }
 

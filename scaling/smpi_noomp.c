@@ -7,12 +7,14 @@
  * links bench.c for rs_ncpus only.) */
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
+int omp_get_max_threads(void);
 void omp_set_num_threads(int n);
 int omp_in_parallel(void);
 void omp_set_max_active_levels(int n);
 
 int omp_get_thread_num(void) { return 0; }
 int omp_get_num_threads(void) { return 1; }
+int omp_get_max_threads(void) { return 1; }
 void omp_set_num_threads(int n) { (void)n; }
 int omp_in_parallel(void) { return 0; }
 void omp_set_max_active_levels(int n) { (void)n; }

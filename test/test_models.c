@@ -26,7 +26,9 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <criterion/redirect.h>
 #include <fcntl.h>
+#include <float.h>
 #include <ftw.h>
 #include <math.h>
 #include <omp.h>
@@ -2065,6 +2067,96 @@ static void fake_threads(const gemm_backend *b, int n)
 {
     (void)n;
     gemm_backend_blocked.set_threads(&gemm_backend_blocked, 1);
+}
+
+/* Right for alpha = 1 only (naive underneath, alpha ignored). */
+static int fake_alpha1_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                             float alpha, const float *a, long lda, const float *bm, long ldb,
+                             float beta, float *c, long ldc)
+{
+    return gemm_backend_naive.sgemm(&gemm_backend_naive, ta, tb, m, n, k, 1.0f, a, lda, bm, ldb,
+                                    beta, c, ldc);
+}
+
+static int fake_naive_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                            float alpha, const float *a, long lda, const float *bm, long ldb,
+                            float beta, float *c, long ldc)
+{
+    return gemm_backend_naive.sgemm(&gemm_backend_naive, ta, tb, m, n, k, alpha, a, lda, bm, ldb,
+                                    beta, c, ldc);
+}
+
+/* Declines an M that is not a multiple of 16, as libxsmm declines an M without a factor
+ * from the vector width to 48: the slices --gemm auto times (M rounded to 16) it takes. */
+static int fake_m16_takes(const gemm_backend *b, const gemm_problem *p)
+{
+    RS_CHECK(p->m % 16 == 0, "fake-m16: M %ld", p->m);
+    return 0;
+}
+
+/* --gemm auto judges each product as the trainer calls it: with the output layer's alpha
+ * (1/N, the mean loss), and by what the backend takes at the full size.  Before, it
+ * checked alpha = 1 on slices, so libxsmm was picked for products that its library
+ * then handed to a missing BLAS ("LIBXSMM ERROR ... sgemm!"). */
+Test(models, auto_checks_products_as_the_trainer_calls_them)
+{
+    static const gemm_backend alpha1 = {.name = "fake-alpha1", .what = "alpha ignored",
+                                        .load = fake_load, .sgemm = fake_alpha1_sgemm};
+    static const gemm_backend m16 = {.name = "fake-m16", .what = "M % 16 only", .load = fake_load,
+                                     .sgemm = fake_naive_sgemm, .takes = fake_m16_takes};
+    const gemm_backend *cands[3] = {&alpha1, &m16, &gemm_backend_blocked};
+    cr_assert_eq(gemm_backend_blocked.load(&gemm_backend_blocked), 0);
+    model_cfg c = {CELL_LSTM, 1, 24, 16, 40, 8, 5, 4};   /* G 96, N 40, 4 classes */
+    ga_shape shapes[GA_MAX_SHAPES];
+    int ns = ga_model_shapes(&c, shapes, GA_MAX_SHAPES), odd = 0;
+    for (int i = 0; i < ns; i++) {
+        int mean = strcmp(shapes[i].where, "cls") == 0 && strcmp(shapes[i].role, "fwd") != 0;
+        cr_expect_eq(shapes[i].alpha, mean ? 1.0f / 40 : 1.0f, "%s %s: alpha %g", shapes[i].role,
+                     shapes[i].where, shapes[i].alpha);
+        odd += shapes[i].m % 16 != 0;
+    }
+    cr_assert(odd > 0, "no product with an M that is not a multiple of 16");
+    static ga_plan p;
+    p.notes[0] = 0;
+    cr_assert_eq(ga_tune(shapes, ns, cands, 3, 1, &p), 0, "%s", rs_lasterr());
+    cr_expect_eq(p.excluded[0], 1, "a backend wrong for alpha = 1/N passed the check");
+    cr_expect(strstr(p.notes, "fake-alpha1 excluded: WRONG"), "notes: %s", p.notes);
+    for (int i = 0; i < ns; i++) {
+        int declined = p.shape[i].m % 16 != 0;
+        cr_expect(declined ? p.ms[i][1] < 0 && p.pick[i] != &m16 : p.ms[i][1] > 0,
+                  "%s %s (M %ld): fake-m16 %s", p.shape[i].role, p.shape[i].where, p.shape[i].m,
+                  declined ? "judged on its slice" : "not timed");
+    }
+}
+
+/* A recorded plan may name libxsmm for a product it has no kernel for (M 4: the
+ * 4-class layer's bias sum; or a plan from a CPU with another vector width): the
+ * trainer's call goes to the plan's fallback, right and silent. */
+Test(models, auto_declined_call_takes_the_fallback, .init = cr_redirect_stderr)
+{
+    const gemm_backend *x = gemm_find("libxsmm");
+    if (x->load(x) != 0)
+        cr_skip_test("libxsmm not installed here: %s", rs_lasterr());
+    model_cfg c = {CELL_LSTM, 1, 24, 16, 40, 8, 5, 4};
+    cr_assert_eq(mm_init_record("auto:other=blocked;4x1x40:NN=libxsmm", &c, 1), 0, "%s", rs_lasterr());
+    float dout[4 * 40], ones[40], db[4] = {0.5f, -0.25f, 0, 1};
+    double want[4];
+    for (int o = 0; o < 4; o++)
+        want[o] = db[o];
+    for (int r = 0; r < 40; r++) {
+        ones[r] = 1;
+        for (int o = 0; o < 4; o++) {
+            dout[o + 4 * r] = (float)((r * 7 + o * 3) % 11) / 11.0f - 0.5f;
+            want[o] += dout[o + 4 * r] / 40.0;
+        }
+    }
+    mm_colsum(db, dout, ones, 40, 4, 1.0f / 40);
+    /* gemm.h's residual bound: eps (|alpha| K max|A| + |beta| max|C0|), inputs <= 0.5, C0 <= 1 */
+    double tol = GEMM_RESIDUAL_MAX * FLT_EPSILON * (40 * 0.5 / 40 + 1);
+    for (int o = 0; o < 4; o++)
+        cr_expect(fabs(db[o] - want[o]) <= tol, "db[%d] %.9g, want %.9g", o, db[o], want[o]);
+    fflush(stderr);
+    cr_expect_stderr_eq_str("", "a library printed on stderr");
 }
 
 /* One thread: each product on its fastest; with threads, never OpenBLAS (its own
