@@ -284,11 +284,9 @@ static void kernel(void *vctx, int tid, long reps)
                     p->beta, w->c, p->ldc);
 }
 
-/* Check b on d (C from C0), then time it: est. ms per full-size call; -1 when b
- * declines the case; -2 when the result is wrong (why says so).  best: the least
- * estimate so far on this shape (0 none). */
-static double check_and_time(const gemm_backend *b, slice_data *d, int threads, double best,
-                             char *why, size_t len)
+/* One checked call of b on d (C from C0): est. ms per full-size call; -1 when b
+ * declines the case; -2 when the result is wrong (why says so). */
+static double check_once(const gemm_backend *b, slice_data *d, int threads, char *why, size_t len)
 {
     const gemm_problem *p = &d->p;
     for (long j = 0; j < p->n; j++)
@@ -306,6 +304,19 @@ static double check_and_time(const gemm_backend *b, slice_data *d, int threads, 
                  p->n, p->k, gemm_trans_str(p->ta, p->tb));
         return -2;
     }
+    return first;
+}
+
+/* Check b on d, then time it: est. ms per full-size call; -1 when b declines the case;
+ * -2 when the result is wrong (why says so).  best: the least estimate so far on this
+ * shape (0 none). */
+static double check_and_time(const gemm_backend *b, slice_data *d, int threads, double best,
+                             char *why, size_t len)
+{
+    const gemm_problem *p = &d->p;
+    double first = check_once(b, d, threads, why, len);
+    if (first < 0)
+        return first;
     if (best > 0 && first > GA_HOPELESS * best)
         return first;
     rs_bench_cfg cfg = {.warmup_s = 0, .min_sample_s = 2e-4, .min_samples = 3, .max_samples = 50,
@@ -345,6 +356,31 @@ static void warm_up(const gemm_backend *b, const ga_shape *shapes, int nshapes, 
  * OpenBLAS with oneDNN for the two bias sums alone (0.2 against 0.8 ms each, timed
  * apart) took LSTM-512 from 340-420 to 520 ms a step. */
 static int own_pool(const gemm_backend *b) { return strncmp(b->name, "openblas", 8) == 0; }
+
+/* The class layer's per-token products (output_class.c), which run on the fallback,
+ * one thread each inside the split: the S words of one class against one row,
+ *   TN S x 1 x H, NT H x S x 1 (alpha 1/N), NN H x 1 x S (alpha 1/N),
+ * S from 1 to the largest class.  Checked, not timed, at S = 1 and an odd S = 37: the
+ * fallback must compute them.  Found from the model's "bwd_in cls" (H x N x C). */
+#define GA_NSPLIT 6
+static int split_shapes(const ga_shape *shapes, int nshapes, ga_shape *out)
+{
+    for (int i = 0; i < nshapes; i++) {
+        const ga_shape *s = &shapes[i];
+        if (strcmp(s->role, "bwd_in") != 0 || strcmp(s->where, "cls") != 0)
+            continue;
+        static const long sizes[] = {1, 37};
+        int n = 0;
+        for (int j = 0; j < 2; j++) {
+            long S = sizes[j];
+            out[n++] = (ga_shape){'T', 'N', S, 1, s->m, "fwd", "cls.word", 1, 1.0f};
+            out[n++] = (ga_shape){'N', 'T', s->m, S, 1, "bwd_w", "cls.word", 1, s->alpha};
+            out[n++] = (ga_shape){'N', 'N', s->m, 1, S, "bwd_in", "cls.word", 1, s->alpha};
+        }
+        return n;
+    }
+    return 0;
+}
 
 int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cands, int ncand,
             int threads, ga_plan *plan)
@@ -408,13 +444,45 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
     free(d);
     if (rc != 0)
         return -1;
+    /* the split's per-token products, at one thread as there */
+    ga_shape split[GA_NSPLIT];
+    int nsplit = split_shapes(shapes, nshapes, split), no_split[GA_MAX_CANDS] = {0};
+    for (int i = 0; i < nsplit && rc == 0; i++) {
+        slice_data sd = {0};
+        rc = slice_alloc(&split[i], 1, &sd);
+        for (int c = 0; c < ncand && rc == 0; c++) {
+            const gemm_backend *b = cands[c];
+            char why[160];
+            if (plan->excluded[c] || no_split[c])
+                continue;
+            if (b->set_threads)
+                b->set_threads(b, 1);
+            int unsup = (b->trans_unsupported & gemm_trans_bit(split[i].ta, split[i].tb)) != 0;
+            double ms = unsup ? -1 : check_once(b, &sd, 1, why, sizeof why);
+            if (b->set_threads)
+                b->set_threads(b, threads);
+            if (ms == -2) {
+                plan->excluded[c] = 1;
+                note(plan->notes, sizeof plan->notes, "%s excluded: WRONG result on a per-token "
+                     "class product, %s\n", b->name, why);
+            } else if (ms == -1) {   /* it may take shapes, never be the fallback */
+                no_split[c] = 1;
+                if (!unsup)
+                    note(plan->notes, sizeof plan->notes, "%s declines a per-token class product "
+                         "(%s): not the fallback\n", b->name, rs_lasterr());
+            }
+        }
+        slice_free(&sd);
+    }
+    if (rc != 0)
+        return -1;
     /* the fallback: the least time over the step among those that do every shape */
     double best = 0;
     for (int c = 0; c < ncand; c++) {
         double t = 0;
         for (int s = 0; s < nshapes && t >= 0; s++)
             t = plan->ms[s][c] < 0 ? -1 : t + shapes[s].calls * plan->ms[s][c];
-        if (!plan->excluded[c] && t >= 0 && (!plan->fallback || t < best))
+        if (!plan->excluded[c] && !no_split[c] && t >= 0 && (!plan->fallback || t < best))
             plan->fallback = cands[c], best = t;
     }
     if (!plan->fallback) {   /* one line: the notes' line breaks become "; " */

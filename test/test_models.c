@@ -2129,6 +2129,43 @@ Test(models, auto_checks_products_as_the_trainer_calls_them)
     }
 }
 
+/* Right except with K = 1, which only the class layer's per-token NT product has. */
+static int fake_k1_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
+                         float alpha, const float *a, long lda, const float *bm, long ldb,
+                         float beta, float *c, long ldc)
+{
+    return gemm_backend_naive.sgemm(&gemm_backend_naive, ta, tb, m, n, k, k == 1 ? 2 * alpha : alpha,
+                                    a, lda, bm, ldb, beta, c, ldc);
+}
+
+/* The per-token products of the class layer's split run on the fallback: they are
+ * checked too, so a backend wrong on them is excluded (it used to be the fallback). */
+Test(models, auto_checks_the_class_layers_per_token_products)
+{
+    static const gemm_backend k1 = {.name = "fake-k1", .what = "wrong with K = 1", .load = fake_load,
+                                    .sgemm = fake_k1_sgemm};
+    const gemm_backend *cands[2] = {&k1, &gemm_backend_blocked};
+    cr_assert_eq(gemm_backend_blocked.load(&gemm_backend_blocked), 0);
+    model_cfg c = {CELL_LSTM, 1, 24, 16, 40, 8, 5, 4};
+    ga_shape shapes[GA_MAX_SHAPES];
+    int ns = ga_model_shapes(&c, shapes, GA_MAX_SHAPES);
+    for (int i = 0; i < ns; i++)
+        cr_assert_neq(shapes[i].k, 1, "a model product with K = 1: the test needs another model");
+    static ga_plan p;
+    p.notes[0] = 0;
+    cr_assert_eq(ga_tune(shapes, ns, cands, 2, 1, &p), 0, "%s", rs_lasterr());
+    cr_expect_eq(p.excluded[0], 1, "fake-k1 not excluded");
+    cr_expect(strstr(p.notes, "fake-k1 excluded: WRONG result on a per-token class product"),
+              "notes: %s", p.notes);
+    cr_expect(p.fallback == &gemm_backend_blocked, "fallback %s", p.fallback->name);
+    /* without a class layer there is no split to check */
+    c.classes = 0;
+    ns = ga_model_shapes(&c, shapes, GA_MAX_SHAPES);
+    p.notes[0] = 0;
+    cr_assert_eq(ga_tune(shapes, ns, cands, 2, 1, &p), 0, "%s", rs_lasterr());
+    cr_expect_eq(p.excluded[0], 0, "notes: %s", p.notes);
+}
+
 /* A recorded plan may name libxsmm for a product it has no kernel for (M 4: the
  * 4-class layer's bias sum; or a plan from a CPU with another vector width): the
  * trainer's call goes to the plan's fallback, right and silent. */
