@@ -14,7 +14,7 @@
  *                    micro-kernel (gemm_blocked_ukernel.h, one file per ISA)
  *   gemm_openblas.c  OpenBLAS  cblas_sgemm   } loaded with dlopen(RTLD_LOCAL): both
  *   gemm_blis.c      BLIS      bli_sgemm     } export sgemm_/cblas_sgemm (gemm_dl.c)
- *   gemm_libxsmm.c   libxsmm   libxsmm_xgemm_omp (tiled JIT kernels), if a .so exists
+ *   gemm_libxsmm.c   libxsmm   its tiled GEMM (JIT kernels) where it has them, if a .so exists
  *   gemm_onednn.c    oneDNN    dnnl_sgemm, if libdnnl.so.2 exists
  *   gemm_dl.c        private loading (dlopen / dlmopen) and the dispatch probe
  *   gemm_registry.c  the one table of backends
