@@ -67,13 +67,7 @@ case "$GEMM" in plan|auto|openblas|blis|onednn|blocked|naive) ;;
     *) die "GEMM=$GEMM: expected plan, auto or a backend (openblas, blis, onednn, blocked, naive)" ;; esac
 # bad settings: one line, exit 2, before anything is written
 JOBS=${JOBS:-1}
-for name in N_LIST B_LIST CAP_EPOCHS EVAL_STREAMS THREADS JOBS; do
-    eval "vals=\$$name"
-    [ -n "$vals" ] || die "$name is empty: expected a positive integer"
-    for v in $vals; do
-        case "$v" in *[!0-9]*|0) die "$name=$vals: '$v' is not a positive integer" ;; esac
-    done
-done
+positive_ints N_LIST B_LIST CAP_EPOCHS EVAL_STREAMS THREADS JOBS
 for name in LR_FACTORS TARGET_X CAP_X; do
     eval "vals=\$$name"
     [ -n "$vals" ] || die "$name is empty: expected a number > 0"

@@ -45,13 +45,7 @@ case "$src" in /*) . "$src" ;; *) . "./$src" ;; esac
 # bad settings: one line, exit 2, before anything is written
 JOBS=${JOBS:-2}
 export JOBS
-for name in HIDDEN_LIST BATCH BPTT COMPLETION THREADS JOBS; do
-    eval "vals=\$$name"
-    [ -n "$vals" ] || die "$name is empty: expected a positive integer"
-    for v in $vals; do
-        case "$v" in *[!0-9]*|0) die "$name=$vals: '$v' is not a positive integer" ;; esac
-    done
-done
+positive_ints HIDDEN_LIST BATCH BPTT COMPLETION THREADS JOBS
 case "$CLASSES" in ''|*[!0-9]*) die "CLASSES=$CLASSES: not an integer >= 0 (0: sqrt of the vocabulary)" ;; esac
 awk -v x="$BUDGET_S" 'BEGIN { exit !(x ~ /^[0-9.eE+-]+$/ && x + 0 > 0) }' ||
     die "BUDGET_S=$BUDGET_S: not a number of seconds > 0"

@@ -71,6 +71,17 @@ settings_save() {
     trap - EXIT INT TERM
 }
 
+# positive_ints NAME...: each named setting a list of positive integers (else die)
+positive_ints() {
+    for name in "$@"; do
+        eval "vals=\$$name"
+        [ -n "$vals" ] || die "$name is empty: expected a positive integer"
+        for v in $vals; do
+            case "$v" in *[!0-9]*|0) die "$name=$vals: '$v' is not a positive integer" ;; esac
+        done
+    done
+}
+
 train_check() {
     what=$1; shift
     why=$(build/bin/rnn-train --check-args "$@" 2>&1 > /dev/null) && return 0

@@ -14,18 +14,14 @@ set -u
 bin=${1:-build/bin}
 cd "$(dirname "$0")/../.."
 . test/mpi/env.sh
+. test/lib.sh   # ok, bad, tiny_corpus
 tmp=$(mktemp -d /tmp/rnnscale-faults-XXXXXX)
 disk=$tmp/disk
 cleanup() { umount "$disk" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
 
-awk 'BEGIN { split("the whale|ahab|the sea|ishmael|the ship", s, "|"); split("sees|hunts|follows|loves|fears", v, "|");
-             split("the captain.|the white whale.|the harpoon.|the sea.|the crew.", o, "|");
-             x = 7; for (i = 0; i < 800; i++) { x = (x * 1103515245 + 12345) % 2147483648;
-               printf "%s %s %s\n", s[x % 5 + 1], v[int(x / 8) % 5 + 1], o[int(x / 64) % 5 + 1] } }' > "$tmp/corpus.txt"
+tiny_corpus "$tmp/corpus.txt"
 train="$bin/rnn-train --corpus $tmp/corpus.txt --model lstm --layers 1 --hidden 24 --embed 16 --bptt 8
        --batch 2 --optimizer adam --lr 0.02 --schedule const --seed 5 --threads 1 --gemm openblas"
 # leftovers DIR: files that are not a finished checkpoint or result (temporaries)

@@ -36,16 +36,12 @@
 set -u
 bin=${1:?usage: train.sh RNN_TRAIN}
 . "$(dirname "$0")/env.sh"
+. "$(dirname "$0")/../lib.sh"   # tiny_corpus
 
 fail=0
 tmp=$(mktemp -d /tmp/rnnscale-mpitrain-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-awk 'BEGIN { split("the whale|ahab|the sea|ishmael|the ship", s, "|");
-             split("sees|hunts|follows|loves|fears", v, "|");
-             split("the captain.|the white whale.|the harpoon.|the sea.|the crew.", o, "|");
-             x = 7; for (i = 0; i < 800; i++) { x = (x * 1103515245 + 12345) % 2147483648;
-               printf "%s %s %s\n", s[x % 5 + 1], v[int(x / 8) % 5 + 1], o[int(x / 64) % 5 + 1] } }' \
-    > "$tmp/corpus.txt"
+tiny_corpus "$tmp/corpus.txt"
 base="--corpus $tmp/corpus.txt --model lstm --layers 1 --hidden 24 --embed 16
       --bptt 8 --batch 2 --schedule const --seed 5 --threads 1 --gemm openblas --eval-every 1"
 common="$base --optimizer adam --lr 0.02"
