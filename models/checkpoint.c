@@ -371,6 +371,14 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
                   path, why);
         goto out;
     }
+    /* the seed picks the completion questions and is reported: not silently replaced */
+    if (hd.st.seed != st->seed) {
+        rs_seterr("checkpoint %s was written with --seed %llu, this run has --seed %llu: "
+                  "resume with --seed %llu (or use another --checkpoint folder)", path,
+                  (unsigned long long)hd.st.seed, (unsigned long long)st->seed,
+                  (unsigned long long)hd.st.seed);
+        goto out;
+    }
     long P = m->lay.total, S = (long)m->cfg.layers * m->cfg.batch * m->cfg.hidden;
     int k = optim_nstate(o->kind);
     long per_worker = (long)m->cfg.layers * expect->cfg.batch * m->cfg.hidden;
