@@ -78,7 +78,8 @@ int ckpt_latest(const char *dir, char *path, size_t len)
     return 0;
 }
 
-/* A writer's temporary (rs_write_atomic's NAME.tmp.XXXXXX) or ckpt_prepare's probe. */
+/* A writer's temporary (rs_write_atomic's NAME.tmp.HOST.PID.XXXXXX, any pid: the lock is
+ * held) or ckpt_prepare's probe. */
 static int is_temp_name(const char *n)
 {
     return (strncmp(n, "ckpt-", 5) == 0 && strstr(n, ".bin.tmp.")) ||
