@@ -1,4 +1,5 @@
-/* fsio.c — atomic, never-overwriting result files; mkdir -p; Ctrl-C handling.
+/* fsio.c — atomic, never-overwriting result files and their stale temporaries; mkdir -p;
+ * Ctrl-C handling.
  *
  * Why link() and not rename(): rename() replaces an existing target, link() fails
  * with EEXIST — so "refuse an existing result" is decided by the kernel, atomically,
@@ -6,10 +7,13 @@
 #define _GNU_SOURCE
 #include "fsio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,6 +75,75 @@ static void dir_of(const char *path, char *dir, size_t len)
     snprintf(dir, len, "%s", dirname(tmp));
 }
 
+static int check_only;
+void rs_fsio_check_only(void) { check_only = 1; }
+
+/* "HOST.PID" of this process, as its temporaries carry it ('/' in a host name as '_'). */
+static void temp_owner(char *buf, size_t len)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !*host)
+        snprintf(host, sizeof host, "localhost");
+    for (char *p = host; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    snprintf(buf, len, "%s.%ld", host, (long)getpid());
+}
+
+/* The pid of a temporary "BASE.tmp.HOST.PID.XXXXXX" of this host, or 0 (not one). */
+static long temp_pid(const char *name, const char *base, const char *host)
+{
+    size_t nb = strlen(base), nh = strlen(host), n = strlen(name);
+    if (n < nb + 5 + nh + 1 + 1 + 7 || strncmp(name, base, nb) != 0 ||
+        strncmp(name + nb, ".tmp.", 5) != 0)
+        return 0;
+    const char *h = name + nb + 5, *end = name + n - 7;   /* end: ".XXXXXX" */
+    if (*end != '.' || strncmp(h, host, nh) != 0 || h[nh] != '.')
+        return 0;
+    long pid = 0;
+    for (const char *p = h + nh + 1; p < end; p++) {
+        if (*p < '0' || *p > '9' || pid > INT_MAX / 10)
+            return 0;
+        pid = pid * 10 + (*p - '0');
+    }
+    return pid <= INT_MAX ? pid : 0;
+}
+
+int rs_remove_stale_temps(const char *path)
+{
+    char dir[4096], tmp[4096], owner[300], host[300];
+    dir_of(path, dir, sizeof dir);
+    snprintf(tmp, sizeof tmp, "%s", path);
+    const char *base = basename(tmp);
+    temp_owner(owner, sizeof owner);
+    snprintf(host, sizeof host, "%.*s", (int)(strrchr(owner, '.') - owner), owner);
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int removed = 0;
+    char first[4400] = "";
+    long first_pid = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        long pid = temp_pid(e->d_name, base, host);
+        /* a live pid (or one not ours to signal) may be writing it: kept */
+        if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char p[4400];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && unlink(p) == 0 && removed++ == 0) {
+            snprintf(first, sizeof first, "%s", p);
+            first_pid = pid;
+        }
+    }
+    closedir(d);
+    if (removed)
+        fprintf(stderr, "%s: removed stale temporary %s (left by pid %ld, a killed writer)%s\n",
+                rs_progname(), first, first_pid, removed > 1 ? " and others like it" : "");
+    return removed;
+}
+
 int rs_check_writable(const char *path)
 {
     char dir[4096];
@@ -83,6 +156,8 @@ int rs_check_writable(const char *path)
     RS_CHECK(stat(dir, &st) == 0 && S_ISDIR(st.st_mode),
           "cannot write %s: folder %s does not exist (create it first)", path, dir);
     RS_CHECK(access(dir, W_OK) == 0, "cannot write %s: folder %s is not writable", path, dir);
+    if (!check_only)
+        rs_remove_stale_temps(path);
     return 0;
 }
 
@@ -92,7 +167,9 @@ int rs_check_writable(const char *path)
 static int write_temp(const char *path, char *tmpl, size_t cap, mode_t mode, rs_writer_fn writer,
                       void *ctx)
 {
-    int len = snprintf(tmpl, cap, "%s.tmp.XXXXXX", path);
+    char owner[300];
+    temp_owner(owner, sizeof owner);   /* the next start can tell a killed writer's */
+    int len = snprintf(tmpl, cap, "%s.tmp.%s.XXXXXX", path, owner);
     RS_CHECK(len > 0 && (size_t)len < cap, "path too long: %s", path);
 
     /* Block signals while the temporary's name is being published to the handler. */

@@ -1,6 +1,7 @@
 /* fsio.h — result files that are never half-written and never overwritten.
  *
- * rs_write_atomic() writes through a temporary file in the target's folder, flushes
+ * rs_write_atomic() writes through a temporary file in the target's folder (named
+ * after its host and pid, so that the next start removes a killed writer's), flushes
  * and fsyncs it, then link()s it to the target name — which fails if the target
  * exists, so an existing result is never replaced — and removes the temporary.
  * If the writer fails, or the process is interrupted (SIGINT/SIGTERM, see
@@ -19,8 +20,19 @@ typedef int (*rs_writer_fn)(FILE *f, void *ctx);
 int rs_write_atomic(const char *path, rs_writer_fn writer, void *ctx);
 
 /* Fails early, with a clear message, if `path` exists or its folder is not writable:
- * call before a long run so bad output paths are caught before the work is done. */
+ * call before a long run so bad output paths are caught before the work is done.
+ * Then removes path's stale temporaries (rs_remove_stale_temps), unless
+ * rs_fsio_check_only() was called. */
 int rs_check_writable(const char *path);
+
+/* The temporaries of path that a killed writer left ("PATH.tmp.HOST.PID.XXXXXX", as
+ * rs_write_atomic names them, of this host and a pid that no longer runs) are removed,
+ * with one note on stderr; a live pid's, another host's or a nameless one's are kept.
+ * Returns how many were removed. */
+int rs_remove_stale_temps(const char *path);
+
+/* From now on rs_check_writable only checks, removing nothing (rnn-train --check-args). */
+void rs_fsio_check_only(void);
 
 int rs_mkdir_p(const char *dir);          /* like mkdir -p */
 

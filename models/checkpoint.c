@@ -78,7 +78,8 @@ int ckpt_latest(const char *dir, char *path, size_t len)
     return 0;
 }
 
-/* A writer's temporary (rs_write_atomic's NAME.tmp.XXXXXX) or ckpt_prepare's probe. */
+/* A writer's temporary (rs_write_atomic's NAME.tmp.HOST.PID.XXXXXX, any pid: the lock is
+ * held) or ckpt_prepare's probe. */
 static int is_temp_name(const char *n)
 {
     return (strncmp(n, "ckpt-", 5) == 0 && strstr(n, ".bin.tmp.")) ||
@@ -369,6 +370,14 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
     if (ident_diff(&hd.id, expect, why, sizeof why)) {
         rs_seterr("checkpoint %s was written with %s (or use another --checkpoint folder)",
                   path, why);
+        goto out;
+    }
+    /* the seed picks the completion questions and is reported: not silently replaced */
+    if (hd.st.seed != st->seed) {
+        rs_seterr("checkpoint %s was written with --seed %llu, this run has --seed %llu: "
+                  "resume with --seed %llu (or use another --checkpoint folder)", path,
+                  (unsigned long long)hd.st.seed, (unsigned long long)st->seed,
+                  (unsigned long long)hd.st.seed);
         goto out;
     }
     long P = m->lay.total, S = (long)m->cfg.layers * m->cfg.batch * m->cfg.hidden;

@@ -14,8 +14,8 @@
  * (ckpt_prepare).  The format is this build's structs in native byte order, with a
  * magic, a version, and a SHA-256 of the whole file at its end, so a damaged file is
  * refused rather than half-loaded.  A checkpoint records the model shape, vocabulary
- * size, level, optimizer and the corpus's sha256 (and, by the size of the carried
- * state, the worker count); resuming with any of them different is refused with a line
+ * size, level, optimizer, the seed and the corpus's sha256 (and, by the size of the
+ * carried state, the worker count); resuming with any of them different is refused with a line
  * naming the field, both values and the flag to resume with. */
 #ifndef RS_MODELS_CHECKPOINT_H
 #define RS_MODELS_CHECKPOINT_H
@@ -73,7 +73,8 @@ int ckpt_save(const char *dir, const ckpt_ident *id, const model *m, const optim
               const lr_sched *s, const train_state *st, char *path_out, size_t len);
 
 /* Load the newest checkpoint of DIR into m (parameters, carried state), o (state),
- * s (state) and st.  The identity must equal *expect.  0, or -1 (rs_lasterr). */
+ * s (state) and st.  The identity must equal *expect, and the checkpoint's seed
+ * st->seed as given (this run's --seed).  0, or -1 (rs_lasterr). */
 int ckpt_load_latest(const char *dir, const ckpt_ident *expect, model *m, optimizer *o,
                      lr_sched *s, train_state *st, char *path_out, size_t len);
 /* Load one checkpoint file (same checks). */

@@ -198,6 +198,7 @@ int train_check_args(const train_opts *o)
 {
     char path[4200];
     run_ctx r = {.o = o, .log_fd = -1, .ckpt_lock = -1};
+    rs_fsio_check_only();   /* --check-args writes nothing: stale temporaries stay */
     return check_inputs(&r, path, sizeof path, 1);
 }
 

@@ -16,8 +16,9 @@
 #                          writes it (one key per line; empty if none)
 #   keep_aside RUN PATH    moves an existing PATH into RUN/old-K/ (the first K free), so
 #                          results are never overwritten
-#   study_none_done WHO POINTS PREFIX   exits 1 with one line when no point of the file
-#                          POINTS whose name starts with PREFIX is done (nothing to tabulate)
+#   study_none_done WHO POINTS PREFIX [LOGS]   exits 1 with one line when no point of
+#                          the file POINTS whose name starts with PREFIX is done (nothing
+#                          to tabulate); the line names LOGS (default: the points' stderr)
 #   point_failed WHO NAME  exits 1 with one line: the point NAME failed, its last stderr
 #                          line, where its logs are
 #   run_points NAME        scaling/study.sh over the points file $points of $run, skipping
@@ -118,7 +119,7 @@ study_none_done() {
                 echo "$name"
         done | wc -l)
     [ "$done_n" -eq 0 ] || return 0
-    echo "$1: every point failed (their logs: $run/points/$3*/stderr.txt); no table, report or figure written" >&2
+    echo "$1: every point failed (their logs: ${4:-$run/points/$3*/stderr.txt}); no table, report or figure written" >&2
     exit 1
 }
 

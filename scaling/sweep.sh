@@ -20,18 +20,20 @@
 # Every part is planned first (scaling/simulate --plan), then all their simulations run
 # as one list, SIM_JOBS at once (default: the cores), the longest first (the point
 # driver scaling/study.sh: rerunning with the same RUN resumes), then each part's CSV
-# and JSON are written (--collect).  SimGrid 3.32 costs ~50-75 us of wall time per
-# simulated message here, so one ring allreduce at 800 nodes is 1.5-5 min: the default
-# sweep runs the ring-like algorithms at 512 nodes and more only as smpi:lr at 800
-# nodes and 64 MiB, and leaves out what repeats another point (scaling/README.md,
-# "Cost"; scaling/sweep_plan.sh).  FULL=1 runs
-# every algorithm at every size at every node count instead (hours).  QUICK=1: a few
-# points of each, up to 256 nodes (what `make bench` runs; minutes).  SIM_PARTS=FILE:
+# and JSON are written (--collect); if no simulation gave a row, none is: exit 1 with
+# one line naming the logs (kept in RUN/simulate_work).  SimGrid 3.32 costs ~50-75 us
+# of wall time per simulated message here, so one ring allreduce at 800 nodes is
+# 1.5-5 min: the default sweep runs the ring-like algorithms at 512 nodes and more only
+# as smpi:lr at 800 nodes and 64 MiB, and leaves out what repeats another point
+# (scaling/README.md, "Cost"; scaling/sweep_plan.sh).  FULL=1 runs every algorithm
+# at every size at every node count instead (hours).  QUICK=1: a few points of each,
+# up to 256 nodes (what `make bench` runs; minutes).  SIM_PARTS=FILE:
 # its lines "NAME scaling/simulate-options" instead of a preset.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 . scaling/sweep_plan.sh   # sweep_parts, plan_part, write_points, collect_part, record_costs
+. scaling/study_lib.sh    # study_none_done
 run=${1:-${RUN:-}}
 jobs=${SIM_JOBS:-$(nproc 2>/dev/null || echo 2)}   # checked before anything is made
 case "$jobs" in ''|*[!0-9]*|0) echo "simulate: SIM_JOBS=$jobs is not a positive integer (e.g. SIM_JOBS=2)" >&2; exit 2 ;; esac
@@ -57,6 +59,11 @@ rc=0
 [ -s "$work/points.txt" ] && { JOBS=$jobs sh scaling/study.sh run "$work" "$work/points.txt"; rc=$?; }
 { [ $rc -eq 130 ] || [ $rc -eq 143 ]; } && { echo "simulate: interrupted; rerun with RUN=$run to resume"; exit $rc; }
 [ $rc -eq 0 ] || status=1
+# no simulation gave a row: exit 1 with one line, no table, the logs kept for a rerun
+if [ -s "$work/points.txt" ]; then
+    (run=$work; study_none_done simulate "$work/points.txt" "" "$work/*/jobs/*.err") ||
+        { rmdir "$run/figures" 2> /dev/null; exit 1; }
+fi
 while read -r name args; do collect_part "$name" "$args"; done < "$work/parts"
 record_costs "$work/parts" $(( $(date +%s) - t0 ))
 [ $status -eq 0 ] && rm -rf "$work"   # a failed sweep keeps its logs and resumes

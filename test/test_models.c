@@ -1349,6 +1349,10 @@ Test(models, mismatched_resume_exits_2_and_keeps_the_checkpoint)
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
                                   "--optimizer", "adam", SMALL, NULL},
                  "--optimizer sgd, this run has --optimizer adam: resume with --optimizer sgd");
+    /* the seed (it picks the completion questions): refused, not silently replaced */
+    expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
+                                  "--seed", "2", SMALL, NULL},
+                 "was written with --seed 1, this run has --seed 2: resume with --seed 1");
     /* the worker count, read from the carried state's size */
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
                                   "--workers", "2", SMALL, NULL},

@@ -2,10 +2,12 @@
  * refusal to overwrite, and no partial file after a failure in the middle. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -146,6 +148,97 @@ Test(writers, unwritable_folder_is_a_clear_error)
 {
     cr_assert_eq(rs_check_writable("/nonexistent-dir/x.csv"), -1);
     cr_assert(strstr(rs_lasterr(), "does not exist"), "%s", rs_lasterr());
+}
+
+static int csv_writer_ok(FILE *f, void *ctx)
+{
+    (void)ctx;
+    return fputs("variant,ns_per_elem\npoly,0.1\n", f) < 0 ? -1 : 0;
+}
+
+static void touch(const char *name)
+{
+    char p[800];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fputs("half a table\n", f);
+    fclose(f);
+}
+
+static int exists(const char *name)
+{
+    char p[800];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return lstat(p, &st) == 0;
+}
+
+/* rs_check_writable, with fd 2 sent to *err (its lines): 0 or -1. */
+static int check_capturing(const char *path, char *err, size_t len)
+{
+    char ep[300];
+    snprintf(ep, sizeof ep, "%s/.stderr", dir);
+    fflush(stderr);
+    int saved = dup(2), fd = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    int rc = rs_check_writable(path);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    FILE *f = fopen(ep, "r");
+    size_t n = fread(err, 1, len - 1, f);
+    err[n] = 0;
+    fclose(f);
+    unlink(ep);
+    return rc;
+}
+
+/* A SIGKILLed writer's temporary (its host and pid in the name, the pid dead) is
+ * removed at the next start with one note; a live pid's, another host's, a name
+ * without a pid and another target's are kept. */
+Test(writers, stale_temporaries_of_dead_writers_removed_live_ones_kept)
+{
+    char host[256] = "";
+    cr_assert_eq(gethostname(host, sizeof host - 1), 0);
+    for (char *p = host; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    cr_assert(child > 0);
+    cr_assert_eq(waitpid(child, NULL, 0), child);   /* reaped: the pid is dead */
+    char dead[400], live[400], other_host[400], other_target[400], path[300];
+    snprintf(dead, sizeof dead, "x.csv.tmp.%s.%ld.Ab12Cd", host, (long)child);
+    snprintf(live, sizeof live, "x.csv.tmp.%s.%ld.Ef34Gh", host, (long)getpid());
+    snprintf(other_host, sizeof other_host, "x.csv.tmp.%s-elsewhere.%ld.Ij56Kl", host,
+             (long)child);
+    snprintf(other_target, sizeof other_target, "y.csv.tmp.%s.%ld.Mn78Op", host, (long)child);
+    const char *keep[] = {live, other_host, other_target, "x.csv.tmp.Qr90St", "x.csv.tmp"};
+    touch(dead);
+    for (int i = 0; i < 5; i++)
+        touch(keep[i]);
+    snprintf(path, sizeof path, "%s/x.csv", dir);
+    char err[2000];
+    cr_assert_eq(check_capturing(path, err, sizeof err), 0, "%s", rs_lasterr());
+    cr_expect(!exists(dead), "the dead writer's temporary %s was kept", dead);
+    for (int i = 0; i < 5; i++)
+        cr_expect(exists(keep[i]), "%s was removed", keep[i]);
+    char note[800];
+    snprintf(note, sizeof note,
+             "removed stale temporary %s/%s (left by pid %ld, a killed writer)\n", dir, dead,
+             (long)child);
+    cr_expect(strstr(err, note) && strchr(err, '\n') == err + strlen(err) - 1,
+              "want one line with '%s', got: %s", note, err);
+    /* nothing more to remove: no note; the result is written beside the kept ones */
+    cr_assert_eq(check_capturing(path, err, sizeof err), 0);
+    cr_expect_str_empty(err);
+    cr_assert_eq(rs_write_atomic(path, csv_writer_ok, NULL), 0, "%s", rs_lasterr());
+    cr_expect(exists("x.csv") && exists(live), "x.csv written, the live writer's kept");
+    cr_expect_eq(count_files(), 6, "only x.csv was added");
 }
 
 Test(writers, table_printer_aligns_and_marks_unset)

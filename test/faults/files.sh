@@ -5,7 +5,8 @@
 #      exit 2, one line naming the holder's pid, nothing written; the live run's log
 #      keeps every row it wrote;
 #   2. a killed run's lock does not block the next run, which removes the killed
-#      writer's temporaries with one note;
+#      writer's temporaries with one note; so does a run whose --csv has a dead
+#      writer's temporary (a live writer's is kept);
 #   3. a ckpt-*.bin that is a FIFO, a folder or a link to a device, and a FIFO as
 #      --corpus, --csv or a resumed --log: exit 2, one line naming it, never blocked;
 #   4. a resume with another --workers: one line with both counts and the fix.
@@ -93,6 +94,23 @@ if [ $rc -eq 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] &&
 else
     bad "resume after a SIGKILL: exit $rc, left $(ls -A "$tmp/killed" | tr '\n' ' '):"; cat "$tmp/err"
 fi
+
+echo "== a killed writer's --csv temporary"
+# named as rs_write_atomic names them: NAME.tmp.HOST.PID.XXXXXX; a dead pid's is
+# removed with one note, a live one's (this script's) kept
+h=$(hostname | tr / _)
+dead=$(sh -c 'echo $$')
+touch "$tmp/sum.csv.tmp.$h.$dead.Ab12Cd" "$tmp/sum.csv.tmp.$h.$$.Cd34Ef"
+$train --steps 1 --csv "$tmp/sum.csv" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ -s "$tmp/sum.csv" ] &&
+   grep -qF "removed stale temporary $tmp/sum.csv.tmp.$h.$dead.Ab12Cd (left by pid $dead" "$tmp/err" &&
+   [ ! -e "$tmp/sum.csv.tmp.$h.$dead.Ab12Cd" ] && [ -e "$tmp/sum.csv.tmp.$h.$$.Cd34Ef" ]; then
+    ok "a dead writer's temporary removed, a live one's kept: $(cat "$tmp/err")"
+else
+    bad "--csv beside stale temporaries: exit $rc, left $(ls "$tmp" | grep '^sum' | tr '\n' ' '):"; cat "$tmp/err"
+fi
+rm -f "$tmp"/sum.csv*
 
 echo "== entries that are not regular files"
 mkfifo "$tmp/other/ckpt-000000099.bin"

@@ -97,7 +97,7 @@ killed bench "" 2 "$bin/allreduce-bench" -m 4:16M --iters 2000 --algo ring,recdb
 mkdir -p "$tmp/mck"
 killed train "$tmp/mck" 2 $train --workers 2 --steps 100000000 --eval-every 5 \
     --checkpoint "$tmp/mck" --csv "$tmp/train.csv"
-# a kill mid-write may leave the writer's temporary (NAME.tmp.XXXXXX), never a partial NAME
+# a kill mid-write may leave the writer's temporary (NAME.tmp.HOST.PID.XXXXXX), never a partial NAME
 [ ! -e "$tmp/train.csv" ] && [ -z "$(leftovers "$tmp/mck" | grep -v '\.tmp\.')" ] && ok "rnn-train: no summary, no partial checkpoint" ||
     bad "rnn-train left $(ls "$tmp/mck") $(ls "$tmp" | grep train.csv)"
 $train --workers 2 --steps 1 --checkpoint "$tmp/mck" --resume > /dev/null 2> "$tmp/mres.err" &&

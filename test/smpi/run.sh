@@ -364,15 +364,19 @@ expect2 "leaves none of the 4 nodes" sh "$here/scaling/train-sim" --nodes 4 --ev
 expect2 "more than --bench 1" sh "$here/scaling/train-sim" --eval-every 2
 
 # make simulate (scaling/sweep.sh): a bad SIM_JOBS makes no folder; a sweep whose
-# simulations all fail (smpirun replaced by false) exits 1, no report, no temporary left
+# simulations all fail (smpirun replaced by false) exits 1 with one line, no table,
+# report, figure or temporary, its logs kept
 SIM_JOBS=x sh "$here/scaling/sweep.sh" "$tmp/sw0" > /dev/null 2> "$tmp/e"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/e")" -eq 1 ] && [ ! -e "$tmp/sw0" ] && ok "sweep SIM_JOBS=x: $(cat "$tmp/e")" ||
     bad "sweep SIM_JOBS=x: exit $rc, $(ls -d "$tmp/sw0" 2>/dev/null): $(cat "$tmp/e")"
 echo "x --nodes 4 --algo ring --sizes 4" > "$tmp/parts1"
 SIM_PARTS="$tmp/parts1" SMPIRUN=false sh "$here/scaling/sweep.sh" "$tmp/sw1" > /dev/null 2> "$tmp/e"; rc=$?
-[ $rc -eq 1 ] && [ ! -e "$tmp/sw1/simulate_report.md" ] && [ ! -e "$tmp/sw1/simulate_report.md.tmp" ] &&
-    ok "a sweep whose simulations all failed: exit 1, no report: $(tail -n 1 "$tmp/e")" ||
-    bad "a sweep whose simulations all failed: exit $rc: $(ls "$tmp/sw1" | tr '\n' ' ')"
+# (its only entry left is the work folder with the logs the line names)
+[ $rc -eq 1 ] && [ "$(wc -l < "$tmp/e")" -eq 1 ] && [ "$(ls "$tmp/sw1")" = simulate_work ] &&
+    grep -q "^simulate: every point failed (their logs: $tmp/sw1/simulate_work/\*/jobs/\*.err); no table" "$tmp/e" &&
+    ls "$tmp"/sw1/simulate_work/x/jobs/*.err > /dev/null &&
+    ok "a sweep whose simulations all failed: exit 1, no table: $(cat "$tmp/e")" ||
+    bad "a sweep whose simulations all failed: exit $rc, left $(ls "$tmp/sw1" | tr '\n' ' '): $(cat "$tmp/e")"
 
 echo "   check-smpi took $(( $(date +%s) - start )) s"
 [ $fail -eq 0 ] && echo "check-smpi: all SMPI tests passed" || echo "check-smpi: FAILED"
