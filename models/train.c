@@ -155,7 +155,14 @@ static void show_progress(const run_ctx *r, long start, double loss, double tok_
 static int stop_on_signal(run_ctx *r)
 {
     rs_progress_done();
-    if (train_eval_settle(r, 1) < 0)   /* the checkpoint takes the result in flight */
+    long dropped = train_eval_abandon(r);   /* --eval-ranks: not waited for */
+    if (dropped >= 0 && r->o->ckpt_dir) {   /* its step's checkpoint is the newest whole one */
+        rs_seterr("interrupted at step %ld; the evaluation of step %ld abandoned: checkpoint "
+                  "%s (step %ld) is the newest (continue with --resume; it evaluates again)",
+                  (long)r->st.step, dropped, r->last_ckpt, dropped);
+        return train_stop_code(r);
+    }
+    if (dropped < 0 && train_eval_settle(r, 1) < 0)   /* the checkpoint takes the result */
         return RS_EXIT_WRONG;
     if (r->o->ckpt_dir && save_ckpt(r) != 0)
         return RS_EXIT_USAGE;
@@ -200,6 +207,8 @@ static int train_loop(run_ctx *r, long end)
         int stop = train_eval_after_step(r, ckpt_due);
         if (stop < 0)
             return RS_EXIT_WRONG;
+        if (train_eval_dropped(r) >= 0)   /* a signal while waiting for --eval-ranks */
+            return stop_on_signal(r);
         if (!stop && r->o->max_seconds > 0 && r->st.seconds >= r->o->max_seconds) {
             r->stop_reason = "time budget";
             stop = 1;

@@ -173,19 +173,21 @@ else
 fi
 
 echo "== under mpirun"
-# mp_start NAME MARK ARGS...: rnn-train under mpirun -np 2, until rank 0 enters phase MARK
+# mp_start NAME MARK ARGS...: rnn-train under mpirun -np ${mp_np:-2}, until rank 0 enters
+# phase MARK for the ${mp_nth:-1}th time (a line of the phase file starting with it)
 mp_start() {
     name=$1; mark=$2; shift 2
     rm -rf "$tmp/mck"; mkdir "$tmp/mck"
     : > "$tmp/$name.ph"
     ASAN_OPTIONS=$rank_asan RNN_TRAIN_PHASES="$tmp/$name.ph" $MPIRUN -q --oversubscribe --bind-to none \
-        -np 2 $train "$@" --workers 2 --checkpoint "$tmp/mck" > "$tmp/$name.out" 2> "$tmp/$name.err" &
+        -np "${mp_np:-2}" $train "$@" --workers 2 --checkpoint "$tmp/mck" > "$tmp/$name.out" 2> "$tmp/$name.err" &
     job=$!
     i=0
-    while [ $i -lt 1200 ] && kill -0 $job 2>/dev/null && ! grep -q "^$mark" "$tmp/$name.ph"; do
+    while [ $i -lt 1200 ] && kill -0 $job 2>/dev/null && [ "$(grep -c "^$mark" "$tmp/$name.ph")" -lt "${mp_nth:-1}" ]; do
         sleep 0.05; i=$((i + 1))
     done
-    grep -q "^$mark" "$tmp/$name.ph" || { bad "$name: '$mark' never began"; kill -KILL $job; return 1; }
+    [ "$(grep -c "^$mark" "$tmp/$name.ph")" -ge "${mp_nth:-1}" ] ||
+        { bad "$name: '$mark' never began"; kill -KILL $job; return 1; }
 }
 # mp_signal TARGET: SIGTERM to rank 0 alone (r0) or to mpirun, which forwards it to every
 # rank (all); the job must end within $mp_bound_ms, mpirun's own teardown included (sanitized
@@ -234,6 +236,42 @@ for target in r0 all; do
         bad "$name: exit $rc after $elapsed_ms ms, checkpoints $(ls "$tmp/mck"), $n lines:"; cat "$tmp/$name.err"
     fi
 done
+
+# --eval-ranks: the training ranks stop after their step without waiting for the eval
+# ranks' scoring of step 3 (a large valid split on a large model: seconds): it is
+# abandoned, the eval rank told, and checkpoint 3 (written before that evaluation began)
+# stays the newest.  Rank 0 alone: within 3 s, exit 143.  Marked: rank 0 back to training
+# after checkpoint 3 (the second "training"), so the step after it has the evaluation in flight.
+name=mpi-evalranks
+mp_np=3 mp_nth=2
+if mp_start $name training $big --gemm blocked --steps 100 --eval-every 3 --eval-ranks 1 && mp_signal r0; then
+    if [ $rc -eq 143 ] && [ "$elapsed_ms" -le 3000 ] && [ "$n" -ge 1 ] && [ "$n" -le 3 ] &&
+       grep -q "evaluation of step 3 abandoned: checkpoint .*ckpt-000000003.bin" "$tmp/$name.err" &&
+       [ "$(ls "$tmp/mck")" = ckpt-000000003.bin ] && [ -z "$(leftovers "$tmp/mck")" ]; then
+        ok "$name: exit $rc in $elapsed_ms ms: $(tail -n 1 "$tmp/$name.err")"
+    else
+        bad "$name: exit $rc after $elapsed_ms ms, checkpoints $(ls "$tmp/mck"), $n lines:"; cat "$tmp/$name.err"
+    fi
+fi
+# SIGTERM to mpirun: Open MPI 4 sends the ranks SIGTERM odls_base_sigkill_timeout seconds
+# later and SIGKILL as long again after it (README).  Given 3 s, the ranks stop after
+# their step and the checkpoint the line names exists (steps of a large model: the
+# default 1 s can lose it).  The job ends within 2 x 3 s and a margin.
+export OMPI_MCA_odls_base_sigkill_timeout=3
+mp_bound_ms=$((mp_bound_ms + 6000))
+for ev in 0 1; do
+    name=mpi-forwarded-$ev
+    if [ $ev = 1 ]; then set -- --eval-ranks 1; mp_np=3 mp_nth=2; else set -- --eval-every 100000; mp_np=2 mp_nth=1; fi
+    mp_start $name training $big --gemm blocked --steps 1000 --eval-every 3 "$@" && mp_signal all || continue
+    ck=$(grep -o 'ckpt-[0-9]*\.bin' "$tmp/$name.err" | head -n 1)
+    if [ $rc -ne 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 3 ] && [ -n "$ck" ] && [ -f "$tmp/mck/$ck" ] &&
+       [ -z "$(leftovers "$tmp/mck")" ]; then
+        ok "$name: exit $rc in $elapsed_ms ms, $ck kept: $(tail -n 1 "$tmp/$name.err")"
+    else
+        bad "$name: exit $rc after $elapsed_ms ms, checkpoints $(ls "$tmp/mck"), $n lines:"; cat "$tmp/$name.err"
+    fi
+done
+unset OMPI_MCA_odls_base_sigkill_timeout mp_np mp_nth
 
 [ $fail -eq 0 ] && echo "check-signals: all passed" || echo "check-signals: FAILED"
 exit $fail
