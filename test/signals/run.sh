@@ -1,9 +1,10 @@
 #!/bin/sh
 # test/signals/run.sh BIN_DIR — every phase of rnn-train ends on a signal: SIGTERM (exit
 # 143) or SIGINT (130) within 3 s, with one to three lines on stderr, no temporary or
-# partial file left, the checkpoint written where one is due; a second signal exits at
-# once; under mpirun, a signal to rank 0 alone or to every rank (mpirun forwards it)
-# ends every rank; under `ulimit -v` OpenBLAS is refused in one line, never spun on.
+# partial file left, the checkpoint written where one is due (before an evaluation at
+# its step); a second signal exits at once; under mpirun, a signal to rank 0 alone or to
+# every rank (mpirun forwards it) ends every rank, --eval-ranks' scoring abandoned;
+# under `ulimit -v` OpenBLAS is refused in one line, never spun on.
 # The signal is sent once the phase has begun: rnn-train appends each phase it enters to
 # the file RNN_TRAIN_PHASES names (a test hook), and each phase here is made long (a
 # large valid/test split, a large model).  Prints the time from signal to exit.
@@ -106,6 +107,15 @@ sig_case eval "during the evaluation at step 3" TERM 143 $train $big --gemm bloc
 grep -q "ckpt-000000002.bin" "$tmp/eval.err" && [ -f "$tmp/ck2/ckpt-000000002.bin" ] &&
     [ -z "$(leftovers "$tmp")" ] && ok "eval: the newest checkpoint named and kept, no temporary" ||
     bad "eval: $(ls "$tmp/ck2")"
+
+# a periodic evaluation at a checkpoint step: that checkpoint is written before it, so
+# the signal leaves it (a resumed run evaluates first: test_models)
+mkdir "$tmp/ck6"
+sig_case eval-ckpt "during the evaluation at step 3" TERM 143 $train $big --gemm blocked --steps 100 \
+    --eval-every 3 --checkpoint "$tmp/ck6" --log "$tmp/evalck.csv"
+grep -q "ckpt-000000003.bin (step 3) is the newest" "$tmp/eval-ckpt.err" && [ -f "$tmp/ck6/ckpt-000000003.bin" ] &&
+    [ -z "$(leftovers "$tmp")" ] && ok "eval-ckpt: the checkpoint due at the step named and kept, no temporary" ||
+    bad "eval-ckpt: $(ls "$tmp/ck6")"
 
 # the final evaluation (the test split), after the last step's checkpoint
 mkdir "$tmp/ck3"
