@@ -227,9 +227,21 @@ static int train_loop(run_ctx *r, long end)
         if (run_says(r))
             show_progress(r, start, loss, win_tok / win_s);
         int ckpt_due = r->o->ckpt_dir && r->st.step % r->ckpt_every == 0;
-        if (ckpt_due && !r->async && r->st.step % r->eval_every == 0 && save_ckpt(r) != 0)
-            return RS_EXIT_USAGE;   /* before its evaluation (evaluate_resumed) */
+        int early = ckpt_due && !r->async && r->st.step % r->eval_every == 0;
+        char prev[sizeof r->last_ckpt];
+        long prev_step = r->last_ckpt_step;
+        snprintf(prev, sizeof prev, "%s", r->last_ckpt);
+        if (early && save_ckpt(r) != 0)   /* before its evaluation (evaluate_resumed) */
+            return RS_EXIT_USAGE;
         int stop = train_eval_after_step(r, ckpt_due);
+        if (stop < 0 && early && !isfinite(r->last_valid.ppl) && r->st.last_eval_step != r->st.step) {
+            /* the evaluation found it diverged: that checkpoint is not a good one */
+            if (r->last_ckpt_step == r->st.step && r->last_ckpt[0])
+                unlink(r->last_ckpt);
+            snprintf(r->last_ckpt, sizeof r->last_ckpt, "%s", prev);
+            r->last_ckpt_step = prev_step;
+            train_diverged(r, "the validation perplexity", r->last_valid.ppl);
+        }
         if (stop < 0)
             return RS_EXIT_WRONG;
         if (train_eval_dropped(r) >= 0)   /* a signal while waiting for --eval-ranks */
