@@ -56,6 +56,7 @@ struct eval_async {
     double sums[DP_EVAL_RESULT];   /* this rank's (loss sum, tokens[, scoring s]) */
     double launch_s;      /* the loop's time spent starting it: the snapshot, the thread */
     long dropped;         /* remote: the step whose evaluation a signal abandoned; -1 */
+    int may_drop;         /* waited for between steps (train_eval_after_step) */
 };
 
 
@@ -299,7 +300,7 @@ static int collect(run_ctx *r)
     /* a signal while training rank 0 waits for the eval ranks abandons the evaluation
      * where the checkpoint of its step exists (train_eval_abandon); the other training
      * ranks learn it, and the signal's kind, from negative tokens in the sum */
-    int droppable = a->remote && !r->o->bench &&
+    int droppable = a->remote && a->may_drop &&
                     (!r->o->ckpt_dir || r->last_ckpt_step == a->row.step);
     if (!a->remote)
         pthread_join(a->thread, NULL);
@@ -372,7 +373,12 @@ int train_eval_after_step(run_ctx *r, int ckpt_due)
         return due ? train_evaluate(r, 1) : 0;
     if (train_eval_poll(r) != 0)
         return -1;
-    return due || ckpt_due ? train_eval_settle(r, 1) : 0;
+    if (!due && !ckpt_due)
+        return 0;
+    r->async->may_drop = 1;
+    int rc = train_eval_settle(r, 1);
+    r->async->may_drop = 0;
+    return rc;
 }
 
 int train_eval_launch_due(run_ctx *r)
