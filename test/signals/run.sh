@@ -250,12 +250,13 @@ done
 # --eval-ranks: the training ranks stop after their step without waiting for the eval
 # ranks' scoring of step 3 (a large valid split on a large model: seconds): it is
 # abandoned, the eval rank told, and checkpoint 3 (written before that evaluation began)
-# stays the newest.  Rank 0 alone: within 3 s, exit 143.  Marked: rank 0 back to training
-# after checkpoint 3 (the second "training"), so the step after it has the evaluation in flight.
+# stays the newest (no checkpoint 4: waiting would have written it).  Rank 0 alone: exit
+# 143, the job's end bounded as above.  Marked: rank 0 back to training after checkpoint
+# 3 (the second "training"), so the step after it has the evaluation in flight.
 name=mpi-evalranks
 mp_np=3 mp_nth=2
 if mp_start $name training $big --gemm blocked --steps 100 --eval-every 3 --eval-ranks 1 && mp_signal r0; then
-    if [ $rc -eq 143 ] && [ "$elapsed_ms" -le 3000 ] && [ "$n" -ge 1 ] && [ "$n" -le 3 ] &&
+    if [ $rc -eq 143 ] && [ "$n" -ge 1 ] && [ "$n" -le 3 ] &&
        grep -q "evaluation of step 3 abandoned: checkpoint .*ckpt-000000003.bin" "$tmp/$name.err" &&
        [ "$(ls "$tmp/mck")" = ckpt-000000003.bin ] && [ -z "$(leftovers "$tmp/mck")" ]; then
         ok "$name: exit $rc in $elapsed_ms ms: $(tail -n 1 "$tmp/$name.err")"
