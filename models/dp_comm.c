@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "allreduce.h"
 #include "check.h"
@@ -120,10 +121,16 @@ void dp_comm_gather_floats(const float *mine, long n, float *all)
 /* ---- the link to the evaluation ranks (--eval-ranks) ---- */
 
 /* Collectives on the link in this order, each nonblocking (they do not match blocking
- * ones): the header (floats to come; 0: stop), the parameters, the result's sum. */
+ * ones): the header (floats to come; 0: stop), the parameters, the result's sum.  Apart
+ * from them, a point-to-point note from training rank 0 abandons the evaluation in
+ * flight: an eval rank keeps a receive for it posted from its first evaluation on (after
+ * the note only the stop header can follow). */
+enum { LINK_TAG_ABANDON = 25 };
 static long link_header;
 static double link_zeros[DP_EVAL_RESULT], link_sum[DP_EVAL_RESULT];
 static MPI_Request link_req[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+static MPI_Request abandon_req = MPI_REQUEST_NULL;
+static int abandon_note, abandon_seen;
 
 int dp_eval_post(const float *params, long n)
 {
@@ -152,13 +159,63 @@ void dp_eval_wait(double result[DP_EVAL_RESULT])
     memcpy(result, link_sum, sizeof link_sum);
 }
 
+void dp_eval_abandon(void)
+{
+    int K;
+    MPI_Comm_size(link_comm, &K);
+    for (int e = 1; e < K; e++)   /* small: sent eagerly, whatever the eval rank does */
+        MPI_Send(&abandon_note, 1, MPI_INT, e, LINK_TAG_ABANDON, link_comm);
+    MPI_Waitall(3, link_req, MPI_STATUSES_IGNORE);
+}
+
+int dp_eval_wait_unless(double result[DP_EVAL_RESULT], int (*stop)(void))
+{
+#ifdef SMPI_H   /* simulated: no signal reaches a rank, and a sleep would cost simulated time */
+    stop = NULL;
+#endif
+    if (!stop) {
+        dp_eval_wait(result);
+        return 0;
+    }
+    for (;;) {
+        int done;
+        MPI_Testall(3, link_req, &done, MPI_STATUSES_IGNORE);
+        if (done) {
+            memcpy(result, link_sum, sizeof link_sum);
+            return 0;
+        }
+        if (stop()) {
+            dp_eval_abandon();
+            return 1;
+        }
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+int dp_eval_abandoned(void)
+{
+    if (!abandon_seen && abandon_req != MPI_REQUEST_NULL)
+        MPI_Test(&abandon_req, &abandon_seen, MPI_STATUS_IGNORE);
+    return abandon_seen;
+}
+
 int dp_eval_receive(float *params, long n)
 {
     MPI_Request q;
     MPI_Ibcast(&link_header, 1, MPI_LONG, 0, link_comm, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);
-    if (link_header == 0)
+    if (link_header == 0) {
+        if (abandon_req != MPI_REQUEST_NULL) {   /* never sent: withdrawn */
+            MPI_Cancel(&abandon_req);
+            MPI_Wait(&abandon_req, MPI_STATUS_IGNORE);
+        }
         return 0;
+    }
+#ifndef SMPI_H   /* simulated: never abandoned (dp_eval_wait_unless), and a test costs time */
+    if (abandon_req == MPI_REQUEST_NULL && !abandon_seen)
+        MPI_Irecv(&abandon_note, 1, MPI_INT, 0, LINK_TAG_ABANDON, link_comm, &abandon_req);
+#endif
     RS_ASSERT(link_header == n);   /* every rank built the same model */
     MPI_Ibcast(params, (int)n, MPI_FLOAT, 0, link_comm, &q);
     MPI_Wait(&q, MPI_STATUS_IGNORE);

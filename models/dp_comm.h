@@ -56,6 +56,15 @@ void dp_eval_progress(void);                     /* a nudge while training goes 
 void dp_eval_wait(double result[DP_EVAL_RESULT]);
 int dp_eval_receive(float *params, long n);
 void dp_eval_reply(const double part[DP_EVAL_RESULT]);
+/* Training rank 0, a run stopping: the evaluation in flight abandoned (each eval rank
+ * told, which cuts its scoring short; its result discarded), then waited for. */
+void dp_eval_abandon(void);
+/* dp_eval_wait, unless stop() (when given) turns non-zero first: then the evaluation
+ * is abandoned (dp_eval_abandon) and 1 returned; 0 with the result.  It sleeps between
+ * tests (a millisecond), so a waiting rank leaves its core to others. */
+int dp_eval_wait_unless(double result[DP_EVAL_RESULT], int (*stop)(void));
+/* An eval rank: has training rank 0 abandoned the evaluation (cheap: a test)? */
+int dp_eval_abandoned(void);
 
 /* The gradient exchange: an allreduce (sum, float, in place) of up to max_count
  * elements over all ranks with a registry algorithm. */

@@ -5,7 +5,8 @@
  * token but the last n % B + B is scored, once (a stream's first token is never a
  * target).  Forward only: the output layer uses the loss-only kernel.  With G groups
  * (--workers) the split is laid as G*B streams and scored B streams at a time; a range
- * of the groups gives the partial sums a sharded evaluation adds over ranks. */
+ * of the groups gives the partial sums a sharded evaluation adds over ranks.  An
+ * abandon check (eval_set_abandon_check) may cut a scoring short between windows. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@ void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g
     eval_groups_score(m, data, n, G, g0, g1, sum_out, tokens_out);
 }
 
+static int (*abandon_check)(void);
+void eval_set_abandon_check(int (*abandoned)(void)) { abandon_check = abandoned; }
+
 void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
                        double *sum_out, long *tokens_out)
 {
@@ -55,6 +59,11 @@ void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
             int Tw = streams_window(&s, pos, c->bptt, m->act.inputs, m->act.targets);
             if (Tw == 0)
                 break;
+            if (abandon_check && abandon_check()) {   /* nobody waits for the result */
+                g = g1;
+                sum = NAN;
+                break;
+            }
             sum += model_forward(m, Tw, 0);
             model_carry(m, Tw);
             tokens += (long)Tw * c->batch;

@@ -192,12 +192,14 @@ static int check_sizes(const train_opts *o)
 }
 
 /* Under mpirun every rank reaches the same verdict: rank 0 alone says it.  After a
- * non-zero exit mpirun stops the ranks still finishing: they go quietly. */
+ * non-zero exit mpirun stops the ranks still finishing: they go quietly (an eval rank
+ * too, whose own code is 0 when training rank 0 stopped on a signal). */
 static int finish(int code)
 {
-    if (code != RS_EXIT_OK && dp_comm_rank() == 0 && dp_comm_eval_index() < 0)
+    int speaker = dp_comm_rank() == 0 && dp_comm_eval_index() < 0;
+    if (code != RS_EXIT_OK && speaker)
         fprintf(stderr, "%s: %s\n", rs_progname(), rs_lasterr());
-    if (code != RS_EXIT_OK && dp_comm_active()) {
+    if ((code != RS_EXIT_OK || !speaker) && dp_comm_active()) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
     }

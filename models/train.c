@@ -8,7 +8,11 @@
  * finishes, a checkpoint is written (with --checkpoint), and the run exits 130 (143
  * after SIGTERM).  In every other phase (train_phase) and on a second signal the
  * handler exits at once; while a file is being written the common handler (fsio.h) is
- * in place instead: either removes the temporary first. */
+ * in place instead: either removes the temporary first.  A checkpoint due at an
+ * evaluation step is written before that evaluation, so a signal during it leaves the
+ * step's checkpoint (evaluate_resumed).  With --eval-ranks a stopping run abandons the
+ * evaluation in flight rather than wait for it, where the checkpoint of its step exists
+ * (train_eval_abandon): no later checkpoint is written, the resumed run evaluates again. */
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
@@ -155,7 +159,14 @@ static void show_progress(const run_ctx *r, long start, double loss, double tok_
 static int stop_on_signal(run_ctx *r)
 {
     rs_progress_done();
-    if (train_eval_settle(r, 1) < 0)   /* the checkpoint takes the result in flight */
+    long dropped = train_eval_abandon(r);   /* --eval-ranks: not waited for */
+    if (dropped >= 0 && r->o->ckpt_dir) {   /* its step's checkpoint is the newest whole one */
+        rs_seterr("interrupted at step %ld; the evaluation of step %ld abandoned: checkpoint "
+                  "%s (step %ld) is the newest (continue with --resume; it evaluates again)",
+                  (long)r->st.step, dropped, r->last_ckpt, dropped);
+        return train_stop_code(r);
+    }
+    if (dropped < 0 && train_eval_settle(r, 1) < 0)   /* the checkpoint takes the result */
         return RS_EXIT_WRONG;
     if (r->o->ckpt_dir && save_ckpt(r) != 0)
         return RS_EXIT_USAGE;
@@ -168,6 +179,19 @@ static int stop_on_signal(run_ctx *r)
     return train_stop_code(r);
 }
 
+/* A checkpoint due at an evaluation step is written before that evaluation (as
+ * --eval-async's is), so a signal during it exits naming that checkpoint; a run
+ * resumed from one evaluates first, as the uninterrupted run did after that step (the
+ * evaluation reads the parameters and the saved train-loss sum, and restores the
+ * carried state: the same row, the same schedule).  1 to stop, 0 to go on, -1. */
+static int evaluate_resumed(run_ctx *r)
+{
+    if (r->async || r->st.step == 0 || r->st.step % r->eval_every != 0 ||
+        r->st.last_eval_step == r->st.step)
+        return 0;
+    return train_evaluate(r, 1);
+}
+
 /* Steps until the end step, a stop condition or a signal.  -1 to go on to the final
  * evaluation, or the exit code. */
 static int train_loop(run_ctx *r, long end)
@@ -177,9 +201,15 @@ static int train_loop(run_ctx *r, long end)
         rs_progress_begin((int)(end > start ? end - start : 1));
     r->stop_reason = "steps";
     double win_tok = 0, win_s = 0;
-    r->lr = sched_lr(&r->sched, r->st.step);
+    /* the rate of the last step done, as an uninterrupted run's row of it has */
+    r->lr = sched_lr(&r->sched, r->st.step > 0 ? r->st.step - 1 : 0);
     if (train_eval_launch_due(r) != 0)   /* --eval-async: resumed before its evaluation */
         return RS_EXIT_WRONG;
+    int first = evaluate_resumed(r);
+    if (first != 0) {
+        rs_progress_done();
+        return first < 0 ? RS_EXIT_WRONG : -1;
+    }
     while (r->st.step < end) {
         double loss;
         train_phase(r, "training", 1);
@@ -197,9 +227,25 @@ static int train_loop(run_ctx *r, long end)
         if (run_says(r))
             show_progress(r, start, loss, win_tok / win_s);
         int ckpt_due = r->o->ckpt_dir && r->st.step % r->ckpt_every == 0;
+        int early = ckpt_due && !r->async && r->st.step % r->eval_every == 0;
+        char prev[sizeof r->last_ckpt];
+        long prev_step = r->last_ckpt_step;
+        snprintf(prev, sizeof prev, "%s", r->last_ckpt);
+        if (early && save_ckpt(r) != 0)   /* before its evaluation (evaluate_resumed) */
+            return RS_EXIT_USAGE;
         int stop = train_eval_after_step(r, ckpt_due);
+        if (stop < 0 && early && !isfinite(r->last_valid.ppl) && r->st.last_eval_step != r->st.step) {
+            /* the evaluation found it diverged: that checkpoint is not a good one */
+            if (r->last_ckpt_step == r->st.step && r->last_ckpt[0])
+                unlink(r->last_ckpt);
+            snprintf(r->last_ckpt, sizeof r->last_ckpt, "%s", prev);
+            r->last_ckpt_step = prev_step;
+            train_diverged(r, "the validation perplexity", r->last_valid.ppl);
+        }
         if (stop < 0)
             return RS_EXIT_WRONG;
+        if (train_eval_dropped(r) >= 0)   /* a signal while waiting for --eval-ranks */
+            return stop_on_signal(r);
         if (!stop && r->o->max_seconds > 0 && r->st.seconds >= r->o->max_seconds) {
             r->stop_reason = "time budget";
             stop = 1;

@@ -110,6 +110,10 @@ void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g
  * nothing): for a simulation that measures its time. */
 void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
                        double *sum, long *tokens);
+/* A check made between windows while scoring: when it returns non-zero the scoring
+ * stops there and its sums are NaN (an --eval-ranks rank told its evaluation is
+ * abandoned).  NULL (the default): none. */
+void eval_set_abandon_check(int (*abandoned)(void));
 /* FLOPs of the GEMMs of scoring groups [g0, g1) (forward only). */
 double eval_groups_flops(const model_cfg *c, long n, int G, int g0, int g1);
 void eval_result_set(eval_result *r, double sum, long tokens);   /* mean, ppl, bits */

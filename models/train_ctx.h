@@ -147,6 +147,13 @@ int train_eval_launch_due(run_ctx *r);
 /* --eval-async: the evaluation in flight waited for, logged, and (apply) taken by the
  * schedule and the target: 1 to stop, 0 to go on, -1.  0 when none is in flight. */
 int train_eval_settle(run_ctx *r, int apply);
+/* A run stopping on a signal: --eval-ranks' evaluation in flight abandoned, not waited
+ * for, where nothing is lost: the checkpoint of the step it evaluates exists (or there is
+ * no --checkpoint).  That step, or -1 when there was none to abandon (settle instead). */
+long train_eval_abandon(run_ctx *r);
+/* The step whose evaluation was abandoned (a signal while waiting for it at a scheduled
+ * evaluation: the run stops through stop_on_signal, without a checkpoint); -1. */
+long train_eval_dropped(const run_ctx *r);
 /* Before the final evaluation: the one in flight taken (the stop reason kept if the run
  * ended before its step).  0 or -1. */
 int train_eval_finish(run_ctx *r);

@@ -23,7 +23,9 @@
  * groups [e G/K, (e+1) G/K) each (train_eval_serve) and send back the sums; training
  * rank 0 waits for them at the same fixed points and the sum over the training ranks
  * (the others adding zeros) shares the result.  The final valid/test evaluation is
- * sharded over the training ranks, as without eval ranks. */
+ * sharded over the training ranks, as without eval ranks.  A run stopping on a signal
+ * abandons the evaluation in flight on the eval ranks (train_eval_abandon) where the
+ * checkpoint of its step exists: a resumed run starts that evaluation again. */
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
@@ -53,6 +55,8 @@ struct eval_async {
     eval_row row;
     double sums[DP_EVAL_RESULT];   /* this rank's (loss sum, tokens[, scoring s]) */
     double launch_s;      /* the loop's time spent starting it: the snapshot, the thread */
+    long dropped;         /* remote: the step whose evaluation a signal abandoned; -1 */
+    int may_drop;         /* waited for between steps (train_eval_after_step) */
 };
 
 
@@ -198,6 +202,7 @@ int train_eval_setup(run_ctx *r)
     r->async = a;
     a->r = r;
     a->remote = remote;
+    a->dropped = -1;
     if (remote) {   /* training rank 0 alone sends */
         if (r->dp.rank == 0)
             a->snapshot = train_big_alloc((size_t)r->m.lay.total * sizeof(float));
@@ -233,6 +238,7 @@ void train_eval_teardown(run_ctx *r)
 int train_eval_serve(run_ctx *r)
 {
     long K = dp_comm_eval_ranks(), e = dp_comm_eval_index();
+    eval_set_abandon_check(dp_eval_abandoned);   /* a stopping run waits for no score */
     while (dp_eval_receive(r->m.params, r->m.lay.total)) {
         uint64_t t0 = train_now_ns();
         double part[DP_EVAL_RESULT];
@@ -291,12 +297,27 @@ static int collect(run_ctx *r)
 {
     struct eval_async *a = r->async;
     uint64_t t0 = train_now_ns();
+    /* a signal while training rank 0 waits for the eval ranks abandons the evaluation
+     * where the checkpoint of its step exists (train_eval_abandon); the other training
+     * ranks learn it, and the signal's kind, from negative tokens in the sum */
+    int droppable = a->remote && a->may_drop &&
+                    (!r->o->ckpt_dir || r->last_ckpt_step == a->row.step);
     if (!a->remote)
         pthread_join(a->thread, NULL);
-    else if (r->dp.rank == 0)
-        dp_eval_wait(a->sums);
+    else if (r->dp.rank == 0 &&
+             dp_eval_wait_unless(a->sums, droppable ? train_stop_requested : NULL)) {
+        a->sums[0] = 0;
+        a->sums[1] = -(double)train_stop_requested();
+    }
     a->running = 0;
     dp_comm_sum_doubles(a->sums, a->remote ? DP_EVAL_RESULT : 2);
+    if (a->sums[1] < 0) {
+        a->pending = 0;
+        a->dropped = a->row.step;
+        r->dp.stop_any = 1;
+        r->dp.stop_term = fmod(-a->sums[1], 1000) > 0;   /* train_stop_requested's counts */
+        return 0;
+    }
     if (a->remote)
         a->row.eval_s = a->sums[2];
     eval_result_set(&a->row.valid, a->sums[0], (long)a->sums[1]);
@@ -322,8 +343,27 @@ int train_eval_settle(run_ctx *r, int apply)
         return 0;
     if (!a->logged && collect(r) != 0)
         return -1;
+    if (a->dropped >= 0)   /* the run stops (train_eval_dropped) */
+        return 1;
     a->pending = 0;
     return apply ? apply_row(r, &a->row) : 0;
+}
+
+long train_eval_dropped(const run_ctx *r) { return r->async ? r->async->dropped : -1; }
+
+long train_eval_abandon(run_ctx *r)
+{
+    struct eval_async *a = r->async;
+    if (a && a->dropped >= 0)   /* already, while waiting for it */
+        return a->dropped;
+    /* the same on every training rank: no collective needed to agree */
+    if (!a || !a->remote || !a->running ||
+        (r->o->ckpt_dir && r->last_ckpt_step != a->row.step))
+        return -1;
+    if (r->dp.rank == 0)
+        dp_eval_abandon();
+    a->running = a->pending = 0;
+    return a->dropped = a->row.step;
 }
 
 int train_eval_after_step(run_ctx *r, int ckpt_due)
@@ -333,7 +373,12 @@ int train_eval_after_step(run_ctx *r, int ckpt_due)
         return due ? train_evaluate(r, 1) : 0;
     if (train_eval_poll(r) != 0)
         return -1;
-    return due || ckpt_due ? train_eval_settle(r, 1) : 0;
+    if (!due && !ckpt_due)
+        return 0;
+    r->async->may_drop = 1;
+    int rc = train_eval_settle(r, 1);
+    r->async->may_drop = 0;
+    return rc;
 }
 
 int train_eval_launch_due(run_ctx *r)

@@ -1048,6 +1048,42 @@ static void copy_file(const char *from, const char *to)
     write_file(to, buf, n);
 }
 
+/* A run ending at an evaluation step leaves the checkpoint written before that
+ * evaluation (so a signal during it finds the step's checkpoint): resumed, it evaluates
+ * first, as the uninterrupted run did after that step; the same rows (their lr too,
+ * under a schedule that moves each step), the same schedule, the same bits. */
+Test(models, resume_at_an_evaluation_step_equals_uninterrupted)
+{
+    /* plateau: the evaluation halves the rate; const with --warmup 30: the rate moves
+     * each step whatever --steps is (linear's would depend on it) */
+    const sched_kind kinds[] = {SCHED_PLATEAU, SCHED_CONST};
+    for (int k = 0; k < 2; k++) {
+        char la[300], lc[300], da[300], dc[300], ja[300], jc[300], name[32];
+        snprintf(name, sizeof name, "ea%d.csv", k), tmp_path(la, sizeof la, name);
+        snprintf(name, sizeof name, "ec%d.csv", k), tmp_path(lc, sizeof lc, name);
+        snprintf(name, sizeof name, "ckpt-ea%d", k), tmp_path(da, sizeof da, name);
+        snprintf(name, sizeof name, "ckpt-ec%d", k), tmp_path(dc, sizeof dc, name);
+        snprintf(name, sizeof name, "ea%d.json", k), tmp_path(ja, sizeof ja, name);
+        snprintf(name, sizeof name, "ec%d.json", k), tmp_path(jc, sizeof jc, name);
+        train_opts o;
+        small_opts(&o, la, da, 40);
+        o.gemm = "blocked", o.sched = kinds[k], o.warmup = 30 * k, o.json = ja;
+        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+        small_opts(&o, lc, dc, 20);   /* ends at the evaluation of step 20 */
+        o.gemm = "blocked", o.sched = kinds[k], o.warmup = 30 * k;
+        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+        small_opts(&o, lc, dc, 40);
+        o.sched = kinds[k], o.warmup = 30 * k, o.resume = 1, o.json = jc;
+        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+        char ha[65], hc[65];
+        params_hash(ja, ha), params_hash(jc, hc);
+        cr_expect_str_eq(ha, hc, "schedule %d: resumed at an evaluation step, other parameters", k);
+        static char ra[8192], rc[8192];
+        log_rows(la, ra, sizeof ra), log_rows(lc, rc, sizeof rc);
+        cr_expect_str_eq(ra, rc, "schedule %d: resumed at an evaluation step, another log", k);
+    }
+}
+
 /* --gemm auto (the default) and resume: the checkpoint carries the picks, the resumed
  * run reuses them without timing and continues bit for bit. */
 Test(models, auto_resume_reuses_the_picks_bit_identically)

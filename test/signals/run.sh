@@ -1,9 +1,10 @@
 #!/bin/sh
 # test/signals/run.sh BIN_DIR — every phase of rnn-train ends on a signal: SIGTERM (exit
 # 143) or SIGINT (130) within 3 s, with one to three lines on stderr, no temporary or
-# partial file left, the checkpoint written where one is due; a second signal exits at
-# once; under mpirun, a signal to rank 0 alone or to every rank (mpirun forwards it)
-# ends every rank; under `ulimit -v` OpenBLAS is refused in one line, never spun on.
+# partial file left, the checkpoint written where one is due (before an evaluation at
+# its step); a second signal exits at once; under mpirun, a signal to rank 0 alone or to
+# every rank (mpirun forwards it) ends every rank, --eval-ranks' scoring abandoned;
+# under `ulimit -v` OpenBLAS is refused in one line, never spun on.
 # The signal is sent once the phase has begun: rnn-train appends each phase it enters to
 # the file RNN_TRAIN_PHASES names (a test hook), and each phase here is made long (a
 # large valid/test split, a large model).  Prints the time from signal to exit.
@@ -107,6 +108,15 @@ grep -q "ckpt-000000002.bin" "$tmp/eval.err" && [ -f "$tmp/ck2/ckpt-000000002.bi
     [ -z "$(leftovers "$tmp")" ] && ok "eval: the newest checkpoint named and kept, no temporary" ||
     bad "eval: $(ls "$tmp/ck2")"
 
+# a periodic evaluation at a checkpoint step: that checkpoint is written before it, so
+# the signal leaves it (a resumed run evaluates first: test_models)
+mkdir "$tmp/ck6"
+sig_case eval-ckpt "during the evaluation at step 3" TERM 143 $train $big --gemm blocked --steps 100 \
+    --eval-every 3 --checkpoint "$tmp/ck6" --log "$tmp/evalck.csv"
+grep -q "ckpt-000000003.bin (step 3) is the newest" "$tmp/eval-ckpt.err" && [ -f "$tmp/ck6/ckpt-000000003.bin" ] &&
+    [ -z "$(leftovers "$tmp")" ] && ok "eval-ckpt: the checkpoint due at the step named and kept, no temporary" ||
+    bad "eval-ckpt: $(ls "$tmp/ck6")"
+
 # the final evaluation (the test split), after the last step's checkpoint
 mkdir "$tmp/ck3"
 sig_case final "during the final evaluation" TERM 143 $train $big --gemm blocked --steps 3 --eval-every 3 \
@@ -173,19 +183,21 @@ else
 fi
 
 echo "== under mpirun"
-# mp_start NAME MARK ARGS...: rnn-train under mpirun -np 2, until rank 0 enters phase MARK
+# mp_start NAME MARK ARGS...: rnn-train under mpirun -np ${mp_np:-2}, until rank 0 enters
+# phase MARK for the ${mp_nth:-1}th time (a line of the phase file starting with it)
 mp_start() {
     name=$1; mark=$2; shift 2
     rm -rf "$tmp/mck"; mkdir "$tmp/mck"
     : > "$tmp/$name.ph"
     ASAN_OPTIONS=$rank_asan RNN_TRAIN_PHASES="$tmp/$name.ph" $MPIRUN -q --oversubscribe --bind-to none \
-        -np 2 $train "$@" --workers 2 --checkpoint "$tmp/mck" > "$tmp/$name.out" 2> "$tmp/$name.err" &
+        -np "${mp_np:-2}" $train "$@" --workers 2 --checkpoint "$tmp/mck" > "$tmp/$name.out" 2> "$tmp/$name.err" &
     job=$!
     i=0
-    while [ $i -lt 1200 ] && kill -0 $job 2>/dev/null && ! grep -q "^$mark" "$tmp/$name.ph"; do
+    while [ $i -lt 1200 ] && kill -0 $job 2>/dev/null && [ "$(grep -c "^$mark" "$tmp/$name.ph")" -lt "${mp_nth:-1}" ]; do
         sleep 0.05; i=$((i + 1))
     done
-    grep -q "^$mark" "$tmp/$name.ph" || { bad "$name: '$mark' never began"; kill -KILL $job; return 1; }
+    [ "$(grep -c "^$mark" "$tmp/$name.ph")" -ge "${mp_nth:-1}" ] ||
+        { bad "$name: '$mark' never began"; kill -KILL $job; return 1; }
 }
 # mp_signal TARGET: SIGTERM to rank 0 alone (r0) or to mpirun, which forwards it to every
 # rank (all); the job must end within $mp_bound_ms, mpirun's own teardown included (sanitized
@@ -234,6 +246,43 @@ for target in r0 all; do
         bad "$name: exit $rc after $elapsed_ms ms, checkpoints $(ls "$tmp/mck"), $n lines:"; cat "$tmp/$name.err"
     fi
 done
+
+# --eval-ranks: the training ranks stop after their step without waiting for the eval
+# ranks' scoring of step 3 (a large valid split on a large model: seconds): it is
+# abandoned, the eval rank told, and checkpoint 3 (written before that evaluation began)
+# stays the newest (no checkpoint 4: waiting would have written it).  Rank 0 alone: exit
+# 143, the job's end bounded as above.  Marked: rank 0 back to training after checkpoint
+# 3 (the second "training"), so the step after it has the evaluation in flight.
+name=mpi-evalranks
+mp_np=3 mp_nth=2
+if mp_start $name training $big --gemm blocked --steps 100 --eval-every 3 --eval-ranks 1 && mp_signal r0; then
+    if [ $rc -eq 143 ] && [ "$n" -ge 1 ] && [ "$n" -le 3 ] &&
+       grep -q "evaluation of step 3 abandoned: checkpoint .*ckpt-000000003.bin" "$tmp/$name.err" &&
+       [ "$(ls "$tmp/mck")" = ckpt-000000003.bin ] && [ -z "$(leftovers "$tmp/mck")" ]; then
+        ok "$name: exit $rc in $elapsed_ms ms: $(tail -n 1 "$tmp/$name.err")"
+    else
+        bad "$name: exit $rc after $elapsed_ms ms, checkpoints $(ls "$tmp/mck"), $n lines:"; cat "$tmp/$name.err"
+    fi
+fi
+# SIGTERM to mpirun: Open MPI 4 sends the ranks SIGTERM odls_base_sigkill_timeout seconds
+# later and SIGKILL as long again after it (README).  Given 3 s, the ranks stop after
+# their step and the checkpoint the line names exists (steps of a large model: the
+# default 1 s can lose it).  The job ends within 2 x 3 s and a margin.
+export OMPI_MCA_odls_base_sigkill_timeout=3
+mp_bound_ms=$((mp_bound_ms + 6000))
+for ev in 0 1; do
+    name=mpi-forwarded-$ev
+    if [ $ev = 1 ]; then set -- --eval-ranks 1; mp_np=3 mp_nth=2; else set -- --eval-every 100000; mp_np=2 mp_nth=1; fi
+    mp_start $name training $big --gemm blocked --steps 1000 --eval-every 3 "$@" && mp_signal all || continue
+    ck=$(grep -o 'ckpt-[0-9]*\.bin' "$tmp/$name.err" | head -n 1)
+    if [ $rc -ne 0 ] && [ "$n" -ge 1 ] && [ "$n" -le 3 ] && [ -n "$ck" ] && [ -f "$tmp/mck/$ck" ] &&
+       [ -z "$(leftovers "$tmp/mck")" ]; then
+        ok "$name: exit $rc in $elapsed_ms ms, $ck kept: $(tail -n 1 "$tmp/$name.err")"
+    else
+        bad "$name: exit $rc after $elapsed_ms ms, checkpoints $(ls "$tmp/mck"), $n lines:"; cat "$tmp/$name.err"
+    fi
+done
+unset OMPI_MCA_odls_base_sigkill_timeout mp_np mp_nth
 
 [ $fail -eq 0 ] && echo "check-signals: all passed" || echo "check-signals: FAILED"
 exit $fail
