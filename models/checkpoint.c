@@ -372,7 +372,7 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
                   path, why);
         goto out;
     }
-    /* the seed picks the completion questions and is reported: not silently replaced */
+    /* --seed (the random seed) picks the completion questions and is reported: not silently replaced */
     if (hd.st.seed != st->seed) {
         rs_seterr("checkpoint %s was written with --seed %llu, this run has --seed %llu: "
                   "resume with --seed %llu (or use another --checkpoint folder)", path,

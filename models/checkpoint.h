@@ -14,7 +14,7 @@
  * (ckpt_prepare).  The format is this build's structs in native byte order, with a
  * magic, a version, and a SHA-256 of the whole file at its end, so a damaged file is
  * refused rather than half-loaded.  A checkpoint records the model shape, vocabulary
- * size, level, optimizer, the seed and the corpus's sha256 (and, by the size of the
+ * size, level, optimizer, the random seed (--seed) and the corpus's sha256 (and, by the size of the
  * carried state, the worker count); resuming with any of them different is refused with a line
  * naming the field, both values and the flag to resume with. */
 #ifndef RS_MODELS_CHECKPOINT_H

@@ -1385,7 +1385,7 @@ Test(models, mismatched_resume_exits_2_and_keeps_the_checkpoint)
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
                                   "--optimizer", "adam", SMALL, NULL},
                  "--optimizer sgd, this run has --optimizer adam: resume with --optimizer sgd");
-    /* the seed (it picks the completion questions): refused, not silently replaced */
+    /* --seed (the random seed: it picks the completion questions): refused, not silently replaced */
     expect_usage((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--resume", "--steps", "6",
                                   "--seed", "2", SMALL, NULL},
                  "was written with --seed 1, this run has --seed 2: resume with --seed 1");
