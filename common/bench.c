@@ -9,6 +9,7 @@
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -70,6 +71,48 @@ int rs_unpin_thread(void)
         return -1;
     return sched_setaffinity(0, sizeof start_mask, &start_mask) == 0 ? 0 : -1;
 }
+
+static char team_pins[160] = "none (one thread)";
+
+int rs_pin_team(int threads)
+{
+    static const char *vars[] = {"OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"};
+    if (threads <= 1)
+        return 0;
+    for (int i = 0; i < 3; i++)
+        if (getenv(vars[i])) {
+            snprintf(team_pins, sizeof team_pins, "none here (%s is set)", vars[i]);
+            return 0;
+        }
+    if (start_count < threads) {
+        snprintf(team_pins, sizeof team_pins, "none (%d threads, %d CPUs)", threads, start_count);
+        return 0;
+    }
+    int team = 0, failed = 0;
+#pragma omp parallel num_threads(threads)
+    if (omp_get_thread_num() == 0)
+        team = omp_get_num_threads();
+    if (team != threads) {   /* OMP_THREAD_LIMIT, or no OpenMP (the SMPI builds) */
+        snprintf(team_pins, sizeof team_pins, "none (a team of %d)", team);
+        return 0;
+    }
+#pragma omp parallel num_threads(threads) reduction(+ : failed)
+    failed += rs_pin_thread(omp_get_thread_num()) != 0;
+    if (failed) {
+#pragma omp parallel num_threads(threads)
+        rs_unpin_thread();
+        snprintf(team_pins, sizeof team_pins, "none (refused)");
+        return 0;
+    }
+    int used = snprintf(team_pins, sizeof team_pins, "cpus");
+    for (int c = 0, n = 0; c < CPU_SETSIZE && n < threads && used < (int)sizeof team_pins; c++)
+        if (CPU_ISSET(c, &start_mask))
+            used += snprintf(team_pins + used, sizeof team_pins - (size_t)used, "%s%d",
+                             n++ ? "," : " ", c);
+    return threads;
+}
+
+const char *rs_pin_team_describe(void) { return team_pins; }
 
 void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx)
 {

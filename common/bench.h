@@ -63,6 +63,19 @@ int rs_pin_thread(int cpu);
  * inherits its mask). 0 ok, -1 where unknown or refused. */
 int rs_unpin_thread(void);
 
+/* A long-running program's OpenMP team of `threads`, thread i pinned to the i-th
+ * starting CPU, as OMP_PROC_BIND=close would (libgomp reads that before main).  Why:
+ * T threads on T CPUs beside one busy process may be left sharing one CPU (3 tasks
+ * on 2 CPUs are "balanced" either way), and a library barrier that spins without
+ * yielding (BLIS's) then costs a time slice each: 2-thread trainer steps of 600 ms
+ * against a median of 50 were measured, and one of 147 s.  Nothing is pinned with
+ * fewer starting CPUs than threads (mpirun --bind-to core), or when the user set
+ * OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY (theirs rules).  Returns the count
+ * pinned (0: none); rs_pin_team_describe says which CPUs, or why none, for a header.
+ * A thread a pinned one starts inherits its CPU: it calls rs_unpin_thread. */
+int rs_pin_team(int threads);
+const char *rs_pin_team_describe(void);
+
 /* Run fn(ctx, tid) once on each of nthreads pinned threads (e.g. first-touch init). */
 void rs_parallel(int nthreads, void (*fn)(void *ctx, int tid), void *ctx);
 

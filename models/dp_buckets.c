@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "bench.h"
 #include "check.h"
 #include "dp_comm.h"
 #include "timer.h"
@@ -30,6 +31,7 @@ struct dp_buckets {
 static void *comm_thread(void *arg)
 {
     dp_buckets *b = arg;
+    rs_unpin_thread();   /* beside the team, not on a pinned thread's CPU */
     pthread_mutex_lock(&b->mu);
     for (;;) {
         while (b->done == b->queued && !b->quit)

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "check.h"
 #include "matmul.h"
 #include "progress.h"
@@ -181,6 +182,7 @@ static void *eval_thread(void *arg)
      * trainer's); the ICV is this thread's own */
     omp_set_num_threads(1);
     omp_set_max_active_levels(0);
+    rs_unpin_thread();   /* started by the team's pinned thread 0: not on its CPU */
     uint64_t t0 = train_now_ns();
     score_shard(a->r, &a->m, a->r->corp.valid, a->r->corp.nvalid, a->r->dp.rank, a->r->dp.P,
                 a->sums);

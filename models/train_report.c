@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench.h"
 #include "check.h"
 #include "matmul.h"
 #include "meta.h"
@@ -213,8 +214,9 @@ void train_print_header(const run_ctx *r)
     if (c->classes > 0)
         printf("output   class-factorized softmax: %d classes by unigram frequency (largest %d "
                "words)\n", c->classes, r->m.cls.max_size);
-    printf("kernels  gemm %s [%s], point-wise %s, softmax xent %s; %d threads\n",
-           mm_backend_name(), mm_dispatch(), r->m.pw->name, output_kernel_name(), r->o->threads);
+    printf("kernels  gemm %s [%s], point-wise %s, softmax xent %s; %d threads, pinned: %s\n",
+           mm_backend_name(), mm_dispatch(), r->m.pw->name, output_kernel_name(), r->o->threads,
+           rs_pin_team_describe());
     print_gemm_auto(r);
     printf("train    %s lr %g (%s schedule, warmup %ld), clip %g; %ld steps per epoch; "
            "eval every %ld steps\n",

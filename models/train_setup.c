@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "check.h"
 #include "dp_comm.h"
 #include "fsio.h"
@@ -188,6 +189,7 @@ int train_setup(run_ctx *r)
             return -1;
         r->last_ckpt_step = r->st.step;
     }
+    rs_pin_team(o->threads);   /* before --gemm auto times the products the steps will run */
     if (gemm_setup(r) != 0 || train_eval_setup(r) != 0)
         return -1;
     omp_set_num_threads(o->threads);

@@ -3,11 +3,12 @@
 # stalls.  rnn-train --model lstm --classes 50 --threads 2 --bench 15 (the class
 # softmax's per-token products included) runs with the default --gemm auto, then with
 # each of blis and openblas that loads, while `sh -c 'while :; do :; done'` runs at the
-# same priority on the same CPUs.  Each run must exit 0 and its slowest timed step
-# (step_ms_max of rnn-train's own --csv) be at most 5x the median (step_ms_median): a
-# library team nested in the trainer's threads, or a spin-wait for a thread the busy
-# process displaced, makes single steps many times slower (one of 147 s against a
-# median of 391 ms was seen on 2 vCPUs).  The trainer's threads are counted from /proc
+# same priority on the same CPUs.  Each run must pin its team one thread per CPU, exit
+# 0, and its slowest timed step (step_ms_max of rnn-train's own --csv) be at most 5x
+# the median (step_ms_median): a library team nested in the trainer's threads, or a
+# spin-wait for a thread the busy process displaced, makes single steps many times
+# slower (one of 147 s against a median of 391 ms was seen on 2 vCPUs; unpinned, 3.6-12x
+# in three runs on an AVX-512 Xeon; pinned, 1.1-1.3x).  The trainer's threads are counted from /proc
 # while it runs and printed.  About 30 s on 2 cores otherwise idle.  Exits 1 on failure.
 set -u
 bin=${1:-build/bin}
@@ -68,6 +69,14 @@ run() {
         ok "$what"
     else
         bad "$what: the slowest step is over 5x the median"
+    fi
+    # the team pinned one thread per CPU (common/bench.h, rs_pin_team): unpinned, the two
+    # threads may be left on one CPU beside the busy one, and BLIS's barrier spins
+    pins=$(sed -n 's/^kernels .*pinned: //p' "$tmp/$1.out")
+    if [ "$(nproc)" -lt 2 ] || [ -n "${OMP_PROC_BIND:-}${OMP_PLACES:-}${GOMP_CPU_AFFINITY:-}" ]; then
+        echo "note $1: pinned: $pins (fewer than 2 CPUs, or the user's binding)"
+    else
+        case $pins in "cpus "*) ok "$1: the team pinned, $pins" ;; *) bad "$1: not pinned: $pins" ;; esac
     fi
 }
 
