@@ -185,7 +185,7 @@ check-signals: $(BIN)/rnn-train
 	@echo "== test/signals/run.sh $(BIN)"
 	@MPIRUN="$(MPIRUN)" sh test/signals/run.sh $(BIN)
 
-# The report's target lines and the seed-claim verdicts on hand-made run folders.
+# The report's target lines and the verdicts on the two studies' claims on hand-made run folders.
 EXTRA_CHECKS += check-report
 check-report:
 	@echo "== test/report/run.sh plot/report.sh plot/reproduction.sh"

@@ -366,6 +366,6 @@ if [ -f "$run/scaling_report.md" ]; then
     echo
     cat "$run/scaling_report.md"
 fi
-# ---- each claim of the seed studies beside this run's figure
+# ---- each claim of the Sunway TaihuLight and GPU RNN studies beside this run's figure
 echo
 sh plot/reproduction.sh "$run"

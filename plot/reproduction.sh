@@ -22,13 +22,13 @@ echo "Sunway: \"Scaling the training of recurrent neural networks on Sunway Taih
 echo "GPU: \"Large scale recurrent neural network on GPU\" (two-stage pipeline, no class layer)."
 echo
 
-# exp + softmax, the seed's two computational hot spots: "an overall acceleration of 12.63x"
+# exp + softmax, the Sunway TaihuLight study's two computational hot spots: "an overall acceleration of 12.63x"
 c="exp and softmax optimised: 12.63x"
 l=$(grep -h 'in L2, 1 thread: best speedup over naive' "$run/softmax.txt" 2>/dev/null | head -n 1)
 if [ -n "$l" ]; then
     k=$(echo "$l" | sed -n 's/.*>= 12.63x on \([0-9]*\) of \([0-9]*\) shapes.*/\1 \2/p')
     set -- $k
-    # the seed's figure is one overall speedup: met when every shape reaches it
+    # the Sunway TaihuLight study's figure is one overall speedup: met when every shape reaches it
     v="NOT met"; [ "${1:-0}" -gt 0 ] && [ "${1:-0}" -eq "${2:-0}" ] && v="met"
     claim "$c" "12.63x over the original" "softmax, $(echo "$l" | sed 's/^ *//; s/;.*//'); reached on ${1:-0} of ${2:-0} shapes" "$v"
 else

@@ -1,7 +1,7 @@
 # softmax.gp — speedup of each softmax variant (and the fused cross-entropy) over the
 # naive libm softmax, per shape (rows x cols, in the order measured; the last shape is
 # the rows larger than the LLC), one panel for 1 thread and one for the most threads.
-# Log scale; the dashed line is the seed's 12.63x (exp + softmax on Sunway).
+# Log scale; the dashed line is the Sunway TaihuLight study's 12.63x (exp + softmax on Sunway).
 # gnuplot -e "csv='RUN/softmax.csv'; out='RUN/figures/softmax.png'" plot/softmax.gp
 set datafile separator ','
 set datafile columnheaders

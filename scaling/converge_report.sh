@@ -109,7 +109,7 @@ md() {
     echo
     lr_rule
     echo
-    echo "### The seed's claim: ~100x fewer steps at N = 100 than at N = 1"
+    echo "### The Sunway TaihuLight study's claim: ~100x fewer steps at N = 100 than at N = 1"
     echo
     fits | awk -v tx="$(setting TARGET_X)" '{ if ($6 == "nan" || $6 == "") printf "- b = %s: not measured (N = 1 or N = 100 has no point that reached the target)\n", $1
         else printf "- b = %s: steps(N = 1) / steps(N = 100) = %s (perfect scaling: 100; the fit predicts %.3g) at %s x kn3\n", $1, $6, ($2 + $3 / $1) / ($2 + $3 / (100 * $1)), tx }'
@@ -125,7 +125,7 @@ md() {
     echo "10% of E_min / B), maximal data parallelism for B >= 10 B_crit (steps within 10% of"
     echo "S_min), diminishing returns between. Residuals, R^2 and the median b_simple (where the"
     echo "trainer logs it): scaling_fit.json. claim_ratio: steps at N = 1 over steps at N = 100"
-    echo "for the same b (the seed's ~100x); perfect scaling would give 100."
+    echo "for the same b (the Sunway TaihuLight study's ~100x); perfect scaling would give 100."
     echo
     [ -f "$run/figures/scaling_convergence.png" ] &&
         echo "![steps to target against the global batch](figures/scaling_convergence.png)"

@@ -93,7 +93,7 @@ fi
 if [ -f "$run/caffe.csv" ]; then
     fused_bytes=$(csvawk 'function emit() { if (v["algo"] == "fused_hier") b = v["bytes"] } END { print b + 0 }' "$run/caffe.csv")
     cat <<EOF
-### The seed's experiment: Caffe-style synchronisation against one fused hier allreduce
+### The Sunway TaihuLight study's experiment: Caffe-style synchronisation against one fused hier allreduce
 
 LSTM language model, hidden 512, vocabulary 10k (rnn-train's \`--model lstm --hidden 512
 --vocab 10000\`, $(awk -v b="$fused_bytes" 'BEGIN { printf "%.2f M parameters, %.1f MB", b / 4e6, b / 1e6 }') of float gradients; the

@@ -11,7 +11,7 @@
 #                                   smpi:lr at 64 MiB (FULL=1: ring too, 4 MiB too)
 #   simulate_placement.csv/.json  800 nodes, round-robin and random placements
 #   simulate_platforms.csv/.json  the fat tree and the 3D torus at 64 and 512 nodes
-#   caffe.csv/.json               the seed's experiment (Caffe-style vs fused hier), 1..800
+#   caffe.csv/.json               the Sunway TaihuLight study's experiment (Caffe-style vs fused hier), 1..800
 #   simulate_*.txt, .log          console output;  figures/simulate_*.png;
 #   simulate_report.md            the report section (scaling/report.sh)
 #   simulate_cost.txt             each part's simulations one after another (seconds),

@@ -1,7 +1,7 @@
 /* cmd_exp.c — `microbench exp`: every expf variant is checked against the double
  * reference (special values and a dense sample, or every float with --exhaustive),
  * then timed on working sets in L1, in L2 and beyond the LLC, on 1 and all threads.
- * Each speed is also shown as a speedup over the scalar libm loop (the seed's
+ * Each speed is also shown as a speedup over the scalar libm loop (the Sunway TaihuLight study's
  * "before") and as a fraction of the FMA-port bound (exp.h: EXP_BOUND_VECOPS). */
 #include <math.h>
 #include <stdint.h>

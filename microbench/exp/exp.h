@@ -31,7 +31,7 @@ typedef struct {
 } exp_variant;
 
 /* The registry (exp_registry.c): every variant compiled in, in display order.
- * The scalar libm loop is first: it is the seed's "before". */
+ * The scalar libm loop is first: it is the Sunway TaihuLight study's "before". */
 extern const exp_variant exp_variants[];
 extern const int exp_nvariants;
 extern const rs_registry exp_registry;   /* the same rows, for registry.h's lookups */

@@ -1,6 +1,6 @@
 /* exp_libm.c — glibc's scalar expf in a plain loop (variant libm, portable).
  *
- * The seed's "before" and the accuracy yardstick among the fast variants: glibc
+ * The Sunway TaihuLight study's "before" and the accuracy yardstick among the fast variants: glibc
  * >= 2.27 expf is the table-driven Arm optimized-routines algorithm, 0.502 ULP.
  * The loop must stay one scalar call per element: with -ffast-math GCC could turn it
  * into calls to libmvec's vector expf, so vectorization is switched off here. */

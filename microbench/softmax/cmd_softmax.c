@@ -2,7 +2,7 @@
  * are checked against the double reference (random, huge, masked and NaN inputs, odd
  * row lengths, every internal path), then timed on rows x cols shapes — vocabulary-like
  * rows in cache and one row larger than the LLC — on 1 and all threads.  Each speed is
- * also shown as a speedup over the naive libm softmax (the seed's "before") and as a
+ * also shown as a speedup over the naive libm softmax (the Sunway TaihuLight study's "before") and as a
  * fraction of the applicable bound (softmax.h: exp FMA-port bound in cache, STREAM copy
  * bandwidth beyond the LLC, measured right after the shape's timing).  A shape's
  * variants are timed side by side (rs_bench_rounds), then each is run once more and its

@@ -14,7 +14,7 @@
  *    row is NaN, as in PyTorch (inf - inf, and 0/0).  A caller that masks whole rows
  *    must skip them itself;
  *  - probabilities below 2^-126 (FLT_MIN) may come out as 0: no subnormal outputs.
- * naive (overflow_safe = 0) is the seed's "before": exp(x) overflows for x > 88.7, so
+ * naive (overflow_safe = 0) is the Sunway TaihuLight study's "before": exp(x) overflows for x > 88.7, so
  * the huge-input checks do not apply to it; masked and NaN inputs do.
  *
  * Cross-entropy (xent), with integer targets t[r] in [0, cols):
@@ -77,7 +77,7 @@ typedef struct {
 } softmax_variant;
 
 /* The registry (softmax_registry.c): every variant compiled in, in display order.
- * naive comes first: it is the seed's "before" that speedups are measured against. */
+ * naive comes first: it is the Sunway TaihuLight study's "before" that speedups are measured against. */
 extern const softmax_variant softmax_variants[];
 extern const int softmax_nvariants;
 extern const rs_registry softmax_registry;   /* the same rows, for registry.h's lookups */

@@ -1,4 +1,4 @@
-/* softmax_naive.c — the seed's "before": y = exp(x) / sum exp(x), with libm expf, in
+/* softmax_naive.c — the Sunway TaihuLight study's "before": y = exp(x) / sum exp(x), with libm expf, in
  * two passes (exp and sum, then divide).  No max is subtracted, so exp overflows for
  * x > 88.7 and the row becomes inf/inf: it is declared not overflow-safe (softmax.h)
  * and the huge-input checks skip it.  It is the baseline of speedup_vs_naive. */

@@ -36,7 +36,7 @@ sh plot/report.sh "$tmp/stall" > "$tmp/out" 2>&1
 sed -n '/^## Summary/,/^## [^S]/p' "$tmp/out" | grep -q "^- STALL: .*NOT met" && ok "the STALL line is in the summary" || bad "the STALL line is in the summary"
 expect "$tmp/steady" "^- target: no stall, .* \(2 rows\): met" "max 4.9x the median: no stall, met"
 
-echo "== reproduction: the seed's claims"
+echo "== reproduction: the Sunway TaihuLight and GPU RNN studies' claims"
 mkdir -p "$tmp/caffe"
 { echo "algo,p,improvement"; echo "fused_hier,16,44.1"; echo "fused_hier,800,12.5"; } > "$tmp/caffe/caffe.csv"
 expect "$tmp/caffe" "MPI_Allreduce mapped.*800 simulated TaihuLight nodes: 12.5x — NOT met" "20x allreduce: judged at the largest p, 12.5x: NOT met"
