@@ -81,6 +81,7 @@ EXTRA_CHECKS :=
 -include collectives/collectives.mk
 -include models/models.mk
 -include scaling/scaling.mk
+-include scaling/study/study.mk
 -include fuzz/fuzz.mk
 
 # libxsmm: Debian ships only static archives (position-independent); the gemm backend

@@ -196,6 +196,29 @@ static void fmt_cell(const rs_table *t, int r, int c, char *buf, size_t len)
     }
 }
 
+void rs_cell_text(const rs_table *t, int r, int c, char *buf, size_t len)
+{
+    const cell *x = cget(t, r, c);
+    if (!x->set || t->cols[c].type != RS_DBL || !isfinite(x->d)) {
+        fmt_cell(t, r, c, buf, len);
+        return;
+    }
+    rs_shortest(x->d, buf, len);
+}
+
+void rs_shortest(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 1e15) {   /* 58, not 6e+01 */
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
+    for (int d = 1; d <= 17; d++) {
+        snprintf(buf, len, "%.*g", d, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+}
+
 /* Column list "a,b,c" -> indices; NULL or "" means all. */
 static int select_cols(const rs_table *t, const char *cols, int *idx)
 {
@@ -415,16 +438,17 @@ rs_table *rs_table_read_csv(const char *path)
         fields = realloc(fields, sizeof *fields * (size_t)(nrows + 1) * (size_t)ncols);
         RS_ASSERT(fields != NULL);
         for (int c = 0; c < ncols; c++) {
-            eol = 0;
+            eol = 1;   /* the end of the text ends the row ("a," is a, "") */
             fields[nrows * ncols + c] = *q ? csv_read_field(&q, &eol) : dupstr("");
-            if (eol && c != ncols - 1) {
+            if (eol != (c == ncols - 1)) {   /* a row shorter or longer than the header */
                 for (int k = 0; k <= nrows * ncols + c; k++)
                     free(fields[k]);
                 free(fields);
                 for (int k = 0; k < ncols; k++)
                     free((char *)cols[k].name);
                 free(buf);
-                rs_seterr("%s: row %d has %d fields, the header has %d", path, nrows + 1, c + 1, ncols);
+                rs_seterr("%s: row %d has %s%d fields, the header has %d", path, nrows + 1,
+                          eol ? "" : "more than ", c + 1, ncols);
                 return NULL;
             }
         }

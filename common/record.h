@@ -9,6 +9,7 @@
 #ifndef RS_RECORD_H
 #define RS_RECORD_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef enum { RS_STR, RS_INT, RS_DBL } rs_type;
@@ -45,6 +46,11 @@ int rs_cell_isset(const rs_table *t, int row, int col);
 const char *rs_cell_str(const rs_table *t, int row, int col);
 long long rs_cell_int(const rs_table *t, int row, int col);
 double rs_cell_dbl(const rs_table *t, int row, int col);
+/* A cell as text ("" when unset): numbers in the fewest digits that read back to the
+ * same value (a CSV's "0.05" reads back as 0.05, not 0.050000000000000003). */
+void rs_cell_text(const rs_table *t, int row, int col, char *buf, size_t len);
+/* The same for one number: integers whole (58), others in the fewest %g digits. */
+void rs_shortest(double v, char *buf, size_t len);
 
 /* Printers.  The table printer shows only `cols` (comma-separated names) if given. */
 int rs_table_print(const rs_table *t, FILE *f, const char *cols);

@@ -128,7 +128,8 @@ check-scaling: $(SCALING_FIT) $(BIN)/rnn-train
 
 # The scaling tables (scaling/compose.sh) and the model-size study (scaling/models.sh)
 # follow in the same run folder, whatever the convergence study's points gave, unless a
-# step stopped on bad settings or Ctrl-C; report.md is written last.  Every study's
+# step stopped on bad settings or Ctrl-C; points.csv (every point, one row: made again
+# from points/, which holds the data) and report.md are written last.  Every study's
 # settings are checked first (STUDY_CHECK=1), before anything is created.
 scaling: deps
 	@$(MAKE) --no-print-directory all
@@ -141,5 +142,6 @@ scaling: deps
 	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run"; c=$$?; \
 	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
+	rm -f "$$run/points.csv"; $(BIN)/study points "$$run" || rc=1; \
 	sh plot/report.sh "$$run" > "$$run/report.md.tmp" && mv "$$run/report.md.tmp" "$$run/report.md" && \
 	  echo "scaling: report $$run/report.md"; exit $$rc

@@ -1,0 +1,38 @@
+/* main.c — `study SUBCOMMAND ...`: the subcommand table and the dispatch (study.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "study.h"
+
+static const study_cmd cmds[] = {
+    {"get", "one value of a CSV or JSON file (a column of a row, a dotted JSON key)", study_get},
+    {"points", "a study's points table (points.csv) from its run folder's points/", study_points},
+};
+#define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: study SUBCOMMAND [ARGS] (study SUBCOMMAND --help for its own)\n\n");
+    for (int i = 0; i < NCMDS; i++)
+        fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].what);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (int i = 0; i < NCMDS; i++)
+        if (strcmp(argv[1], cmds[i].name) == 0)
+            return cmds[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "study: unknown subcommand '%s' (expected", argv[1]);
+    for (int i = 0; i < NCMDS; i++)
+        fprintf(stderr, "%s %s", i == 0 ? "" : i == NCMDS - 1 ? " or" : ",", cmds[i].name);
+    fprintf(stderr, "; study --help)\n");
+    return 2;
+}

@@ -1,0 +1,18 @@
+/* study.h — `build/bin/study`: the one reader of what the studies write.
+ *
+ * Scripts under scaling/ and plot/ launch runs; everything that reads a result back
+ * (a CSV through rs_table_read_csv, a JSON through cJSON's tree) is a subcommand here,
+ * one per file (cmd_NAME.c), listed once in main.c. */
+#ifndef STUDY_H
+#define STUDY_H
+
+typedef struct {
+    const char *name;
+    const char *what;                   /* one line for `study --help` */
+    int (*run)(int argc, char **argv);  /* argv[0] is the subcommand; exit status */
+} study_cmd;
+
+int study_get(int argc, char **argv);
+int study_points(int argc, char **argv);
+
+#endif

@@ -1,0 +1,88 @@
+#!/bin/sh
+# test/study/run.sh [BIN_DIR] — build/bin/study, the one reader of result files: `get`
+# on CSV (quoted cells, --where, --row, --all, --optional) and JSON, its exit statuses
+# and one-line errors; `points` on a hand-made run folder (statuses, the union of
+# one-row results, a clashing name, the table never overwritten).  A second or so.
+set -u
+bin=${1:-build/bin}
+cd "$(dirname "$0")/../.."
+. test/lib.sh
+test_begin study
+st=$bin/study
+
+# same WHAT EXPECTED ACTUAL
+same() { [ "$3" = "$2" ] && ok "$1" || bad "$1: expected '$2', got '$3'"; }
+# status WHAT EXPECTED CMD...: the exit status and, for 2, one line on stderr
+status() {
+    what=$1; want=$2; shift 2
+    "$@" > "$tmp/out" 2> "$tmp/err"; got=$?
+    if [ $got -ne "$want" ]; then bad "$what: exit $got, expected $want"
+    elif [ "$want" = 2 ] && [ "$(wc -l < "$tmp/err")" -ne 1 ]; then bad "$what: stderr is not one line"
+    else ok "$what: exit $got${want:+ $(head -c 120 "$tmp/err")}"; fi
+}
+
+cat > "$tmp/t.csv" <<'CSV'
+point,N,lr,note
+a,1,0.05,plain
+b,64,2,"with, a comma"
+c,64,4,"say ""hi"""
+CSV
+echo "== get: CSV"
+same "the last row by default" "4" "$($st get "$tmp/t.csv" lr)"
+same "--row first" "0.05" "$($st get "$tmp/t.csv" lr --row first)"
+same "--row 2, a quoted comma" "with, a comma" "$($st get "$tmp/t.csv" note --row 2)"
+same "a quoted quote" 'say "hi"' "$($st get "$tmp/t.csv" note)"
+same "--where, two columns tab-separated" "$(printf 'b\t2')" "$($st get "$tmp/t.csv" point,lr --where N=64 --row first)"
+same "--all" "$(printf '64\n64')" "$($st get "$tmp/t.csv" N --where N=64 --all)"
+same "numbers as written (0.05, not 0.05000000000000000277)" "0.05" "$($st get "$tmp/t.csv" lr --where point=a)"
+status "no row kept" 1 "$st" get "$tmp/t.csv" lr --where N=7
+status "an unknown column" 2 "$st" get "$tmp/t.csv" nope
+status "a missing file" 2 "$st" get "$tmp/none.csv" lr
+status "--where without =" 2 "$st" get "$tmp/t.csv" lr --where N
+status "--row 0" 2 "$st" get "$tmp/t.csv" lr --row 0
+same "--optional: a missing file is an empty line" "" "$($st get "$tmp/none.csv" lr --optional)"
+status "--optional: exit 0" 0 "$st" get "$tmp/t.csv" nope --optional
+printf 'a,b\n1,2,3\n' > "$tmp/bad.csv"
+printf 'a,b\n1\n' > "$tmp/short.csv"
+status "a row shorter than the header" 2 "$st" get "$tmp/short.csv" a
+status "a row longer than the header" 2 "$st" get "$tmp/bad.csv" a
+
+echo "== get: JSON"
+printf '{"study": "x", "meta": {"command": "rnn-train --lr 2", "n": 58, "x": 0.1, "ok": true, "none": null}, "rows": []}\n' > "$tmp/t.json"
+same "a dotted key" "rnn-train --lr 2" "$($st get "$tmp/t.json" meta.command)"
+same "an integer" "58" "$($st get "$tmp/t.json" meta.n)"
+same "a fraction" "0.1" "$($st get "$tmp/t.json" meta.x)"
+same "true" "true" "$($st get "$tmp/t.json" meta.ok)"
+same "null is empty" "" "$($st get "$tmp/t.json" meta.none)"
+status "an array is not a value" 2 "$st" get "$tmp/t.json" rows
+status "a missing key" 2 "$st" get "$tmp/t.json" meta.nope
+printf '{"a": ' > "$tmp/broken.json"
+status "broken JSON" 2 "$st" get "$tmp/broken.json" a
+
+echo "== points"
+r=$tmp/run; p=$r/points
+mkdir -p "$p/p1" "$p/p2" "$p/p3" "$p/p4"
+echo "rnn-train --lr 1" > "$p/p1/cmd"; echo 0 > "$p/p1/rc"; echo 12 > "$p/p1/seconds"
+printf 'steps,valid_ppl,status\n40,210.5,x\n' > "$p/p1/summary.csv"
+printf 'step,b_simple\n2,8\n4,9\n' > "$p/p1/log.csv"
+echo "rnn-train --lr 8" > "$p/p2/cmd"; echo 1 > "$p/p2/rc"; echo 3 > "$p/p2/seconds"
+printf 'warming up\nrnn-train: diverged at step 9\n\n' > "$p/p2/stderr.txt"
+echo "rnn-train --bench 20" > "$p/p3/cmd"; echo 0 > "$p/p3/rc"
+printf 'tokens_per_s,step_ms_median\n2042.37,8.5\n' > "$p/p3/bench.csv"
+echo "infeasible: 800 workers need 48% of the corpus per step" > "$p/p4/infeasible"
+status "points on a run folder" 0 "$st" points "$r"
+t=$r/points.csv
+same "statuses in name order" "$(printf 'done\nfailed\ndone\ninfeasible')" "$($st get "$t" status --all)"
+same "a result's cell" "210.5" "$($st get "$t" valid_ppl --where point=p1)"
+same "the union: bench.csv's column too" "2042.37" "$($st get "$t" tokens_per_s --where point=p3)"
+same "a clashing name gets result_" "x" "$($st get "$t" result_status --where point=p1)"
+same "a failure's last stderr line" "rnn-train: diverged at step 9" "$($st get "$t" note --where point=p2)"
+same "why infeasible" "infeasible: 800 workers need 48% of the corpus per step" "$($st get "$t" note --where point=p4)"
+same "result file and rows" "$(printf 'summary.csv\t1')" "$($st get "$t" result_file,result_rows --where point=p1)"
+same "no wall time where none was written" "" "$($st get "$t" wall_seconds --where point=p3)"
+status "an existing table is not overwritten" 2 "$st" points "$r"
+status "no points folder" 2 "$st" points "$tmp"
+status "an unknown subcommand" 2 "$st" pick
+
+[ $fail -eq 0 ] && echo "check-study: all passed" || echo "check-study: FAILED"
+exit $fail
