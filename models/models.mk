@@ -4,21 +4,23 @@
 #
 # Every models/*.c but main.c is the library (MODELS_OBJ), so a new cell or optimizer
 # is one file here; *_avx2.c files get the AVX2 flags from the top-level pattern rule
-# and are called only after a CPUID check.  The tests (test/test_models.c) link the
-# library objects too.  The default corpus is fetched by models/fetch_corpus.sh
-# (`make deps` calls it; `make corpus` alone), which also fetches the State of the Union
-# addresses (models/fetch_sotu.sh, --corpus sotu) and writes the King James Bible
-# (models/fetch_kjv.sh, --corpus kjv) where Debian's bible-kjv is installed.
+# and are called only after a CPUID check.  The tests (test/test_models_*.c) link the
+# library objects and test/models_support.c too.  The default corpus is fetched by
+# models/fetch_corpus.sh (`make deps` calls it; `make corpus` alone), which also
+# fetches the State of the Union addresses (models/fetch_sotu.sh, --corpus sotu) and
+# writes the King James Bible (models/fetch_kjv.sh, --corpus kjv) where Debian's
+# bible-kjv is installed.
 #
 # Data-parallel training (--workers under mpirun) reaches MPI through dp_comm.c alone:
-# it is compiled with $(MPICC) against collectives/, and rnn-train and the test link
+# it is compiled with $(MPICC) against collectives/, and rnn-train and the tests link
 # the allreduce library and the MPI libraries (MPI is started only under a launcher).
 
 MODELS_SRC := $(filter-out models/main.c,$(wildcard models/*.c))
 MODELS_OBJ := $(MODELS_SRC:%.c=$(OBJ)/%.o)
 
-# models/ headers are seen by the models objects and their test only.
-$(OBJ)/models/%.o $(OBJ)/test/test_models.o: INC += -Imodels
+# models/ headers are seen by the models objects and their tests only.
+MODELS_TESTS := $(patsubst test/%.c,$(BUILD)/test/%,$(wildcard test/test_models_*.c))
+$(OBJ)/models/%.o $(OBJ)/test/test_models_%.o $(OBJ)/test/models_support.o: INC += -Imodels
 PROGRAMS += $(BIN)/rnn-train
 MPI_LINK := $(shell $(MPICC) --showme:link 2>/dev/null)
 MODELS_LIBS := -lnettle   # SHA-256 (models/sha256.h)
@@ -31,9 +33,9 @@ $(BIN)/rnn-train: $(OBJ)/models/main.o $(MODELS_OBJ) $(COLL_LIB_OBJ) $(MB_OBJ) $
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS) $(MODELS_LIBS) $(MPI_LINK)
 
-# The Criterion test links the models library; it also runs build/bin/rnn-train.
-$(BUILD)/test/test_models: $(MODELS_OBJ) $(COLL_LIB_OBJ) | $(BIN)/rnn-train
-$(BUILD)/test/test_models: LDLIBS += $(MODELS_LIBS) $(MPI_LINK)
+# The Criterion tests link the models library; they also run build/bin/rnn-train.
+$(MODELS_TESTS): $(OBJ)/test/models_support.o $(MODELS_OBJ) $(COLL_LIB_OBJ) | $(BIN)/rnn-train
+$(MODELS_TESTS): LDLIBS += $(MODELS_LIBS) $(MPI_LINK)
 
 .PHONY: corpus
 corpus:

@@ -109,7 +109,7 @@ grep -q "ckpt-000000002.bin" "$tmp/eval.err" && [ -f "$tmp/ck2/ckpt-000000002.bi
     bad "eval: $(ls "$tmp/ck2")"
 
 # a periodic evaluation at a checkpoint step: that checkpoint is written before it, so
-# the signal leaves it (a resumed run evaluates first: test_models)
+# the signal leaves it (a resumed run evaluates first: test_models_checkpoint)
 mkdir "$tmp/ck6"
 sig_case eval-ckpt "during the evaluation at step 3" TERM 143 $train $big --gemm blocked --steps 100 \
     --eval-every 3 --checkpoint "$tmp/ck6" --log "$tmp/evalck.csv"
