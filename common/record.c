@@ -404,6 +404,44 @@ static int csv_digits(const char *s)
     return n < 17 ? n : 17;
 }
 
+rs_table *rs_table_typed(const rs_table *text, const char *study)
+{
+    int ncols = text->ncols, nrows = text->nrows;
+    rs_col *cols = malloc(sizeof *cols * (size_t)(ncols > 0 ? ncols : 1));
+    RS_ASSERT(cols != NULL);
+    /* A column is numeric if every set cell parses fully as a number. */
+    for (int c = 0; c < ncols; c++) {
+        int numeric = 1, digits = 6;
+        for (int r = 0; r < nrows && numeric; r++) {
+            const char *s = rs_cell_str(text, r, c);
+            char *end;
+            if (rs_cell_isset(text, r, c) && *s) {
+                strtod(s, &end);
+                numeric = *end == 0;
+                digits = csv_digits(s) > digits ? csv_digits(s) : digits;
+            }
+        }
+        cols[c] = (rs_col){text->cols[c].name, numeric ? RS_DBL : RS_STR, digits};
+    }
+    rs_table *t = rs_table_new(study, cols, ncols);
+    for (int r = 0; r < nrows; r++) {
+        int row = rs_table_row(t);
+        for (int c = 0; c < ncols; c++) {
+            const char *s = rs_cell_str(text, r, c);
+            if (!rs_cell_isset(text, r, c) || !*s)
+                continue;
+            if (cols[c].type == RS_DBL)
+                rs_set_dbl(t, row, cols[c].name, strtod(s, NULL));
+            else
+                rs_set_str(t, row, cols[c].name, s);
+        }
+    }
+    for (int m = 0; m < text->nmeta; m++)
+        rs_table_meta(t, text->mkeys[m], text->mvals[m]);
+    free(cols);
+    return t;
+}
+
 rs_table *rs_table_read_csv(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -454,34 +492,18 @@ rs_table *rs_table_read_csv(const char *path)
         }
         nrows++;
     }
-    for (int c = 0; c < ncols; c++) {
-        int numeric = 1, digits = 6;
-        for (int r = 0; r < nrows && numeric; r++) {
-            const char *s = fields[r * ncols + c];
-            char *end;
-            if (*s) {
-                strtod(s, &end);
-                numeric = *end == 0;
-                digits = csv_digits(s) > digits ? csv_digits(s) : digits;
-            }
-        }
-        cols[c].type = numeric ? RS_DBL : RS_STR;
-        cols[c].digits = digits;   /* written back, the numbers read as they were */
-    }
-    rs_table *t = rs_table_new(path, cols, ncols);
+    rs_table *text = rs_table_new(path, cols, ncols);   /* every column RS_STR here */
     for (int r = 0; r < nrows; r++) {
-        int row = rs_table_row(t);
+        int row = rs_table_row(text);
         for (int c = 0; c < ncols; c++) {
             char *s = fields[r * ncols + c];
-            if (*s) {
-                if (cols[c].type == RS_DBL)
-                    rs_set_dbl(t, row, cols[c].name, strtod(s, NULL));
-                else
-                    rs_set_str(t, row, cols[c].name, s);
-            }
+            if (*s)
+                rs_set_str(text, row, cols[c].name, s);
             free(s);
         }
     }
+    rs_table *t = rs_table_typed(text, path);
+    rs_table_free(text);
     for (int c = 0; c < ncols; c++)
         free((char *)cols[c].name);
     free(fields);

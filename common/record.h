@@ -66,4 +66,8 @@ int rs_table_write_json(const rs_table *t, const char *path);
  * Returns NULL (rs_lasterr) on a missing file or malformed CSV. */
 rs_table *rs_table_read_csv(const char *path);
 
+/* A table of text cells (RS_STR columns: a collector's rows) typed as the reader
+ * types a CSV's, under `study`, its metadata copied: written, it reads back alike. */
+rs_table *rs_table_typed(const rs_table *text, const char *study);
+
 #endif

@@ -2,7 +2,7 @@
 # perplexity (left) and sentence-completion accuracy (right) against the hidden size,
 # one line for the class-based output layer and one for the full softmax, the
 # Kneser-Ney trigram as a dashed level, completion with one standard error.  From a run folder (make scaling;
-# scaling/models_collect.sh draws it):
+# build/bin/study collect models draws it):
 # gnuplot -e "csv='RUN/scaling_models.csv'; out='RUN/figures/scaling_models.png'" plot/scaling_models.gp
 sq = "'"
 # pts(o, y): "hidden y" of the rows with output layer o, sorted by hidden

@@ -151,7 +151,7 @@ static int get_json(const char *path, const char *key)
     return rc;
 }
 
-int study_get(int argc, char **argv)
+int cmd_get(int argc, char **argv)
 {
     char *pos[2];
     int npos = 2, rc = rs_opts_parse(argc, argv, options, RS_ARRAY_LEN(options), usage, pos, &npos);

@@ -195,7 +195,7 @@ static int run(const char *run_dir)
     return rc;
 }
 
-int study_points(int argc, char **argv)
+int cmd_points(int argc, char **argv)
 {
     char *pos[1];
     int npos = 1, rc = rs_opts_parse(argc, argv, options, RS_ARRAY_LEN(options), usage, pos, &npos);

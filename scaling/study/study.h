@@ -12,7 +12,9 @@ typedef struct {
     int (*run)(int argc, char **argv);  /* argv[0] is the subcommand; exit status */
 } study_cmd;
 
-int study_get(int argc, char **argv);
-int study_points(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_points(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_collect(int argc, char **argv);
 
 #endif

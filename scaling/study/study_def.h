@@ -1,0 +1,77 @@
+/* study_def.h — one study's shape: its settings, its points, its tables, declared once.
+ *
+ * A study (models.c, ...) is a study_def: a table of settings (name, default, QUICK=1
+ * default, what a value must be), a check of what only rnn-train can judge, a plan that
+ * adds points (one command line each, run by scaling/study.sh in RUN/points/NAME/), and
+ * a collect that turns the finished points into tables and a report section.
+ * driver.c runs every study the same way: settings (saved in RUN/NAME_settings.txt, a
+ * resumed folder keeps them) -> checks -> plan -> points -> plan again, until the plan
+ * adds none -> collect.  Exit: 0, 1 a point failed, 2 bad settings, 130/143 stopped. */
+#ifndef STUDY_DEF_H
+#define STUDY_DEF_H
+
+#include "record.h"
+
+typedef enum {
+    SET_TEXT,       /* anything (rnn-train judges it in the study's check) */
+    SET_POS_INTS,   /* a list of integers > 0 */
+    SET_POS_NUM,    /* one number > 0 */
+    SET_UINT,       /* one integer >= 0 */
+} set_kind;
+
+typedef struct {
+    const char *name;     /* HIDDEN_LIST: the environment variable and the saved key */
+    const char *def;      /* its default */
+    const char *quick;    /* its default under QUICK=1 (NULL: def) */
+    set_kind kind;
+    const char *expect;   /* SET_POS_NUM, SET_UINT: the words after "not", e.g. "a number
+                             of seconds > 0" */
+} study_setting;
+
+#define STUDY_MAX_SETTINGS 32
+
+typedef struct study_def study_def;
+
+typedef struct {
+    const study_def *def;
+    char dir[2048];                        /* the run folder */
+    char points[2300];                     /* RUN/NAME_points.txt */
+    const char *value[STUDY_MAX_SETTINGS]; /* the settings, in def->settings order */
+    int added;                             /* points the last plan call added */
+} study_run;
+
+struct study_def {
+    const char *name;
+    const study_setting *settings;
+    int nsettings;
+    int jobs;                              /* JOBS when the environment gives none */
+    int (*check)(study_run *r);            /* 0, or -1 (rs_lasterr: the setting and why) */
+    /* 0 (the driver runs what it added and calls it again), 1 a point it needed failed
+     * (rs_lasterr says which), -1 bad input */
+    int (*plan)(study_run *r);
+    int (*collect)(study_run *r);          /* 0, 1 (nothing to tabulate, or a file failed) */
+};
+
+/* Runs study d in folder run (NULL: a new results/runs/ folder), or only its collect:
+ * the exit status, or -1 for bad settings (rs_lasterr). */
+int study_drive(const study_def *d, const char *run, int collect_only);
+
+/* ---- for the studies (study_lib.c) ---- */
+const char *study_value(const study_run *r, const char *name);
+/* A point (NAME WEIGHT OK COMMAND: scaling/study.sh's format), unless the file has it. */
+int study_add(study_run *r, const char *name, double weight, const char *ok, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* 1 done (rc 0), 0 not run yet, -1 failed: rs_lasterr names it and its last stderr line. */
+int study_point_state(const study_run *r, const char *name);
+/* RUN/points/NAME/FILE read (NULL if absent or malformed). */
+rs_table *study_point_csv(const study_run *r, const char *name, const char *file);
+/* The text of column COL in the table's last row ("" if none). */
+const char *study_cell(const rs_table *t, const char *col, char *buf, size_t len);
+/* `rnn-train --check-args ARGS` (ARGS split at spaces): -1 with "WHAT: rnn-train says: ..." */
+int study_train_check(const char *what, const char *args);
+/* RUN/PATH moved to RUN/old-K/ (the first K free for its name), so nothing is overwritten. */
+int study_keep_aside(const study_run *r, const char *path);
+/* The section between <!-- NAME --> marks of RUN/scaling_report.md replaced (or added). */
+int study_report_section(const study_run *r, const char *name, const char *md_file);
+
+#endif

@@ -1,0 +1,191 @@
+/* study_lib.c — what the studies share: settings' values, points, their files, the
+ * rnn-train check, moving old results aside, the report's sections (study_def.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsio.h"
+#include "study_def.h"
+
+const char *study_value(const study_run *r, const char *name)
+{
+    for (int i = 0; i < r->def->nsettings; i++)
+        if (strcmp(r->def->settings[i].name, name) == 0)
+            return r->value[i];
+    RS_ASSERT(!"a study asked for a setting it does not declare");
+    return "";
+}
+
+int study_add(study_run *r, const char *name, double weight, const char *ok, const char *fmt, ...)
+{
+    char line[8192], have[256];
+    FILE *f = fopen(r->points, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "%255s", have) == 1 && strcmp(have, name) == 0) {
+            fclose(f);
+            return 0;
+        }
+    if (f)
+        fclose(f);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    f = fopen(r->points, "a");
+    RS_CHECK(f, "cannot write %s: %s", r->points, strerror(errno));
+    fprintf(f, "%s %g %s %s\n", name, weight, ok, line);
+    RS_CHECK(fclose(f) == 0, "cannot write %s: %s", r->points, strerror(errno));
+    r->added++;
+    return 0;
+}
+
+int study_point_state(const study_run *r, const char *name)
+{
+    char path[8192], rc[32] = "", why[1024] = "", line[1024];
+    snprintf(path, sizeof path, "%s/points/%.255s/rc", r->dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    if (!fgets(rc, sizeof rc, f))
+        rc[0] = 0;
+    fclose(f);
+    if (atoi(rc) == 0 && rc[0] == '0')
+        return 1;
+    snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", r->dir, name);
+    if ((f = fopen(path, "r"))) {
+        while (fgets(line, sizeof line, f))
+            if (line[0] != '\n')
+                snprintf(why, sizeof why, "%s", line);
+        fclose(f);
+    }
+    why[strcspn(why, "\n")] = 0;
+    rs_seterr("the point %s failed%s%s (logs: %s/points/%.255s/); nothing more to run", name,
+              why[0] ? ": " : "", why, r->dir, name);
+    return -1;
+}
+
+rs_table *study_point_csv(const study_run *r, const char *name, const char *file)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/points/%.255s/%s", r->dir, name, file);
+    return access(path, R_OK) == 0 ? rs_table_read_csv(path) : NULL;
+}
+
+const char *study_cell(const rs_table *t, const char *col, char *buf, size_t len)
+{
+    int c = t ? rs_table_col_index(t, col) : -1;
+    buf[0] = 0;
+    if (c >= 0 && rs_table_nrows(t) > 0)
+        rs_cell_text(t, rs_table_nrows(t) - 1, c, buf, len);
+    return buf;
+}
+
+int study_train_check(const char *what, const char *args)
+{
+    char copy[4096], *argv[256];
+    int n = 0;
+    snprintf(copy, sizeof copy, "%s", args);
+    argv[n++] = "build/bin/rnn-train";
+    argv[n++] = "--check-args";
+    for (char *tok = strtok(copy, " \t"); tok && n < 255; tok = strtok(NULL, " \t"))
+        argv[n++] = tok;
+    argv[n] = NULL;
+    int fd[2];
+    RS_CHECK(pipe(fd) == 0, "cannot run rnn-train --check-args: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        execv(argv[0], argv);
+        fprintf(stderr, "rnn-train: cannot run %s: %s (run make)\n", argv[0], strerror(errno));
+        _exit(2);
+    }
+    close(fd[1]);
+    char why[1024] = "";
+    FILE *f = fdopen(fd[0], "r");
+    if (f && !fgets(why, sizeof why, f))
+        why[0] = 0;
+    while (f && fgetc(f) != EOF) {
+    }
+    if (f)
+        fclose(f);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 0;
+    why[strcspn(why, "\n")] = 0;
+    const char *w = strncmp(why, "rnn-train: ", 11) == 0 ? why + 11 : why;
+    rs_seterr("%s: rnn-train says: %s", what, w);
+    return -1;
+}
+
+int study_keep_aside(const study_run *r, const char *path)
+{
+    char from[2600], to[2800], dir[2700];
+    snprintf(from, sizeof from, "%s/%s", r->dir, path);
+    if (access(from, F_OK) != 0)
+        return 0;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    for (int k = 1;; k++) {
+        snprintf(dir, sizeof dir, "%s/old-%d", r->dir, k);
+        snprintf(to, sizeof to, "%s/%s", dir, base);
+        if (access(to, F_OK) != 0)
+            break;
+    }
+    RS_CHECK(rs_mkdir_p(dir) == 0 && rename(from, to) == 0, "cannot move %s aside to %s: %s", from,
+             to, strerror(errno));
+    return 0;
+}
+
+/* Copies the report without the NAME section, then the section between its marks. */
+static int section_writer(FILE *out, void *ctx)
+{
+    const char **a = ctx;   /* report, name, md */
+    char line[8192], begin[128], end[128];
+    snprintf(begin, sizeof begin, "<!-- %s -->\n", a[1]);
+    snprintf(end, sizeof end, "<!-- /%s -->\n", a[1]);
+    FILE *f = fopen(a[0], "r");
+    int skip = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strcmp(line, begin) == 0)
+            skip = 1;
+        if (!skip)
+            fputs(line, out);
+        if (strcmp(line, end) == 0)
+            skip = 0;
+    }
+    if (f)
+        fclose(f);
+    fputs(begin, out);
+    FILE *m = fopen(a[2], "r");
+    size_t n;
+    while (m && (n = fread(line, 1, sizeof line, m)) > 0)
+        fwrite(line, 1, n, out);
+    if (m)
+        fclose(m);
+    fputs(end, out);
+    return ferror(out) ? -1 : 0;
+}
+
+int study_report_section(const study_run *r, const char *name, const char *md_file)
+{
+    char report[2600], tmp[2700], md[2600];
+    snprintf(report, sizeof report, "%s/scaling_report.md", r->dir);
+    snprintf(md, sizeof md, "%s/%s", r->dir, md_file);
+    snprintf(tmp, sizeof tmp, "%s.section", report);
+    const char *a[3] = {report, name, md};
+    unlink(tmp);
+    RS_CHECK(rs_write_atomic(tmp, section_writer, a) == 0 && rename(tmp, report) == 0,
+             "cannot write %s: %s", report, rs_lasterr());
+    return 0;
+}
