@@ -35,7 +35,7 @@ FEATURE_LIBS := $(if $(HAVE_SLEEF),-lsleef) $(if $(HAVE_PAPI),-lpapi) \
 
 # ---- flags ------------------------------------------------------------------------
 WARN    := -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror)
-INC     := -Icommon -Imicrobench/exp -Imicrobench/peak -Imicrobench/softmax -Imicrobench/gemm
+INC     := -Icommon -Ikernels/exp -Ikernels/peak -Ikernels/softmax -Ikernels/gemm -Imicrobench/peak -Imicrobench/gemm
 CFLAGS  ?=
 ALL_CFLAGS = -std=gnu11 -g $(OPT) -fopenmp -MMD -MP $(WARN) $(INC) $(FEATURE_DEFS) $(CFLAGS) $(ISAFLAGS) $(KFLAGS)
 LDLIBS  := $(FEATURE_LIBS) -lcjson -ldl -lm -fopenmp
@@ -61,14 +61,15 @@ $(OBJ)/%_avx512.o: ISAFLAGS = -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 
 $(OBJ)/%_avx2.o:   ISAFLAGS = -mavx2 -mfma
 # 16-lane generic vectors built for AVX2 (the AVX-512 arithmetic checked on AVX2 CPUs):
 # GCC notes an ABI change for 64-byte vector arguments that never cross a library edge.
-$(OBJ)/microbench/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
+$(OBJ)/kernels/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
 # Hot loops on 64-byte boundaries, so a softmax timing follows the code, not where an
 # unrelated edit happened to place its loops.
-$(OBJ)/microbench/softmax/softmax_%.o: KFLAGS = -falign-loops=64
+$(OBJ)/kernels/softmax/softmax_%.o: KFLAGS = -falign-loops=64
 
 # ---- sources: a new file in these folders needs no edit here ----------------------
 COMMON_SRC := $(wildcard common/*.c)
-MB_SRC     := $(wildcard microbench/exp/*.c microbench/peak/*.c microbench/softmax/*.c microbench/gemm/*.c)
+MB_SRC     := $(wildcard kernels/exp/*.c kernels/peak/*.c kernels/softmax/*.c kernels/gemm/*.c \
+                        microbench/exp/*.c microbench/peak/*.c microbench/softmax/*.c microbench/gemm/*.c)
 TEST_SRC   := $(wildcard test/test_*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)

@@ -18,7 +18,7 @@ SMPI_MB_LIB    := $(OBJ)/smpi/libmicrobench.a
 $(OBJ)/smpi/models/%.o $(OBJ)/smpi/scaling/train_smpi.o $(OBJ)/smpi/scaling/dp_buckets_smpi.o: \
     SMPI_DEFS += -Imodels
 # as the top-level Makefile gives the same file
-$(OBJ)/smpi/microbench/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
+$(OBJ)/smpi/kernels/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
 
 $(SMPI_MB_LIB): $(MB_SRC:%.c=$(OBJ)/smpi/%.o)
 	@rm -f $@
