@@ -35,7 +35,9 @@ FEATURE_LIBS := $(if $(HAVE_SLEEF),-lsleef) $(if $(HAVE_PAPI),-lpapi) \
 
 # ---- flags ------------------------------------------------------------------------
 WARN    := -Wall -Wextra -Wno-unused-parameter $(if $(WERROR),-Werror)
-INC     := -Icommon -Imicrobench/exp -Imicrobench/peak -Imicrobench/softmax -Imicrobench/gemm
+# The kernel library's headers are seen by everything; the microbench drivers' own by
+# microbench/ and the tests of its studies (below), so no trainer code can include them.
+INC     := -Icommon -Ikernels/exp -Ikernels/peak -Ikernels/softmax -Ikernels/gemm
 CFLAGS  ?=
 ALL_CFLAGS = -std=gnu11 -g $(OPT) -fopenmp -MMD -MP $(WARN) $(INC) $(FEATURE_DEFS) $(CFLAGS) $(ISAFLAGS) $(KFLAGS)
 LDLIBS  := $(FEATURE_LIBS) -lcjson -ldl -lm -fopenmp
@@ -61,20 +63,26 @@ $(OBJ)/%_avx512.o: ISAFLAGS = -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 
 $(OBJ)/%_avx2.o:   ISAFLAGS = -mavx2 -mfma
 # 16-lane generic vectors built for AVX2 (the AVX-512 arithmetic checked on AVX2 CPUs):
 # GCC notes an ABI change for 64-byte vector arguments that never cross a library edge.
-$(OBJ)/microbench/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
+$(OBJ)/kernels/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
 # Hot loops on 64-byte boundaries, so a softmax timing follows the code, not where an
 # unrelated edit happened to place its loops.
-$(OBJ)/microbench/softmax/softmax_%.o: KFLAGS = -falign-loops=64
+$(OBJ)/kernels/softmax/softmax_%.o: KFLAGS = -falign-loops=64
 
 # ---- sources: a new file in these folders needs no edit here ----------------------
-COMMON_SRC := $(wildcard common/*.c)
-MB_SRC     := $(wildcard microbench/exp/*.c microbench/peak/*.c microbench/softmax/*.c microbench/gemm/*.c)
-TEST_SRC   := $(wildcard test/test_*.c)
+# kernels/: every kernel with its registry, reference and check (the library that
+# microbench, rnn-train and the tests link); microbench/: the study drivers alone.
+COMMON_SRC  := $(wildcard common/*.c)
+KERNELS_SRC := $(wildcard kernels/exp/*.c kernels/peak/*.c kernels/softmax/*.c kernels/gemm/*.c)
+MB_SRC      := $(wildcard microbench/exp/*.c microbench/peak/*.c microbench/softmax/*.c microbench/gemm/*.c)
+TEST_SRC    := $(wildcard test/test_*.c)
 
-COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/%.o)
-MB_OBJ     := $(MB_SRC:%.c=$(OBJ)/%.o)   # every microbench object but main.o
-TESTS      := $(TEST_SRC:test/%.c=$(BUILD)/test/%)
-PROGRAMS   := $(BIN)/microbench
+COMMON_OBJ  := $(COMMON_SRC:%.c=$(OBJ)/%.o)
+KERNELS_OBJ := $(KERNELS_SRC:%.c=$(OBJ)/%.o)
+MB_OBJ      := $(MB_SRC:%.c=$(OBJ)/%.o)   # every microbench driver object but main.o
+MB_INC      := -Imicrobench/peak -Imicrobench/gemm
+$(OBJ)/microbench/%.o: INC += $(MB_INC)
+TESTS       := $(TEST_SRC:test/%.c=$(BUILD)/test/%)
+PROGRAMS    := $(BIN)/microbench
 # Areas with their own programs (MPI) add to these in their own make fragment.
 EXTRA_CHECKS :=
 
@@ -115,13 +123,17 @@ $(OBJ)/common/buildinfo.o: FORCE
 $(OBJ)/common/buildinfo.o: ALL_CFLAGS += -DRS_COMMIT='"$(shell git describe --always --dirty 2>/dev/null || echo unknown)"' \
 	-DRS_CFLAGS='"$(OPT) $(CFLAGS) $(FEATURE_DEFS)"'
 
-$(BIN)/microbench: $(OBJ)/microbench/main.o $(MB_OBJ) $(COMMON_OBJ)
+$(BIN)/microbench: $(OBJ)/microbench/main.o $(MB_OBJ) $(KERNELS_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/test/%: $(OBJ)/test/%.o $(OBJ)/test/cli_support.o $(MB_OBJ) $(COMMON_OBJ)
+# A test links the kernels and the harness; the tests of a study's own code (the peak
+# run and machine.json, the GEMM shapes and report) add the drivers.
+$(BUILD)/test/%: $(OBJ)/test/%.o $(OBJ)/test/cli_support.o $(KERNELS_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS) -lcriterion
+$(BUILD)/test/test_peak $(BUILD)/test/test_gemm: $(MB_OBJ)
+$(OBJ)/test/test_peak.o $(OBJ)/test/test_gemm.o: INC += $(MB_INC)
 
 # ---- set-up -------------------------------------------------------------------------
 DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \

@@ -28,7 +28,7 @@ fuzz_srcs_opts   := $(FUZZ_COMMON)
 fuzz_srcs_corpus := $(FUZZ_COMMON) models/corpus.c models/sha256.c
 fuzz_srcs_checkpoint := $(FUZZ_COMMON) models/checkpoint.c models/sha256.c
 fuzz_objs_checkpoint := $(filter-out $(OBJ)/models/checkpoint.o $(OBJ)/models/sha256.o,$(MODELS_OBJ)) \
-                        $(COLL_LIB_OBJ) $(MB_OBJ)
+                        $(COLL_LIB_OBJ) $(KERNELS_OBJ)
 fuzz_libs_checkpoint := $(MODELS_LIBS) $(MPI_LINK)
 fuzz_srcs_sizes    := $(FUZZ_COMMON) collectives/bench_sizes.c
 fuzz_srcs_csv      := $(FUZZ_COMMON) scaling/meta_file.c

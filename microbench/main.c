@@ -9,8 +9,8 @@
 
 #include "check.h"
 #include "fsio.h"
-#include "peak.h"
 
+int cmd_peak(int argc, char **argv);
 int cmd_exp(int argc, char **argv);
 int cmd_softmax(int argc, char **argv);
 int cmd_gemm(int argc, char **argv);

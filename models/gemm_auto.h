@@ -3,7 +3,7 @@
  * At start-up the distinct (ta, tb, m, n, k) products the model issues (forward,
  * backward-input, backward-weight, bias column sums of every layer and of the output
  * layer: ga_model_shapes) are each run on every candidate backend, checked against
- * the double reference of microbench/gemm (gemm_ref_build, GEMM_RESIDUAL_MAX) and
+ * the double reference of kernels/gemm (gemm_ref_build, GEMM_RESIDUAL_MAX) and
  * timed with common/bench.h at the run's thread count; each shape then goes to the
  * fastest backend that passed, every other shape (a short last window, the class
  * softmax's per-token products, the pipeline's chunks) to the backend fastest over

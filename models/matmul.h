@@ -7,7 +7,7 @@
  *     backend that passed the reference check (gemm_auto.h); other shapes go to the
  *     backend fastest over the whole step;
  *   - one backend by name (mm_init): any row of gemm_backends[] that does all four
- *     transpose cases — openblas (microbench/peak's dispatch fix applied,
+ *     transpose cases — openblas (kernels/peak's dispatch fix applied,
  *     gemm_openblas.c), blis, onednn, "blocked" (the portable fallback) or "naive"
  *     (the double-accumulating oracle); libxsmm does NN only, so only auto uses it;
  *   - a record (mm_init_record): what mm_record() said in an earlier run (a

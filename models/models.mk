@@ -1,6 +1,6 @@
 # models.mk — rnn-train (RNN language-model training) and its tests.  Included by the
-# top-level Makefile after OBJ, BIN, ALL_CFLAGS, COMMON_OBJ, MB_OBJ, LDLIBS, PROGRAMS
-# and EXTRA_CHECKS are defined.
+# top-level Makefile after OBJ, BIN, ALL_CFLAGS, COMMON_OBJ, KERNELS_OBJ, LDLIBS,
+# PROGRAMS and EXTRA_CHECKS are defined.
 #
 # Every models/*.c but main.c is the library (MODELS_OBJ), so a new cell or optimizer
 # is one file here; *_avx2.c files get the AVX2 flags from the top-level pattern rule
@@ -10,6 +10,9 @@
 # fetches the State of the Union addresses (models/fetch_sotu.sh, --corpus sotu) and
 # writes the King James Bible (models/fetch_kjv.sh, --corpus kjv) where Debian's
 # bible-kjv is installed.
+#
+# The trainer and its tests link the kernel library (KERNELS_OBJ, kernels/: the GEMM
+# backends, softmax, the FMA peak), never a microbench driver.
 #
 # Data-parallel training (--workers under mpirun) reaches MPI through dp_comm.c alone:
 # it is compiled with $(MPICC) against collectives/, and rnn-train and the tests link
@@ -29,7 +32,7 @@ $(OBJ)/models/dp_comm.o: models/dp_comm.c $(SAN_STAMP)
 	@mkdir -p $(@D)
 	$(MPICC) $(ALL_CFLAGS) -Imodels -Icollectives -c $< -o $@
 
-$(BIN)/rnn-train: $(OBJ)/models/main.o $(MODELS_OBJ) $(COLL_LIB_OBJ) $(MB_OBJ) $(COMMON_OBJ)
+$(BIN)/rnn-train: $(OBJ)/models/main.o $(MODELS_OBJ) $(COLL_LIB_OBJ) $(KERNELS_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS) $(MODELS_LIBS) $(MPI_LINK)
 

@@ -2,7 +2,7 @@
  *
  * Forward: logits (N, V) = htop (N, H) Wout^T + bout, N = Tw*B, as ONE GEMM (the
  * GPU study's "output layer batched over the window"), then the project's fused
- * log-softmax + cross-entropy kernel (microbench/softmax, variant xent) which in one
+ * log-softmax + cross-entropy kernel (kernels/softmax, variant xent) which in one
  * sweep gives each row's loss and dlogits = softmax - onehot.  The kernel works row by
  * row, so the rows are split over the OpenMP threads (each chunk is a plain call).
  * Evaluation calls the forward-only kernel (xent_loss), which reads the logits once.

@@ -2,9 +2,9 @@
 # included) built with smpicc as allreduce-bench-smpi is (objects under $(OBJ)/smpi/,
 # no OpenMP), with scaling/train_smpi.c in place of models/train_native.c (both define
 # models/train_platform.h), scaling/dp_buckets_smpi.c in place of models/dp_buckets.c
-# (bucketed's overlap) and scaling/smpi_hooks.c's start-up.  The microbench objects
-# the trainer uses (GEMM backends, softmax kernels) come from an archive, so only
-# what is called is linked.  Included by scaling/scaling.mk when smpicc is found.
+# (bucketed's overlap) and scaling/smpi_hooks.c's start-up.  The kernel library
+# (kernels/: GEMM backends, softmax kernels, the FMA peak) comes from an archive, so
+# only what is called is linked.  Included by scaling/scaling.mk when smpicc is found.
 # scaling/train-sim runs it; test/smpi/train.sh tests it (make check-smpi).
 
 SMPI_TRAIN     := $(BIN)/rnn-train-smpi
@@ -13,17 +13,17 @@ SMPI_TRAIN_OBJ := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out models/train_nativ
                     scaling/dp_buckets_smpi.c scaling/smpi_hooks.c scaling/host_groups.c \
                     scaling/smpi_noomp.c)
 SMPI_COLL_LIB_OBJ := $(patsubst $(OBJ)/%,$(OBJ)/smpi/%,$(COLL_LIB_OBJ))
-SMPI_MB_LIB    := $(OBJ)/smpi/libmicrobench.a
+SMPI_KERNELS_LIB := $(OBJ)/smpi/libkernels.a
 
 $(OBJ)/smpi/models/%.o $(OBJ)/smpi/scaling/train_smpi.o $(OBJ)/smpi/scaling/dp_buckets_smpi.o: \
     SMPI_DEFS += -Imodels
 # as the top-level Makefile gives the same file
-$(OBJ)/smpi/microbench/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
+$(OBJ)/smpi/kernels/exp/exp_poly_w16_avx2.o: WARN += -Wno-psabi
 
-$(SMPI_MB_LIB): $(MB_SRC:%.c=$(OBJ)/smpi/%.o)
+$(SMPI_KERNELS_LIB): $(KERNELS_SRC:%.c=$(OBJ)/smpi/%.o)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(SMPI_TRAIN): $(SMPI_TRAIN_OBJ) $(SMPI_COLL_LIB_OBJ) $(SMPI_MB_LIB) $(SMPI_COMMON_LIB)
+$(SMPI_TRAIN): $(SMPI_TRAIN_OBJ) $(SMPI_COLL_LIB_OBJ) $(SMPI_KERNELS_LIB) $(SMPI_COMMON_LIB)
 	@mkdir -p $(@D)
 	$(SMPICC) $^ -o $@ $(FEATURE_LIBS) $(MODELS_LIBS) $(SMPI_LDLIBS)

@@ -1,4 +1,4 @@
-/* test_exp.c — Criterion tests of microbench/exp/: every expf variant against what it
+/* test_exp.c — Criterion tests of kernels/exp/: every expf variant against what it
  * declares, the ULP measure itself, tails, and the AVX-512 poly arithmetic.
  *
  * Variants whose ISA this CPU lacks are skipped (Criterion's skip, naming the ISA).

@@ -1,8 +1,8 @@
-/* test_gemm.c — Criterion tests of microbench/gemm/: every available backend against
- * the double reference on odd shapes and all four transposes, alpha/beta handling
- * (beta = 0 must not read C), threads, the residual and its sampled check, the
- * --shape parser, bad command lines (exit 2, one line), and every ISA's micro-kernel of
- * the `blocked` backend, alone and through the whole driver.
+/* test_gemm.c — Criterion tests of kernels/gemm/ and microbench/gemm/: every available
+ * backend against the double reference on odd shapes and all four transposes,
+ * alpha/beta handling (beta = 0 must not read C), threads, the residual and its sampled
+ * check, the --shape parser, bad command lines (exit 2, one line), and every ISA's
+ * micro-kernel of the `blocked` backend, alone and through the whole driver.
  * A backend whose library is not installed, or a kernel whose ISA this CPU lacks, is
  * skipped by name (Criterion's skip), never failed. */
 #include <criterion/criterion.h>
@@ -22,6 +22,7 @@
 #include "gemm.h"
 #include "gemm_blocked.h"
 #include "gemm_report.h"
+#include "gemm_shapes.h"
 #include "record.h"
 
 /* ---- helpers ---- */

@@ -1,5 +1,6 @@
-/* test_peak.c — Criterion tests of microbench/peak/: STREAM kernels and their check,
- * the FMA measurement per ISA, the BLAS kernel-name mapping and probe, machine.json.
+/* test_peak.c — Criterion tests of kernels/peak/ and microbench/peak/: STREAM kernels
+ * and their check, the FMA measurement per ISA, the BLAS kernel-name mapping and probe,
+ * the likwid-bench comparison, machine.json.
  * Nothing here assumes this particular CPU: ISA-dependent expectations are derived
  * from rs_isa_supported() / rs_isa_best(). */
 #include <criterion/criterion.h>
@@ -12,6 +13,7 @@
 #include "json.h"
 #include "peak.h"
 #include "peak_kernels.h"
+#include "peak_run.h"
 
 static rs_bench_cfg tiny_cfg(void)
 {

@@ -5,7 +5,7 @@
  *
  * Order of work, and why:
  *   1. options, shapes and backends are validated (bad input: exit 2, one line);
- *   2. the libraries are loaded, after microbench/peak's dispatch probe set its fix
+ *   2. the libraries are loaded, after kernels/peak's dispatch probe set its fix
  *      and before anything pins this thread (threads a library creates at load inherit
  *      the creator's CPU mask);
  *   3. the FMA peak per thread count, from --machine or measured now;
@@ -23,7 +23,7 @@
 
 #include "bench.h"
 #include "check.h"
-#include "gemm.h"
+#include "gemm_shapes.h"
 #include "gemm_dl.h"
 #include "gemm_report.h"
 #include "peak.h"

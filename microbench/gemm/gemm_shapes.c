@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "gemm.h"
+#include "gemm_shapes.h"
 
 #define H GEMM_MODEL_H
 #define E GEMM_MODEL_E
@@ -70,12 +70,6 @@ int gemm_is_set(const char *name)
         if (strcmp(name, set_names[i]) == 0)
             return 1;
     return 0;
-}
-
-const char *gemm_trans_str(char ta, char tb)
-{
-    static const char *const s[4] = {"NN", "NT", "TN", "TT"};
-    return s[(ta == 'T') * 2 + (tb == 'T')];
 }
 
 /* A positive decimal dimension up to INT_MAX (what a 32-bit BLAS takes); *end after it. */

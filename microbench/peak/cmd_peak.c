@@ -3,9 +3,10 @@
  *   microbench peak [--threads N] [--quick] [--json machine.json] [--csv peak.csv]
  *
  * Measures, on 1 thread and on N threads (default all CPUs): the fp32 FMA throughput
- * of every ISA this CPU supports (fma_<isa>.c) and STREAM copy/triad bandwidth
- * (stream.c); probes which kernels OpenBLAS and BLIS dispatch to (blas_probe.c) and,
- * unless --no-blas-fix, sets the environment fix for what runs after; then runs
+ * of every ISA this CPU supports (kernels/peak/fma_<isa>.c) and STREAM copy/triad
+ * bandwidth (kernels/peak/stream.c); probes which kernels OpenBLAS and BLIS dispatch
+ * to (kernels/peak/blas_probe.c) and, unless --no-blas-fix, sets the environment fix
+ * for what runs after; then runs
  * likwid-bench on the same limits (likwid_bench.c, skipped by --no-likwid).  Prints one
  * table of limits and one of BLAS dispatch; --csv writes the limits table, --json
  * writes machine.json (machine_json.c), which the other studies read back.
@@ -25,7 +26,7 @@
 #include "fsio.h"
 #include "meta.h"
 #include "opts.h"
-#include "peak_kernels.h"
+#include "peak_run.h"
 #include "progress.h"
 #include "record.h"
 

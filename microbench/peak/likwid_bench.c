@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "peak_kernels.h"
+#include "peak_run.h"
 
 /* The number after "<key>" at the start of a line of text; NAN where there is none. */
 static double line_value(const char *text, const char *key)

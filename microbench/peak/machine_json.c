@@ -11,7 +11,7 @@
 #include "counters.h"
 #include "json.h"
 #include "meta.h"
-#include "peak_kernels.h"
+#include "peak_run.h"
 #include "timer.h"
 
 double peak_fma_per_cycle(rs_isa isa, double gflops, int threads)

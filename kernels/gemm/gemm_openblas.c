@@ -1,7 +1,7 @@
 /* gemm_openblas.c — the `openblas` and `openblas:default` backends: cblas_sgemm from
  * libopenblas.so.0, column-major.
  *
- * `openblas` is loaded after microbench/peak's probe set OPENBLAS_CORETYPE where the
+ * `openblas` is loaded after kernels/peak's probe set OPENBLAS_CORETYPE where the
  * library's own CPU detection picks a kernel below the CPU (Debian's 0.3.21 takes some
  * AVX-512 Xeons for "Prescott": ~30 instead of ~150 GFLOP/s).  `openblas:default` is a
  * second copy in its own link namespace that chose by itself (gemm_dl.c).  Each copy

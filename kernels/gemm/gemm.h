@@ -1,6 +1,6 @@
-/* gemm.h — the sgemm backends of `microbench gemm`, one file each behind one small
- * interface, and what the driver and the tests share: the registry, the shape table,
- * the --shape parser, deterministic inputs and the residual against the reference.
+/* gemm.h — the sgemm backends, one file each behind one small interface, and what
+ * their callers share (`microbench gemm`, rnn-train's matrix products, the tests): the
+ * registry, deterministic inputs and the residual against the reference.
  *
  * Convention: COLUMN-MAJOR, as BLAS and DeepBench state their shapes:
  *   C (M x N, ldc >= M) = alpha * op(A) (M x K) * op(B) (K x N) + beta * C
@@ -18,14 +18,14 @@
  *   gemm_onednn.c    oneDNN    dnnl_sgemm, if libdnnl.so.2 exists
  *   gemm_dl.c        private loading (dlopen / dlmopen) and the dispatch probe
  *   gemm_registry.c  the one table of backends
- *   gemm_shapes.c    the one table of shapes, the --shape parser
  *   gemm_check.c     inputs, reference values, residual
- *   gemm_report.c    after the run: gain of the correction, dispatch, targets
- *   cmd_gemm.c       the driver
+ * The study itself is in microbench/gemm/: cmd_gemm.c the driver, gemm_shapes.c the
+ * one table of shapes and the --shape parser (gemm_shapes.h), gemm_report.c after the
+ * run: gain of the correction, dispatch, targets.
  *
  * Dispatch: OpenBLAS and BLIS pick their kernel once, at load, from CPUID and an
  * environment variable; OpenBLAS 0.3.21 runs SSE kernels on some AVX-512 Xeons.  The
- * backends `openblas` and `blis` load after microbench/peak's probe has set the fix;
+ * backends `openblas` and `blis` load after kernels/peak's probe has set the fix;
  * `openblas:default` and `blis:default` are the same libraries loaded a second time,
  * into their own link namespace, with the variable hidden: what the library picks by
  * itself.  Side by side they show the gain of the correction. */
@@ -80,33 +80,13 @@ extern const gemm_backend gemm_backend_naive, gemm_backend_blocked,
     gemm_backend_openblas, gemm_backend_openblas_default, gemm_backend_blis,
     gemm_backend_blis_default, gemm_backend_libxsmm, gemm_backend_onednn;
 
-/* ---- shapes -------------------------------------------------------------------------- */
-typedef struct {
-    const char *set;   /* "deepbench", "square", "inference", "models", or "user" */
-    const char *name;  /* a model GEMM's name ("lstm_input"), or "" */
-    long m, n, k;
-    char ta, tb;       /* 'N' or 'T' */
-    int quick;         /* part of the --quick selection */
-    const char *why;   /* models: what the GEMM computes, with its shape formula */
-} gemm_shape;
-
-/* The shape table (gemm_shapes.c) and the model configuration it is derived from. */
-extern const gemm_shape gemm_shapes[];
-extern const int gemm_nshapes;
-#define GEMM_MODEL_H 512    /* LSTM hidden size (rnn-train --hidden default) */
-#define GEMM_MODEL_E 512    /* embedding size */
-#define GEMM_MODEL_B 32     /* batch */
-#define GEMM_MODEL_T 35     /* BPTT steps */
-#define GEMM_MODEL_V 10000  /* vocabulary */
-
-/* Parse one --shape item: a model GEMM's name from the table, or MxNxK[:tAtB] with
- * positive integers and tA, tB each N or T (default NN), e.g. "1760x64x1760:TN".
- * 0, or -1 with rs_lasterr one line saying what is wrong and what is expected. */
-int gemm_parse_shape(const char *s, gemm_shape *out);
-/* Is `name` one of the set names (deepbench, square, inference, models, all)? */
-int gemm_is_set(const char *name);
-/* "NN", "TN", ... (static storage per value). */
-const char *gemm_trans_str(char ta, char tb);
+/* ---- transpose cases ------------------------------------------------------------------ */
+/* "NN", "NT", "TN", "TT" for (ta, tb) (static storage per value). */
+static inline const char *gemm_trans_str(char ta, char tb)
+{
+    static const char *const s[4] = {"NN", "NT", "TN", "TT"};
+    return s[(ta == 'T') * 2 + (tb == 'T')];
+}
 /* NN 1, NT 2, TN 4, TT 8: the bit of a transpose case in trans_unsupported. */
 #define gemm_trans_bit(ta, tb) (1u << (((ta) == 'T') * 2 + ((tb) == 'T')))
 

@@ -1,5 +1,6 @@
-/* softmax.h — the softmax variants of `microbench softmax`, one file each behind one
- * interface, and the fused cross-entropy that RNN training calls.
+/* softmax.h — the softmax variants, one file each behind one interface, that
+ * `microbench softmax` studies (microbench/softmax/cmd_softmax.c), and the fused
+ * cross-entropy that RNN training calls.
  *
  * Layout: x and y are (rows, cols), row-major and contiguous; softmax runs along a row:
  *   y[r][c] = exp(x[r][c] - m_r) / s_r,  m_r = max_c x[r][c],  s_r = sum_c exp(x[r][c] - m_r).

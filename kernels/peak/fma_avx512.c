@@ -5,7 +5,7 @@
  * Same structure as fma_avx2.c (verified there on an AVX2 machine), only wider
  * vectors and more chains: latency 4 x 2 FMA ports needs >= 8 chains; 16 leave
  * headroom and, with mul and add, use 18 of the 32 zmm registers — no spills
- * (`objdump -d build/obj/microbench/peak/fma_avx512.o`: 16 vfmadd on zmm per iteration). */
+ * (`objdump -d build/obj/kernels/peak/fma_avx512.o`: 16 vfmadd on zmm per iteration). */
 #include <immintrin.h>
 
 #include "peak_kernels.h"

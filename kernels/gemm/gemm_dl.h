@@ -16,7 +16,7 @@ typedef enum {
                          with `var` hidden while it loads and `init` runs */
 } gemm_dl_mode;
 
-/* microbench/peak's probe (peak_blas_probe with allow_fix), run once per process:
+/* kernels/peak's probe (peak_blas_probe with allow_fix), run once per process:
  * the entry for "openblas" or "blis", or NULL if the probe did not find the library. */
 const peak_blas *gemm_blas_probe(const char *lib);
 

@@ -4,7 +4,7 @@
  * The default copy: a library already loaded in this process would be returned again
  * by dlopen, with the kernel it chose at its first load.  dlmopen(LM_ID_NEWLM) loads a
  * fresh copy, with its own libc, libgomp and thread pool, that initializes again and
- * so chooses again (microbench/peak's probe uses the same mechanism, in a child).
+ * so chooses again (kernels/peak's probe uses the same mechanism, in a child).
  *
  * Hiding the variable: the new namespace's libc is handed this process's environ
  * array itself, so unsetenv/setenv around the load would leave it holding an array

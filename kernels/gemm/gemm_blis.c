@@ -2,7 +2,7 @@
  * from libblis.so.4, with explicit strides (column-major: row stride 1, column stride
  * ld), so no BLAS/CBLAS layer sits in between.
  *
- * `blis` is loaded after microbench/peak's probe set BLIS_ARCH_TYPE where BLIS 0.9
+ * `blis` is loaded after kernels/peak's probe set BLIS_ARCH_TYPE where BLIS 0.9
  * falls back to a sub-configuration below the CPU (AVX-512 Xeons get "haswell");
  * `blis:default` is a second copy in its own link namespace that chose by itself.
  * BLIS reads BLIS_ARCH_TYPE when it initializes, so bli_init and the kernel query run

@@ -1,4 +1,5 @@
-/* exp.h — the expf variants of `microbench exp`, one file each behind one interface.
+/* exp.h — the expf variants, one file each behind one interface: the kernels
+ * `microbench exp` studies (microbench/exp/cmd_exp.c) and the tests check.
  *
  * Every variant computes y[i] = e^x[i] for float arrays (n any size; x and y may
  * not alias; no alignment required).  Each declares the accuracy it promises — a max

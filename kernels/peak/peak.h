@@ -1,7 +1,8 @@
 /* peak.h — this machine's measured limits: FMA throughput per ISA and memory
  * bandwidth (STREAM-style), and the BLAS libraries' dispatch.  `microbench peak`
- * writes them to machine.json (schema in results/README.md); other studies read
- * them back to express every speed as a fraction of a limit. */
+ * (microbench/peak/) writes them to machine.json (schema in results/README.md); other
+ * studies read them back, or measure the FMA peak here (rnn-train), to express every
+ * speed as a fraction of a limit; the GEMM backends load BLAS after the probe. */
 #ifndef RS_PEAK_H
 #define RS_PEAK_H
 
@@ -48,7 +49,5 @@ typedef struct {
  * fix the kernel choice); with allow_fix, set the fixing environment variables in
  * this process (so BLAS loaded later, or by children, uses the right kernel). */
 int peak_blas_probe(int allow_fix, peak_blas out[2]);
-
-int cmd_peak(int argc, char **argv);
 
 #endif

@@ -4,7 +4,7 @@
  * rs_isa_supported(RS_ISA_AVX2), through peak_fma_variants[] (fma.c).
  * Why 12: FMA latency 4-5 cycles x 2 FMA ports needs >= 10 chains in flight; 12
  * chains + mul + add fit the 16 ymm registers, so the loop has no spills (check with
- * `objdump -d build/obj/microbench/peak/fma_avx2.o`: 12 vfmadd per iteration, no
+ * `objdump -d build/obj/kernels/peak/fma_avx2.o`: 12 vfmadd per iteration, no
  * loads or stores in the loop). */
 #include <immintrin.h>
 
