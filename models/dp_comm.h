@@ -85,15 +85,26 @@ const char *dp_exchange_name(const dp_exchange *x);   /* "none" without MPI */
 void dp_exchange_free(dp_exchange *x);                 /* collective */
 
 /* Buckets (dp_buckets.c): dp_exchange_sum of ranges of a buffer, run in the order
- * started on a communication thread while the caller goes on computing.  Between a
- * dp_buckets_start and the dp_buckets_wait after it the caller makes no MPI call and
- * leaves the ranges alone; every rank starts the same ranges in the same order.
+ * started.  threaded: on a communication thread while the caller goes on computing;
+ * else (a rank that cannot run one: a simulated rank) by the caller, with
+ * dp_buckets_sum_pending or at the wait.  Between a dp_buckets_start and the
+ * dp_buckets_wait after it the caller makes no MPI call but those sums and leaves the
+ * ranges alone; every rank starts the same ranges in the same order.
  * x NULL (no MPI): *out is NULL and start and wait do nothing. */
 typedef struct dp_buckets dp_buckets;
-int dp_buckets_create(dp_exchange *x, dp_buckets **out);      /* 0, or -1 (rs_lasterr) */
+int dp_buckets_create(dp_exchange *x, int threaded, dp_buckets **out);   /* 0, or -1 */
 int dp_buckets_start(dp_buckets *b, float *buf, long count);  /* 0, or -1 (rs_lasterr) */
-/* Until every started bucket is summed; *busy_s gets the thread's seconds in
- * dp_exchange_sum since the last wait.  0, or -1 when an allreduce failed. */
+/* Unthreaded: the buckets started and not yet summed, and where the k-th of them starts. */
+long dp_buckets_pending(const dp_buckets *b);
+const float *dp_buckets_pending_buf(const dp_buckets *b, long k);
+/* Unthreaded, collective: the pending buckets summed now, in order, the k-th once
+ * ready(ctx, k) returns; their seconds in dp_exchange_sum by clock_s(ctx), for the
+ * wait's busy_s.  A failed allreduce is reported by the wait. */
+void dp_buckets_sum_pending(dp_buckets *b, void (*ready)(void *ctx, long k),
+                            double (*clock_s)(void *ctx), void *ctx);
+/* Until every started bucket is summed (unthreaded: those pending summed now, timed on
+ * the trainer's clock); *busy_s gets the seconds in dp_exchange_sum since the last
+ * wait.  0, or -1 when an allreduce failed. */
 int dp_buckets_wait(dp_buckets *b, double *busy_s);
 void dp_buckets_free(dp_buckets *b);                          /* after a wait */
 

@@ -1,6 +1,6 @@
 /* train.h — rnn-train's options (one struct, one comment per field), the training
- * run and the throughput benchmark.  main.c fills the options from flags; the tests
- * fill them directly. */
+ * run and the throughput benchmark.  train_cli.c fills the options from flags; the
+ * tests fill them directly. */
 #ifndef RS_MODELS_TRAIN_H
 #define RS_MODELS_TRAIN_H
 
@@ -87,6 +87,11 @@ int train_check_only(const train_opts *o);
  * of the same corpus, report valid and test perplexity (table, --csv, --json).
  * Same exit codes as train_run. */
 int kn3_run(const train_opts *o);
+
+/* rnn-train's command line (train_cli.c): flags to options, then train_run, kn3_run
+ * or train_check_only under the hooks set (train_hooks.h).  The exit code; main.c's
+ * main and rnn-train-smpi's (scaling/train_smpi.c) call it. */
+int train_cli_main(int argc, char **argv);
 
 /* ---- evaluation (eval.c) ---- */
 typedef struct {

@@ -1,5 +1,6 @@
 /* train_ctx.h — the state of one rnn-train run, shared by the trainer's files (not a
- * public interface: main.c and the tests use train.h).
+ * public interface: train_cli.c and the tests use train.h; a simulator's hooks see the
+ * run as train_hooks.h's opaque run_ctx).
  *
  *   train.c         the run: set-up, the loop, evaluation on schedule, checkpoints, stop
  *   train_setup.c   corpus, model, optimizer, schedule, GEMM dispatch, resume; teardown
@@ -10,7 +11,8 @@
  *   train_report.c  the header, the final lines and the result tables
  *   train_bench.c   --bench N and --pipeline
  *   train_dp.c      --workers over ranks: the workers' state, their step, the exchange
- *   train_sync.c    --sync: fused, bucketed (a communication thread), per-tensor */
+ *   train_sync.c    --sync: fused, bucketed (a communication thread), per-tensor
+ *   train_hooks.c   the hooks set (train_hooks.h), and the run as the hooks see it */
 #ifndef RS_MODELS_TRAIN_CTX_H
 #define RS_MODELS_TRAIN_CTX_H
 
@@ -36,10 +38,11 @@ typedef struct {
     double compute_s, exchange_s, optimizer_s;   /* the last step's parts */
     double exchange_total_s;      /* the last step's seconds in allreduce calls (any thread) */
     double overlap_exposed_s;     /* of train_compute's time, exchange after the backward
-                                     (bucketed under SMPI, whose rank runs the exchange) */
+                                     (bucketed where the rank sums the buckets itself) */
     int sync;                     /* --sync (train_sync.c) */
     int Tw;                       /* the last window's steps */
-    dp_buckets *buckets;          /* bucketed: the communication thread (NULL without MPI) */
+    dp_buckets *buckets;          /* bucketed: the communication thread, or the rank's
+                                     queue (NULL without MPI) */
     long bucket_floats;           /* bucketed: one bucket */
     long ready_from, sent_from;   /* bucketed, during the backward: grads[ready_from..] taken,
                                      [sent_from..] handed to the thread */
@@ -59,7 +62,7 @@ typedef struct {
 
 struct eval_async;      /* --eval-async's thread and model (train_eval.c) */
 
-typedef struct {
+typedef struct run_ctx {
     const train_opts *o;
     corpus corp;
     model m;

@@ -3,7 +3,8 @@
  *   bucketed    the backward readies the gradient from the end of the layout (output
  *               layer first, embedding last: model.h), so the finished part is always a
  *               suffix; it is cut into buckets of --bucket-mib, each summed on the
- *               communication thread (dp_buckets.c) while the backward goes on;
+ *               communication thread (dp_buckets.c) while the backward goes on (by
+ *               the rank itself, in the compute hook, where it has no spare thread);
  *   per-tensor  after the backward, one blocking allreduce per tensor per unrolled step.
  * Every mode sums the same values with the same registry algorithm; only how the
  * gradient is cut into calls differs.  Also each worker's squared gradient norm, taken
@@ -45,7 +46,7 @@ int train_sync_start(run_ctx *r)
 {
     if (r->dp.sync != SYNC_BUCKETED)
         return 0;
-    return dp_buckets_create(r->dp.exchange, &r->dp.buckets);
+    return dp_buckets_create(r->dp.exchange, train_spare_threads(), &r->dp.buckets);
 }
 
 void train_sync_teardown(run_ctx *r)

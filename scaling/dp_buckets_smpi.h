@@ -1,23 +1,24 @@
 /* dp_buckets_smpi.h — the overlap of --sync bucketed in rnn-train-smpi (scaling/
- * dp_buckets_smpi.c, which stands in for models/dp_buckets.c there).  Where the
- * backward is charged by flops (scaling/train_smpi.c), the buckets that models/
- * train_sync.c started are summed here while the backward's charge goes on:
+ * dp_buckets_smpi.c).  A simulated rank has no spare thread (train_hooks.h's
+ * no_spare_threads), so the buckets that models/train_sync.c started wait for it; where
+ * the backward is charged by flops (scaling/train_smpi.c's compute hook), the rank sums
+ * them here while the backward's charge goes on:
  *
- *     dp_buckets_overlap(b, ready_s, ctx, backward_s, &exposed_s);   // then dp_buckets_wait */
+ *     double exposed_s = dp_buckets_overlap(r, ready_s, ctx, backward_s);
+ *     run_ctx_set_exposed_exchange(r, exposed_s); */
 #ifndef RS_SCALING_DP_BUCKETS_SMPI_H
 #define RS_SCALING_DP_BUCKETS_SMPI_H
 
-#include "dp_comm.h"
+#include "train_hooks.h"
 
-/* The seconds of the backward's charge done when the bucket starting at buf is ready. */
-typedef double (*dp_bucket_ready_fn)(void *ctx, const float *buf);
+/* The seconds of the backward's charge done when the bucket starting at the gradient's
+ * float `offset` is ready. */
+typedef double (*dp_bucket_ready_fn)(void *ctx, long offset);
 
-/* Collective.  This rank sums the buckets started since the last wait, in order (each a
- * blocking dp_exchange_sum), while an actor on its host executes backward_s seconds of
- * flops, bucket k summed only after ready_s of it.  *exposed_s: the simulated seconds the
- * rank spent in the exchange after the backward's charge ended.  A failed allreduce is
- * reported by the next dp_buckets_wait. */
-void dp_buckets_overlap(dp_buckets *b, dp_bucket_ready_fn ready_s, void *ctx, double backward_s,
-                        double *exposed_s);
+/* Collective.  This rank sums the buckets pending (run_ctx_sum_buckets), in order, while
+ * an actor on its host executes backward_s seconds of flops, each bucket summed only
+ * after ready_s of it.  Returns the simulated seconds the rank spent in the exchange
+ * after the backward's charge ended.  A failed allreduce is reported by the step's wait. */
+double dp_buckets_overlap(run_ctx *r, dp_bucket_ready_fn ready_s, void *ctx, double backward_s);
 
 #endif

@@ -1,7 +1,8 @@
-/* train_smpi.c — train_platform.h for `rnn-train-smpi`: rnn-train's own code under
- * SimGrid SMPI (scaling/train_smpi.mk builds it; scaling/train-sim runs it).  After
- * MPI_Init it sets the same collectives hooks as allreduce-bench-smpi (smpi_hooks.h),
- * then:
+/* train_smpi.c — `rnn-train-smpi`: rnn-train's own code (its command line,
+ * train_cli_main) under SimGrid SMPI, with the trainer's hooks (models/train_hooks.h)
+ * set for the simulation first, one call in main (scaling/train_smpi.mk builds it;
+ * scaling/train-sim runs it).  Its start hook, after MPI_Init, sets the same
+ * collectives hooks as allreduce-bench-smpi (smpi_hooks.h); the others make:
  *
  *   clock    the trainer's timings read MPI_Wtime, so the --bench columns (step_ms_*,
  *            compute_ms, exchange_exposed_ms, optimizer_ms) are simulated time;
@@ -37,7 +38,8 @@
 #include "dp_buckets_smpi.h"
 #include "matmul.h"
 #include "smpi_hooks.h"
-#include "train_platform.h"
+#include "train.h"
+#include "train_hooks.h"
 
 typedef enum { COMPUTE_RUN, COMPUTE_SAMPLE, COMPUTE_FLOPS } compute_mode;
 
@@ -71,7 +73,9 @@ static int parse_compute(const char *v)
     return 0;
 }
 
-int train_platform_start(void)
+static int numerics_checked(void) { return !folded && mode != COMPUTE_SAMPLE; }
+
+static int start(void)
 {
     if (smpi_hooks_install() != 0 || parse_compute(getenv("RS_SMPI_COMPUTE")) != 0)
         return -1;
@@ -81,7 +85,7 @@ int train_platform_start(void)
         ar_set_reduce_charge(NULL, NULL);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0 && !train_numerics_checked())
+    if (rank == 0 && !numerics_checked())
         fprintf(stderr, "%s: %s: losses, perplexities and parameters are not meaningful; the "
                 "checksum, NaN stops and evaluation scoring are skipped (timings only)\n",
                 rs_progname(), folded ? "buffers folded (RS_SMPI_FOLD_BYTES)"
@@ -89,9 +93,7 @@ int train_platform_start(void)
     return 0;
 }
 
-int train_spare_threads(void) { return 0; }
-
-int train_bucketed_check(void)
+static int bucketed_check(void)
 {
     RS_CHECK(mode == COMPUTE_FLOPS, "--sync bucketed under SMPI needs compute charged by flops "
              "(RS_SMPI_COMPUTE=flops:GF, train-sim --compute flops:GF): its overlap is the "
@@ -99,10 +101,10 @@ int train_bucketed_check(void)
     return 0;
 }
 
-uint64_t train_now_ns(void) { return (uint64_t)llround(MPI_Wtime() * 1e9); }
-int train_default_threads(void) { return 1; }
+static uint64_t now_ns(void) { return (uint64_t)llround(MPI_Wtime() * 1e9); }
+static int default_threads(void) { return 1; }
 
-void *train_big_alloc(size_t bytes)
+static void *big_alloc(size_t bytes)
 {
     void *p;
     if (ar_big_memalign(&p, bytes) != 0)
@@ -112,7 +114,7 @@ void *train_big_alloc(size_t bytes)
     return p;
 }
 
-void train_big_free(void *p) { ar_big_free(p); }
+static void big_free(void *p) { ar_big_free(p); }
 
 /* ---- the corpus, once per process ---- */
 typedef struct {
@@ -132,7 +134,8 @@ static shared_corpus *load_once(const char *path, corpus_level level, int cap, i
     return s;
 }
 
-int train_corpus_load(corpus *c, const char *path, corpus_level level, int cap, int cap_explicit)
+static int corpus_load_shared(corpus *c, const char *path, corpus_level level, int cap,
+                              int cap_explicit)
 {
     char key[4200];
     snprintf(key, sizeof key, "%d %d %d %s", (int)level, cap, cap_explicit, path);
@@ -147,10 +150,10 @@ int train_corpus_load(corpus *c, const char *path, corpus_level level, int cap, 
 }
 
 /* The process's copy stays until the simulation ends: other ranks may still read it. */
-void train_corpus_free(corpus *c) { memset(c, 0, sizeof *c); }
+static void corpus_forget(corpus *c) { memset(c, 0, sizeof *c); }
 
 /* ---- GEMM: tuned by the first rank; the others dispatch by its record ---- */
-int train_gemm_auto(const model_cfg *c, int threads, int reentrant)
+static int gemm_auto(const model_cfg *c, int threads, int reentrant)
 {
     char key[160];
     snprintf(key, sizeof key, "%d %d %d %d %d %d %d %d %d %d", (int)c->cell, c->layers, c->hidden,
@@ -164,50 +167,39 @@ int train_gemm_auto(const model_cfg *c, int threads, int reentrant)
 }
 
 /* flops mode charges every step alike; run and sample need their first steps */
-int train_bench_warmup(void) { return mode == COMPUTE_FLOPS ? 0 : 2; }
+static int bench_warmup(void) { return mode == COMPUTE_FLOPS ? 0 : 2; }
 
 /* The simulated node's speed where it is stated (flops:GF); else unknown. */
-double train_peak_gflops(int threads)
+static double peak_gflops(int threads)
 {
     (void)threads;
     return mode == COMPUTE_FLOPS ? node_gflops : -1;
 }
 
-int train_numerics_checked(void) { return !folded && mode != COMPUTE_SAMPLE; }
-
 /* ---- compute ---- */
-
-/* Steps over the window at st.pos and the gradient's place, without running the step. */
-static double not_run(run_ctx *r, int *Tw_out, float **grad_out)
-{
-    long left = r->train.len - 1 - r->st.pos;
-    *Tw_out = left <= 0 ? 0 : left < r->m.cfg.bptt ? (int)left : r->m.cfg.bptt;
-    *grad_out = r->dp.local > 1 ? r->dp.grad_sum : r->m.grads;
-    return 0;
-}
 
 static double sampled(run_ctx *r, int *Tw_out, float **grad_out)
 {
     double loss = 0;
     int ran = 0;
     SMPI_SAMPLE_GLOBAL(int once = 0, once < 1, once++, sample_runs, -1) {
-        loss = train_dp_compute(r, Tw_out, grad_out);
+        loss = run_ctx_compute(r, Tw_out, grad_out);
         ran = 1;
     }
-    return ran ? loss : not_run(r, Tw_out, grad_out);
+    return ran ? loss : run_ctx_skip_compute(r, Tw_out, grad_out);
 }
 
-/* Where bucket buf starts: the seconds of the backward done when it is ready. */
+/* The bucket starting at the gradient's float `offset`: the seconds of the backward
+ * done when it is ready. */
 typedef struct {
     const model *m;
-    const float *base;   /* the summed gradient the buckets are ranges of */
     int Tw;
 } bucket_timing;
 
-static double bucket_ready_s(void *ctx, const float *buf)
+static double bucket_ready_s(void *ctx, long offset)
 {
     const bucket_timing *t = ctx;
-    return model_backward_flops_ready(&t->m->cfg, &t->m->lay, t->Tw, buf - t->base) /
+    return model_backward_flops_ready(&t->m->cfg, &t->m->lay, t->Tw, offset) /
            (node_gflops * 1e9);
 }
 
@@ -217,32 +209,35 @@ static double bucket_ready_s(void *ctx, const float *buf)
  * buckets (recorded, no MPI), so the sums are of the real gradient. */
 static double overlapped(run_ctx *r, int *Tw_out, float **grad_out)
 {
-    double loss = folded ? not_run(r, Tw_out, grad_out) : train_dp_compute(r, Tw_out, grad_out);
+    double loss = folded ? run_ctx_skip_compute(r, Tw_out, grad_out)
+                         : run_ctx_compute(r, Tw_out, grad_out);
     if (folded)
-        train_sync_start_charged(r);
-    bucket_timing t = {&r->m, *grad_out, *Tw_out};
-    double per_s = node_gflops * 1e9, backward = bucket_ready_s(&t, *grad_out);
-    smpi_hooks_charge_seconds(model_step_flops(&r->m.cfg, t.Tw) * r->dp.local / per_s - backward);
-    dp_buckets_overlap(r->dp.buckets, bucket_ready_s, &t, backward, &r->dp.overlap_exposed_s);
+        run_ctx_start_buckets(r);
+    bucket_timing t = {run_ctx_model(r), *Tw_out};
+    double per_s = node_gflops * 1e9, backward = bucket_ready_s(&t, 0);
+    smpi_hooks_charge_seconds(model_step_flops(&t.m->cfg, t.Tw) * run_ctx_workers(r) / per_s -
+                              backward);
+    run_ctx_set_exposed_exchange(r, dp_buckets_overlap(r, bucket_ready_s, &t, backward));
     return loss;
 }
 
-double train_compute(run_ctx *r, int *Tw_out, float **grad_out)
+static double compute(run_ctx *r, int *Tw_out, float **grad_out)
 {
     double loss;
     if (mode == COMPUTE_SAMPLE) {
         loss = sampled(r, Tw_out, grad_out);
-    } else if (mode == COMPUTE_FLOPS && r->dp.buckets) {
+    } else if (mode == COMPUTE_FLOPS && run_ctx_bucketed(r)) {
         loss = overlapped(r, Tw_out, grad_out);
     } else if (mode == COMPUTE_FLOPS) {
-        loss = folded ? not_run(r, Tw_out, grad_out) : train_dp_compute(r, Tw_out, grad_out);
-        double flops = model_step_flops(&r->m.cfg, *Tw_out) * r->dp.local;
+        loss = folded ? run_ctx_skip_compute(r, Tw_out, grad_out)
+                      : run_ctx_compute(r, Tw_out, grad_out);
+        double flops = model_step_flops(&run_ctx_model(r)->cfg, *Tw_out) * run_ctx_workers(r);
         smpi_hooks_charge_seconds(flops / (node_gflops * 1e9));
     } else {
-        loss = train_dp_compute(r, Tw_out, grad_out);
+        loss = run_ctx_compute(r, Tw_out, grad_out);
     }
     /* a garbage NaN would make train_dp_exchange skip the allreduce being timed */
-    return train_numerics_checked() || isfinite(loss) ? loss : 0;
+    return numerics_checked() || isfinite(loss) ? loss : 0;
 }
 
 /* sample: one group's scoring timed for the first K groups of all ranks, then charged */
@@ -257,8 +252,8 @@ static void sampled_groups(model *m, const int *data, long n, int G, int g0, int
     }
 }
 
-void train_score_groups(model *m, const int *data, long n, int G, int g0, int g1, double *sum,
-                        long *tokens)
+static void score_groups(model *m, const int *data, long n, int G, int g0, int g1, double *sum,
+                         long *tokens)
 {
     if (mode == COMPUTE_SAMPLE) {
         sampled_groups(m, data, n, G, g0, g1);
@@ -270,12 +265,36 @@ void train_score_groups(model *m, const int *data, long n, int G, int g0, int g1
         smpi_hooks_charge_seconds(eval_groups_flops(&m->cfg, n, G, g0, g1) / (node_gflops * 1e9));
 }
 
-/* The norm reads the gradient; the update reads it, reads and writes the parameters
- * and each state array. */
-void train_charge_update(const run_ctx *r)
+/* The update's memory traffic (run_ctx_update_bytes) at the gamma rate. */
+static void charge_update(const run_ctx *r)
 {
     if (mode == COMPUTE_RUN)
         return;   /* benchmarked by SMPI with the rest */
-    double bytes = 4.0 * r->m.lay.total * (4 + 2 * optim_nstate(r->opt.kind));
-    smpi_hooks_charge_seconds(bytes * smpi_hooks_seconds_per_byte());
+    smpi_hooks_charge_seconds(run_ctx_update_bytes(r) * smpi_hooks_seconds_per_byte());
+}
+
+static const train_hooks smpi_train_hooks = {
+    .start = start,
+    .now_ns = now_ns,
+    .default_threads = default_threads,
+    .big_alloc = big_alloc,
+    .big_free = big_free,
+    .corpus_load = corpus_load_shared,
+    .corpus_free = corpus_forget,
+    .gemm_auto = gemm_auto,
+    .bench_warmup = bench_warmup,
+    .peak_gflops = peak_gflops,
+    .numerics_checked = numerics_checked,
+    .bucketed_check = bucketed_check,
+    .compute = compute,
+    .score_groups = score_groups,
+    .charge_update = charge_update,
+    .no_spare_threads = 1,   /* bucketed's overlap is charged (dp_buckets_smpi.h) */
+};
+
+/* Each simulated rank runs main: its hooks first, then rnn-train as it is. */
+int main(int argc, char **argv)
+{
+    train_set_hooks(&smpi_train_hooks);
+    return train_cli_main(argc, argv);
 }

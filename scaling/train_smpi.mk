@@ -1,15 +1,15 @@
-# train_smpi.mk — build/bin/rnn-train-smpi: rnn-train's sources (models/, main.c
-# included) built with smpicc as allreduce-bench-smpi is (objects under $(OBJ)/smpi/,
-# no OpenMP), with scaling/train_smpi.c in place of models/train_native.c (both define
-# models/train_platform.h), scaling/dp_buckets_smpi.c in place of models/dp_buckets.c
-# (bucketed's overlap) and scaling/smpi_hooks.c's start-up.  The kernel library
-# (kernels/: GEMM backends, softmax kernels, the FMA peak) comes from an archive, so
-# only what is called is linked.  Included by scaling/scaling.mk when smpicc is found.
-# scaling/train-sim runs it; test/smpi/train.sh tests it (make check-smpi).
+# train_smpi.mk — build/bin/rnn-train-smpi: rnn-train's sources (models/, all but
+# main.c) built with smpicc as allreduce-bench-smpi is (objects under $(OBJ)/smpi/, no
+# OpenMP), the same objects rnn-train links, with scaling/train_smpi.c's main, which
+# sets the trainer's hooks for SMPI (models/train_hooks.h) before rnn-train's command
+# line runs, bucketed's overlap (scaling/dp_buckets_smpi.c) and scaling/smpi_hooks.c's
+# start-up.  The kernel library (kernels/: GEMM backends, softmax kernels, the FMA
+# peak) comes from an archive, so only what is called is linked.  Included by
+# scaling/scaling.mk when smpicc is found.  scaling/train-sim runs it;
+# test/smpi/run.sh tests it (make check-smpi).
 
 SMPI_TRAIN     := $(BIN)/rnn-train-smpi
-SMPI_TRAIN_OBJ := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out models/train_native.c \
-                    models/dp_buckets.c,$(MODELS_SRC)) models/main.c scaling/train_smpi.c \
+SMPI_TRAIN_OBJ := $(patsubst %.c,$(OBJ)/smpi/%.o,$(MODELS_SRC) scaling/train_smpi.c \
                     scaling/dp_buckets_smpi.c scaling/smpi_hooks.c scaling/host_groups.c \
                     scaling/smpi_noomp.c)
 SMPI_COLL_LIB_OBJ := $(patsubst $(OBJ)/%,$(OBJ)/smpi/%,$(COLL_LIB_OBJ))
