@@ -16,5 +16,8 @@ int cmd_get(int argc, char **argv);
 int cmd_points(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_point(int argc, char **argv);
+int cmd_pending(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif
