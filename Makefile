@@ -175,20 +175,20 @@ peers:
 # `make test` checks the peer script where PyTorch is installed and says it skipped it
 # where not (CI: `make test` never installs it).
 EXTRA_CHECKS += check-peers
-check-peers:
+check-peers: $(BIN)/study
 	@echo "== test/peers/run.sh models/peer_torch.py"
 	@sh test/peers/run.sh models/peer_torch.py
 
 # A full disk under a checkpoint and a result; a rank killed under mpirun.
 EXTRA_CHECKS += check-faults
-check-faults: $(BIN)/rnn-train $(BIN)/allreduce-bench
+check-faults: $(BIN)/rnn-train $(BIN)/allreduce-bench $(BIN)/study
 	@echo "== test/faults/run.sh $(BIN)"
 	@MPIRUN="$(MPIRUN)" sh test/faults/run.sh $(BIN)
 
 # The 2-thread trainer (class softmax included) beside a busy process: no step over 5x
 # the median, no library team nested in or beside the trainer's threads.
 EXTRA_CHECKS += check-load
-check-load: $(BIN)/rnn-train $(BIN)/microbench
+check-load: $(BIN)/rnn-train $(BIN)/microbench $(BIN)/study
 	@echo "== test/load/run.sh $(BIN)"
 	@sh test/load/run.sh $(BIN)
 
@@ -200,7 +200,7 @@ check-signals: $(BIN)/rnn-train
 
 # The report's target lines and the verdicts on the two studies' claims on hand-made run folders.
 EXTRA_CHECKS += check-report
-check-report:
+check-report: $(BIN)/study
 	@echo "== test/report/run.sh plot/report.sh plot/reproduction.sh"
 	@sh test/report/run.sh
 
@@ -227,7 +227,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh results/bench.sh
 
-figures:
+figures: $(BIN)/study
 	@sh plot/figures.sh $(RUN)
 
 ifeq ($(SIMULATE_DEFINED),)

@@ -50,5 +50,5 @@ corpus:
 # bad input (test/mpi/train.sh).
 EXTRA_CHECKS += check-mpi-train
 .PHONY: check-mpi-train
-check-mpi-train: $(BIN)/rnn-train
+check-mpi-train: $(BIN)/rnn-train $(BIN)/study
 	@MPIRUN="$(MPIRUN)" sh test/mpi/train.sh $(BIN)/rnn-train

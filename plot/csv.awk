@@ -1,6 +1,7 @@
 # csv.awk — read a CSV written by rnnscale (RFC 4180 quoting: "a, b" and "" escapes)
 # and call emit() for every data row with v["column"] set from the header.  Callers
 # append their own emit() (and END, if any): awk "$(cat plot/csv.awk) function emit() {...}"
+# Left to scaling/'s scripts: plot/ and test/ read through build/bin/study (scaling/study/get.sh).
 function csv_split(line, fld,   i, n, c, f, q) {
     n = 0; f = ""; q = 0
     for (i = 1; i <= length(line); i++) {

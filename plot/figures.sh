@@ -5,6 +5,7 @@
 # then results/reference/.
 set -u
 cd "$(dirname "$0")/.."
+. scaling/study/get.sh   # study_get: machine.json read back
 run=${1:-}
 if [ -z "$run" ]; then
     run=$(ls -d results/runs/*/ 2>/dev/null | sort | tail -n 1)
@@ -20,12 +21,12 @@ extra=""
 if [ -f "$run/machine.json" ]; then
     sh plot/roofline.sh "$run"
     [ "$(wc -l < "$run/roofline.csv")" -gt 1 ] || rm -f "$run/roofline.csv"
-    num() { sed -n "s/^ *\"$1\": \([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$run/machine.json" | head -n 1; }
-    isa=$(sed -n 's/^ *"isa_best": "\(.*\)",\{0,1\}$/\1/p' "$run/machine.json" | head -n 1)
-    # the first gflops_1t after the best ISA's key, and the portable one
-    best=$(awk -v isa="\"$isa\":" '$1 == isa {f = 1} f && /gflops_1t/ {gsub(/[^0-9.eE+-]/, "", $2); print $2; exit}' "$run/machine.json")
-    scalar=$(awk '$1 == "\"portable\":" {f = 1} f && /gflops_1t/ {gsub(/[^0-9.eE+-]/, "", $2); print $2; exit}' "$run/machine.json")
-    extra="peak_best=${best:-1}; peak_scalar=${scalar:-1}; bw=$(num triad_gbytes_per_s_1t); isa='$isa';"
+    m="$run/machine.json"
+    isa=$(study_get "$m" cpu.isa_best --optional)
+    # the best ISA's one-thread FMA peak, and the portable one
+    best=$(study_get "$m" "peak.fma.$isa.gflops_1t" --optional)
+    scalar=$(study_get "$m" peak.fma.portable.gflops_1t --optional)
+    extra="peak_best=${best:-1}; peak_scalar=${scalar:-1}; bw=$(study_get "$m" peak.stream.triad_gbytes_per_s_1t --optional); isa='$isa';"
 else
     rm -f "$run/roofline.csv"
 fi

@@ -8,10 +8,12 @@ case "$run" in /*) ;; *) run="$PWD/$run" ;; esac
 cd "$(dirname "$0")/.."
 run=${run%/}
 
+. scaling/study/get.sh   # csv_rows, study_get: every CSV and JSON read by build/bin/study
+
 # md_table CSV COLS FILTER: the named columns of the rows where the awk expression
 # FILTER (on columns by name, e.g. v["threads"]==1) holds, as a Markdown table.
 md_table() {
-    awk -v cols="$2" "$(cat plot/csv.awk)"'
+    csv_rows "$1" '*' '
     function emit(   j, x, r) {
         if (!hdone) {
             m = split(cols, want, ","); h = "|"; sep = "|"
@@ -26,11 +28,10 @@ md_table() {
             r = r " " x " |"
         }
         print r
-    }' "$1"
+    }' -v cols="$2"
 }
 
-json_str() { sed -n "s/^ *\"$1\": \"\\(.*\\)\",\\{0,1\\}\$/\\1/p" "$run/machine.json" | head -n 1; }
-json_num() { sed -n "s/^ *\"$1\": \\([-0-9.eE+]*\\),\\{0,1\\}\$/\\1/p" "$run/machine.json" | head -n 1; }
+machine() { study_get "$run/machine.json" "$1" --optional; }   # KEY: a dotted path
 
 # The report opens with a one-screen summary: the machine and every target line of the
 # sections below (lines that end in met / NOT met), under the section they come from.
@@ -53,16 +54,16 @@ fi
 echo "# rnnscale run $(basename "$run")"
 echo
 if [ -f "$run/machine.json" ]; then
-    echo "Machine: $(json_str model), $(json_num ncpus) CPUs, best ISA $(json_str isa_best)," \
-         "TSC $(printf '%.3f' "$(json_num tsc_ghz)") GHz; commit $(json_str commit); $(json_str compiler)."
+    echo "Machine: $(machine cpu.model), $(machine cpu.ncpus) CPUs, best ISA $(machine cpu.isa_best)," \
+         "TSC $(printf '%.3f' "$(machine timer.tsc_ghz)") GHz; commit $(machine build.commit); $(machine build.compiler)."
     echo
-    echo "Counters: $(json_str papi); $(json_str likwid)."
+    echo "Counters: $(machine counters.papi); $(machine counters.likwid)."
     echo
 fi
 if [ -f "$run/peak.csv" ]; then
     echo "## This machine's limits (\`microbench peak\`)"
     echo
-    md_table "$run/peak.csv" "$(head -n 1 "$run/peak.csv")" 1
+    md_table "$run/peak.csv" "$(csv_columns "$run/peak.csv")" 1
     echo
     echo "BLAS dispatch (the kernel each library picks, and the fix applied for this run):"
     echo
@@ -84,7 +85,7 @@ if [ -f "$run/exp.csv" ]; then
     echo
     echo "### Targets (this run, side by side)"
     echo
-    awk "$(cat plot/csv.awk)"'
+    csv_rows "$run/exp.csv" threads,cache,variant,isa,cycles_per_elem,max_ulp '
     function emit(   k) {
         if (v["threads"] != 1 || v["cache"] != "L1") return
         k = v["variant"] "/" v["isa"]; cyc[k] = v["cycles_per_elem"]; ulp[k] = v["max_ulp"]
@@ -105,7 +106,7 @@ if [ -f "$run/exp.csv" ]; then
                  sprintf("%.3g vs %.3g cycles/element (%.2fx)", cyc["poly/avx2"], cyc["sleef/avx2"], cyc["sleef/avx2"] / cyc["poly/avx2"]))
             if ("libm/portable" in cyc) show("own AVX2 speedup over glibc expf", "measured", sprintf("%.1fx", cyc["libm/portable"] / cyc["poly/avx2"]))
         }
-    }' "$run/exp.csv"
+    }'
     echo
 fi
 if [ -f "$run/softmax.csv" ]; then
@@ -161,7 +162,7 @@ if [ -f "$run/allreduce.csv" ]; then
     echo
     echo "### Targets and winners (this run, side by side)"
     echo
-    awk "$(cat plot/csv.awk)"'
+    csv_rows "$run/allreduce.csv" dtype,mode,p,bytes,p50_us,wrong,algo,in_model_range,model_us,model_hi_us '
     function emit(   k, t) {
         if (v["dtype"] != "float" || v["mode"] != "isolated") return
         k = v["p"] SUBSEP v["bytes"]; t = v["p50_us"] + 0
@@ -190,7 +191,7 @@ if [ -f "$run/allreduce.csv" ]; then
             }
             if (s != "") printf "- winners at np = %d: %s\n", p, s
         }
-    }' "$run/allreduce.csv"
+    }'
     echo
 fi
 if [ -f "$run/figures/roofline.png" ]; then
@@ -233,7 +234,7 @@ if [ -f "$run/train.csv" ] || [ -f "$run/train_bench.csv" ] || [ -f "$run/train_
         echo "\`step_ms_max\`: the slowest timed step; one over 5x the median is flagged STALL below"
         echo "(a spin-wait starved by another process, or threads nested in threads: test/load/run.sh)."
         echo
-        awk "$(cat plot/csv.awk)"'
+        csv_rows "$run/train_bench.csv" model,hidden,threads,classes,frac_of_peak,step_ms_max,step_ms_median '
         function emit() {
             if (v["model"] == "lstm" && v["hidden"] == 512 && v["threads"] == 1 && v["classes"] == 0)
                 printf "- target: LSTM hidden 512, batch 32, BPTT 35, vocabulary 10k, 1 thread >= 0.70 of the FMA peak: %.3f — %s\n", v["frac_of_peak"], (v["frac_of_peak"] >= 0.70) ? "met" : "NOT met"
@@ -248,7 +249,7 @@ if [ -f "$run/train.csv" ] || [ -f "$run/train_bench.csv" ] || [ -f "$run/train_
         END {
             if (timed && !stalls)
                 printf "- target: no stall, every row'"'"'s slowest step at most 5x its median (%d rows): met\n", timed
-        }' "$run/train_bench.csv"
+        }'
         echo
     fi
     if [ -f "$run/train_pipeline.csv" ]; then
@@ -268,17 +269,20 @@ if [ -f "$run/train.csv" ] || [ -f "$run/train_bench.csv" ] || [ -f "$run/train_
         echo "blanked, four impostors of similar frequency, the sentence with the highest probability"
         echo "wins; the same questions for both models; chance is 20%)."
         echo
-        awk 'FNR == 1 && NR > 1 { ncol = csv_split($0, hdr); next }'"$(cat plot/csv.awk)"'
-        function emit() {
-            if (FILENAME ~ /train_kn3\.csv$/) { kv = v["valid_ppl"]; kt = v["test_ppl"]; kc = v["completion_accuracy"] }
-            else { lm = v["model"] " hidden " v["hidden"] (v["classes"] > 0 ? ", " v["classes"] " classes" : "") ", " v["steps"] " steps, " sprintf("%.0f", v["seconds"]) " s"; lv = v["valid_ppl"]; lt = v["test_ppl"]; lc = v["completion_accuracy"] }
-        }
-        END {
+        # the last row of each: kn3's, and the trainer's summary where the run has one
+        kn3=$run/train_kn3.csv; sum=$run/train_summary.csv
+        last() { study_get "$1" "$2" --optional; }
+        awk -v kv="$(last "$kn3" valid_ppl)" -v kt="$(last "$kn3" test_ppl)" -v kc="$(last "$kn3" completion_accuracy)" \
+            -v model="$(last "$sum" model)" -v hidden="$(last "$sum" hidden)" -v classes="$(last "$sum" classes)" \
+            -v steps="$(last "$sum" steps)" -v seconds="$(last "$sum" seconds)" -v lv="$(last "$sum" valid_ppl)" \
+            -v lt="$(last "$sum" test_ppl)" -v lc="$(last "$sum" completion_accuracy)" '
+        BEGIN {
+            lm = model " hidden " hidden (classes > 0 ? ", " classes " classes" : "") ", " steps " steps, " sprintf("%.0f", seconds) " s"
             printf "- kn3 (interpolated modified Kneser-Ney trigram): valid ppl %.2f, test ppl %.2f", kv, kt
             if (kc != "") printf "; sentence completion %.1f%% right", 100 * kc
             printf "\n"
             if (lt != "") printf "- %s: valid ppl %.2f, test ppl %.2f%s — %s\n", lm, lv, lt, (lc != "" ? sprintf("; sentence completion %.1f%% right", 100 * lc) : ""), (lt < kt ? "beats kn3" : "does not beat kn3 yet (a short run); a longer run beats it within 15 minutes on 2 cores, e.g. rnn-train --model lstm --hidden 256 --optimizer adam --lr 2e-3 --classes 100 --epochs 2 (about a minute) or, full softmax, --epochs 5 (about 7 minutes)")
-        }' "$run/train_kn3.csv" $( [ -f "$run/train_summary.csv" ] && echo "$run/train_summary.csv")
+        }'
         echo
     fi
 fi
@@ -299,16 +303,27 @@ if [ -f "$run/train_bench.csv" ] || [ -f "$run/train_peer.csv" ]; then
         echo "OpenBLAS, run at the fastest core type that computed correctly on this CPU (probed"
         echo "in fresh processes: the \`train_peer_*.txt\` files have the table):"
         echo
-        awk 'FNR == 1 && NR > 1 { ncol = csv_split($0, hdr); next }'"$(cat plot/csv.awk)"'
+        # rnnscale's one-layer full-softmax rows, a line each: the configuration's 7 cells
+        # (the key), tokens/s and ms/step, a tab between them
+        cfg=model,hidden,embed,vocab,batch,bptt,threads
+        ours=$(csv_rows "$run/train_bench.csv" "$cfg,classes,layers,tokens_per_s,step_ms_median" '
+            function emit() { if (v["classes"] + 0 == 0 && v["layers"] + 0 == 1)
+                print v["model"], v["hidden"], v["embed"], v["vocab"], v["batch"], v["bptt"], v["threads"], v["tokens_per_s"], v["step_ms_median"] }' -v OFS='\t')
+        csv_rows "$run/train_peer.csv" "$cfg,tokens_per_s,step_ms_median,openblas_core,openblas_coretype,coretype_reason,coretype_probe,openblas_coretype_user,peer_version,omp_wait_policy" '
+        BEGIN {
+            nours = split(ours, line, "\n")
+            for (i = 1; i <= nours; i++) {
+                split(line[i], c, "\t"); k = c[1] SUBSEP c[2] SUBSEP c[3] SUBSEP c[4] SUBSEP c[5] SUBSEP c[6] SUBSEP c[7]
+                rt[k] = c[8]; rms[k] = c[9]
+            }
+        }
         function emit(   k) {
             k = v["model"] SUBSEP v["hidden"] SUBSEP v["embed"] SUBSEP v["vocab"] SUBSEP v["batch"] SUBSEP v["bptt"] SUBSEP v["threads"]
-            if (FILENAME ~ /train_peer\.csv$/) {
-                if (!(k in pt)) order[++n] = k
-                pt[k] = v["tokens_per_s"]; pms[k] = v["step_ms_median"]
-                core[k] = v["openblas_core"] (v["openblas_coretype"] == "(unset)" ? " (OPENBLAS_CORETYPE unset)" : " (OPENBLAS_CORETYPE=" v["openblas_coretype"] ")")
-                if (reason == "") { reason = v["coretype_reason"]; probe = v["coretype_probe"]; user = v["openblas_coretype_user"]; ver = v["peer_version"] }
-                if (v["threads"] + 0 > 1 && v["omp_wait_policy"] !~ /^[Pp][Aa][Ss][Ss][Ii][Vv][Ee]$/) spin = v["omp_wait_policy"]
-            } else if (v["classes"] + 0 == 0 && v["layers"] + 0 == 1) { rt[k] = v["tokens_per_s"]; rms[k] = v["step_ms_median"] }
+            if (!(k in pt)) order[++n] = k
+            pt[k] = v["tokens_per_s"]; pms[k] = v["step_ms_median"]
+            core[k] = v["openblas_core"] (v["openblas_coretype"] == "(unset)" ? " (OPENBLAS_CORETYPE unset)" : " (OPENBLAS_CORETYPE=" v["openblas_coretype"] ")")
+            if (reason == "") { reason = v["coretype_reason"]; probe = v["coretype_probe"]; user = v["openblas_coretype_user"]; ver = v["peer_version"] }
+            if (v["threads"] + 0 > 1 && v["omp_wait_policy"] !~ /^[Pp][Aa][Ss][Ss][Ii][Vv][Ee]$/) spin = v["omp_wait_policy"]
         }
         END {
             print "| model | hidden | vocab | batch | bptt | threads | rnnscale tokens/s | PyTorch tokens/s | ratio | rnnscale ms/step | PyTorch ms/step | PyTorch OpenBLAS core |"
@@ -342,7 +357,7 @@ if [ -f "$run/train_bench.csv" ] || [ -f "$run/train_peer.csv" ]; then
                 else
                     printf "- %s at 1 thread >= 2.5x PyTorch: not measured in this run (QUICK=1 times all threads only)\n", name
             }
-        }' "$run/train_peer.csv" "$run/train_bench.csv"
+        }' -v ours="$ours"
         echo
     elif [ -f "$run/train_peer.csv" ]; then
         echo "PyTorch was measured (train_peer.csv) but rnnscale's \`rnn-train --bench\` was not"

@@ -9,9 +9,10 @@ run=${1:?usage: reproduction.sh RUN}
 cd "$(dirname "$0")/.."
 run=${run%/}
 
-# pick CSV FILTER OUT: awk over a CSV by column name (plot/csv.awk): OUT for every row
-# where FILTER holds, e.g. pick f.csv 'v["p"] == 4' 'v["algo"], v["time_us"]'.
-pick() { [ -f "$1" ] && awk "$(cat plot/csv.awk)"' function emit() { if ('"$2"') print '"$3"' }' "$1"; }
+. scaling/study/get.sh
+# pick CSV FILTER OUT: awk over a CSV by column name (csv_rows: read by build/bin/study):
+# OUT for every row where FILTER holds, e.g. pick f.csv 'v["p"] == 4' 'v["algo"], v["time_us"]'.
+pick() { [ -f "$1" ] && csv_rows "$1" '*' 'function emit() { if ('"$2"') print '"$3"' }'; }
 claim() { printf -- '- **%s** (seed: %s). This run: %s — %s\n' "$1" "$2" "$3" "$4"; }
 missing() { printf -- '- **%s** (seed: %s). Not in this run: `%s` measures it.\n' "$1" "$2" "$3"; }
 
@@ -61,12 +62,18 @@ fi
 
 # convergence: "100 training nodes reduce the iterations to converge by roughly 100 times"
 c="100 nodes need ~100x fewer iterations than one"
-r=$([ -f "$run/scaling_fit.txt" ] && awk 'NR > 1 && $3 != "no" && $7 != "nan" { printf "%s%s:%s", s, $1, $7; s = " " }' "$run/scaling_fit.txt")
+# b:ratio of every fitted b (fits.K in scaling_fit.json) whose ratio is a number
+fit="$run/scaling_fit.json"; r=""; k=0
+while b=$(study_get "$fit" fits.$k.b 2> /dev/null); do
+    x=$(study_get "$fit" fits.$k.claim.ratio --optional)
+    [ -n "$x" ] && [ -z "$(study_get "$fit" fits.$k.no_fit --optional)" ] && r="${r:+$r }$b:$(printf '%.4g' "$x")"
+    k=$((k + 1))
+done
 if [ -n "$r" ]; then
     best=$(echo "$r" | tr ' ' '\n' | sort -t: -k2 -g | tail -n 1)
     v="NOT met"; awk -v x="${best#*:}" 'BEGIN { exit !(x >= 80) }' && v="met"
     claim "$c" "~100x" "steps(N = 1) / steps(N = 100) per per-worker batch b (b:ratio) $r; where it stops: B_crit in the convergence section (target >= 80x)" "$v"
-elif [ -f "$run/scaling_fit.txt" ]; then
+elif [ -f "$fit" ]; then
     printf -- '- **%s** (seed: ~100x). Not in this run: its grid has no point at N = 1 and N = 100 that reached the target (`make scaling` without QUICK has both).\n' "$c"
 else
     missing "$c" "~100x" "make scaling"

@@ -19,10 +19,12 @@ out="$run/roofline.csv"
 tmp="$out.tmp.$$"
 trap 'rm -f "$tmp"' EXIT INT TERM
 
-# rows CSV AWK-PROGRAM: run the program with v["column"] set for every data row.
+. scaling/study/get.sh
+# rows CSV AWK-PROGRAM: the program's emit() with v["column"] set for every data row
+# (csv_rows: the CSV read by build/bin/study).
 rows() {
     [ -f "$1" ] || return 0
-    awk "$(cat plot/csv.awk) $2" "$1"
+    csv_rows "$1" '*' "$2"
 }
 
 {

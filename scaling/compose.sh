@@ -117,9 +117,7 @@ study_none_done compose "$points" ""
 first="$run/points/compute-b$b0-r1/bench.csv"
 [ -f "$first" ] || point_failed compose "compute-b$b0-r1"
 
-# KEY FILE: the value of column KEY in the CSV FILE's first row.
-col() { awk -F, -v k="$1" "$(cat plot/csv.awk)"' function emit() { if (!d) print v[k]; d = 1 }' "$2"; }
-params=$(col params "$first")
+params=$(col "$first" params 2> /dev/null)   # col: scaling/study/get.sh, via study_lib.sh
 [ -n "$params" ] || die "$first has no params column (rebuild rnn-train)"
 
 # ---- the model's tensors, as model_layout lays them out; their sum must be params -----
@@ -143,7 +141,7 @@ fi
 
 # ---- the node of stated speed ---------------------------------------------------------
 if [ "$NODE_GFLOPS" = auto ]; then
-    frac=$(col frac_of_peak "$first")
+    frac=$(col "$first" frac_of_peak 2> /dev/null)
     [ -n "$frac" ] || die "NODE_GFLOPS=auto: compute-b$b0-r1 measured no frac_of_peak; set NODE_GFLOPS=G"
     g=$(awk -v p="$NODE_PEAK_GFLOPS" -v f="$frac" 'BEGIN { printf "%.3g\n", p * f }')
     sed -i "s/^NODE_GFLOPS=\"auto\"\$/NODE_GFLOPS=\"$g\"/; s/^NODE_GFLOPS_WHY=.*/NODE_GFLOPS_WHY=\"auto: the platform node's peak $NODE_PEAK_GFLOPS GFLOP\/s x $frac, the fraction of peak the step reached here at b = $b0\"/" "$settings"

@@ -101,7 +101,7 @@ $(SIM_WRITE): $(OBJ)/scaling/simulate_write.o $(OBJ)/scaling/meta_file.o $(COMMO
 
 # ---- the SMPI tests: p = 64 on two groups, every algorithm checked, two runs equal ----
 ifeq ($(HAVE_SMPICC),1)
-check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE) $(SMPI_TRAIN) $(BIN)/rnn-train
+check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE) $(SMPI_TRAIN) $(BIN)/rnn-train $(BIN)/study
 	@SMPIRUN="$(SMPIRUN)" sh test/smpi/run.sh $(SMPI_BENCH) $(PLATFORM_GEN)
 else
 check-smpi:
@@ -111,7 +111,7 @@ endif
 # ---- the sweep: every point, or QUICK=1 for a few minutes --------------------------
 SIM_OUT ?=
 simulate: deps
-	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE)
+	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE) $(BIN)/study
 	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) FULL=$(FULL) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)
 
 # ---- the convergence study: steps-to-target against the global batch ------------------
@@ -123,7 +123,7 @@ $(OBJ)/test/test_scaling_fit.o: INC += -Iscaling
 $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
 
 .PHONY: check-scaling
-check-scaling: $(SCALING_FIT) $(BIN)/rnn-train
+check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study
 	@sh test/scaling/run.sh
 
 # The scaling tables (scaling/compose.sh) and the model-size study (scaling/models.sh)

@@ -12,8 +12,10 @@
 #                          "WHAT: rnn-train says: <its line>"
 #   csv_last KEY FILE      the value of column KEY in the last row of the CSV FILE (empty
 #                          if none)
-#   json_meta KEY FILE     the string KEY of the JSON FILE's metadata, as common/record.c
-#                          writes it (one key per line; empty if none)
+#   json_meta KEY FILE     the value of KEY in the JSON FILE's metadata ("meta", as
+#                          common/record.c writes it; empty if none)
+#   col, csv_rows, ...     scaling/study/get.sh's readers, sourced here (the two above
+#                          are `study get --optional`)
 #   keep_aside RUN PATH    moves an existing PATH into RUN/old-K/ (the first K free), so
 #                          results are never overwritten
 #   study_none_done WHO POINTS PREFIX [LOGS]   exits 1 with one line when no point of
@@ -89,14 +91,11 @@ train_check() {
     die "$what: rnn-train says: $(echo "$why" | head -n 1 | sed 's/^rnn-train: //')"
 }
 
-csv_last() {
-    [ -f "$2" ] && awk -F, -v k="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next }
-        c { v = $c } END { print v }' "$2"
-}
+. scaling/study/get.sh
 
-json_meta() {
-    [ -f "$2" ] && sed -n "s/^ *\"$1\": \"\(.*\)\",\{0,1\}\$/\1/p" "$2" | head -n 1
-}
+csv_last() { study_get "$2" "$1" --optional; }
+
+json_meta() { study_get "$2" "meta.$1" --optional; }
 
 keep_aside() {
     [ -e "$2" ] || return 0

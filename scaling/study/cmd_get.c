@@ -3,7 +3,8 @@
  * FILE.csv: the cell of column KEY (a comma list: the cells, tab-separated) in the last
  * row, or --row first|N, among the rows --where COL=VALUE[,COL=VALUE] keeps; --all
  * prints every kept row, one per line.  FILE.json: the value at the dotted path KEY
- * (meta.command, fits.0 is not a path: object keys only).  Numbers print in the fewest
+ * (meta.command; a number indexes an array from 0: rows.0.valid_ppl, a summary's value in
+ * full precision where its CSV prints 6 digits).  Numbers print in the fewest
  * digits that read back the same; an empty cell or a JSON null prints an empty line.
  * --optional prints an empty line where the file, the column, the key or the row is
  * missing.  Exit 0; 1 no row kept; 2 an unreadable file, an unknown column or key. */
@@ -32,7 +33,8 @@ static const rs_opt options[] = {
     {"optional", RS_OPT_FLAG, &opt.optional, NULL, "an empty line (exit 0) where the file, column, key or row is missing", 0, 0},
 };
 static const char usage[] = "usage: study get FILE.csv|FILE.json KEY [options]\n"
-                            "One value of a result file (a CSV column of a row, a dotted JSON key).";
+                            "One value of a result file (a CSV column of a row, a dotted JSON key:\n"
+                            "meta.command, rows.0.valid_ppl).";
 
 /* What is asked for is not there: with --optional an empty line (exit 0), else the
  * line (if any) and `status`. */
@@ -123,12 +125,35 @@ out:
     return rc;
 }
 
+/* The value at dotted PATH: object keys, and array indices (all digits) from 0; NULL
+ * where it is not there. */
+static const rs_json *json_at(const rs_json *v, const char *path)
+{
+    char part[128];
+    while (v && *path) {
+        size_t n = strcspn(path, ".");
+        if (n >= sizeof part)
+            return NULL;
+        memcpy(part, path, n);
+        part[n] = 0;
+        path += n + (path[n] == '.');
+        if (v->type == RS_JARR) {
+            char *end;
+            long i = strtol(part, &end, 10);
+            v = n > 0 && *end == 0 && part[0] != '-' && part[0] != '+' && i < v->n ? v->items[i] : NULL;
+        } else {
+            v = rs_json_get(v, part);
+        }
+    }
+    return v;
+}
+
 static int get_json(const char *path, const char *key)
 {
     rs_json *j = rs_json_load(path);
     if (!j)
         return missing(2, "%s", rs_lasterr());
-    const rs_json *v = rs_json_path(j, key);
+    const rs_json *v = json_at(j, key);
     int rc = 0;
     if (!v)
         rc = missing(2, "%s has no key '%s'", path, key);
@@ -145,8 +170,9 @@ static int get_json(const char *path, const char *key)
     else if (v->type == RS_JNULL)
         puts("");
     else
-        rc = (fprintf(stderr, "study get: %s: '%s' is an %s, not a value (name a key inside it)\n",
-                      path, key, v->type == RS_JOBJ ? "object" : "array"), 2);
+        rc = (fprintf(stderr, "study get: %s: '%s' is an %s, not a value (name a %s inside it)\n",
+                      path, key, v->type == RS_JOBJ ? "object" : "array",
+                      v->type == RS_JOBJ ? "key" : "0-based index"), 2);
     rs_json_free(j);
     return rc;
 }

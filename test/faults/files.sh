@@ -15,6 +15,8 @@ set -u
 bin=${1:-build/bin}
 cd "$(dirname "$0")/../.."
 . test/lib.sh   # ok, bad, tiny_corpus
+study_bin=$bin/study
+. scaling/study/get.sh   # col: the log read back
 tmp=$(mktemp -d /tmp/rnnscale-files-XXXXXX)
 live=
 cleanup() { [ -n "$live" ] && kill -KILL "$live" 2>/dev/null; rm -rf "$tmp"; }
@@ -67,9 +69,12 @@ last=$(ls "$tmp/live" | grep '^ckpt-' | tail -n 1 | sed 's/ckpt-0*\([0-9]*\)\.bi
 # every 50th step from 50 on, none missing, up to the last checkpoint (the signal may
 # land in a checkpoint's writing: then the row of that step is there, its file not; or
 # in the evaluation after it: then the file is there, written first, its row not)
-if { [ $rc -eq 130 ] || [ $rc -eq 143 ]; } &&
-   awk -F, -v last="$last" 'NR > 1 { n++; if ($1 != 50 * n) bad = 1; s = $1 }
-                            END { exit (bad || n < 1 || last - s > 50 || s - last > 50) }' "$tmp/live.csv"; then
+n=0; s=0; gap=
+for step in $(col "$tmp/live.csv" step --all 2> /dev/null); do
+    n=$((n + 1)); [ "$step" = $((50 * n)) ] || gap=1; s=$step
+done
+if { [ $rc -eq 130 ] || [ $rc -eq 143 ]; } && [ -z "$gap" ] && [ $n -ge 1 ] &&
+   [ $((${last:-0} - s)) -le 50 ] && [ $((s - ${last:-0})) -le 50 ]; then
     ok "the live run kept every row of its log ($(($(wc -l < "$tmp/live.csv") - 1)) rows, stopped at step $last, exit $rc)"
 else
     bad "the live run's log (exit $rc, last checkpoint $last):"; head -n 3 "$tmp/live.csv"; tail -n 3 "$tmp/live.csv"; cat "$tmp/live.err"

@@ -26,8 +26,8 @@ awk 'BEGIN { x = 11; for (i = 0; i < 40000; i++) { l = "";
          for (j = 0; j < 8; j++) { x = (x * 1103515245 + 12345) % 2147483648; u = (x % 1000000) / 1000000;
            l = l (j ? " " : "") "w" int(3000 * u * u * u) } print l "." } }' > "$tmp/corpus.txt"
 
-# col CSV NAME: the value of column NAME in the first data row (plot/csv.awk: quoted cells)
-col() { awk -v k="$2" "$(cat plot/csv.awk)"' function emit() { if (!done) print v[k]; done = 1 }' "$1"; }
+study_bin=$bin/study
+. scaling/study/get.sh   # col CSV NAME: the value of column NAME in the first data row
 
 sh -c 'while :; do :; done' &
 busy=$!

@@ -37,6 +37,8 @@ set -u
 bin=${1:?usage: train.sh RNN_TRAIN}
 . "$(dirname "$0")/env.sh"
 . "$(dirname "$0")/../lib.sh"   # tiny_corpus
+study_bin=$(dirname "$bin")/study
+. "$(dirname "$0")/../../scaling/study/get.sh"   # col, study_get: the logs and summaries read
 
 fail=0
 tmp=$(mktemp -d /tmp/rnnscale-mpitrain-XXXXXX)
@@ -60,11 +62,13 @@ same_bits() {
 # same_rows A.csv B.csv N WHAT: N rows, step, tokens and lr equal; train_loss and
 # valid_ppl as printed equal or one unit of the last printed digit apart (the header)
 same_rows() {
-    if awk -F, -v want="$3" 'NR == FNR { if (FNR > 1) { t[$1] = $2; l[$1] = $4; p[$1] = $5; r[$1] = $6 }; next }
+    col "$1" step,tokens,train_loss,valid_ppl,lr --all > "$tmp/rows_a"
+    col "$2" step,tokens,train_loss,valid_ppl,lr --all > "$tmp/rows_b"
+    if awk -F '\t' -v want="$3" 'NR == FNR { t[$1] = $2; l[$1] = $3; p[$1] = $4; r[$1] = $5; next }
             function units(a, b, k) { d = (a - b) * k; if (d < 0) d = -d; return int(d + 0.5) }
-            FNR > 1 { n++; if (!($1 in l) || t[$1] != $2 || r[$1] != $6 ||
-                      units(l[$1], $4, 1e6) > 1 || units(p[$1], $5, 1e4) > 1) bad = 1 }
-            END { exit (bad || n != want) }' "$1" "$2"; then
+            { n++; if (!($1 in l) || t[$1] != $2 || r[$1] != $5 ||
+              units(l[$1], $3, 1e6) > 1 || units(p[$1], $4, 1e4) > 1) bad = 1 }
+            END { exit (bad || n != want) }' "$tmp/rows_a" "$tmp/rows_b"; then
         echo "ok   $4: the same $3 log rows (train loss, valid ppl as printed)"
     else
         echo "FAIL $4: log rows differ (or not $3):"; paste -d' ' "$1" "$2" | head -n 8; fail=1
@@ -96,9 +100,11 @@ for p in 2 1 4; do
 done
 # B_simple's moving averages travel in the checkpoint: the resumed log's b_simple after
 # step 23 is the uninterrupted run's, to the digit
-if awk -F, 'NR == FNR { if (FNR > 1) b[$1] = $7; next }
-            FNR > 1 && $1 > 23 { n++; if (!($1 in b) || $7 == "" || $7 != b[$1]) bad = 1 }
-            END { exit (bad || !n) }' "$tmp/u.csv" "$tmp/res2.csv"; then
+col "$tmp/u.csv" step,b_simple --all > "$tmp/rows_a"
+col "$tmp/res2.csv" step,b_simple --all > "$tmp/rows_b"
+if awk -F '\t' 'NR == FNR { b[$1] = $2; next }
+            $1 > 23 { n++; if (!($1 in b) || $2 == "" || $2 != b[$1]) bad = 1 }
+            END { exit (bad || !n) }' "$tmp/rows_a" "$tmp/rows_b"; then
     echo "ok   resumed at P = 2: b_simple continues as in the uninterrupted run"
 else
     echo "FAIL resumed at P = 2: b_simple differs from the uninterrupted run"; fail=1
@@ -109,7 +115,7 @@ echo "== --sync bucketed and per-tensor against fused (ordered)"
 # one worker per rank sums the model's own gradient in place, two or three the tree's
 # the rows without the timing columns and b_simple (bucketed takes the last worker's
 # squared norm range by range: the same value rounded another way, not in the update)
-rows() { cut -d, -f1,2,4,5,6 "$1"; }
+rows() { col "$1" step,tokens,train_loss,valid_ppl,lr --all; }
 for pn in 2:4 3:6 2:2 2:6; do
     p=${pn%:*}; n=${pn#*:}; k=$p-$n
     for s in fused bucketed per-tensor; do
@@ -119,8 +125,8 @@ for pn in 2:4 3:6 2:2 2:6; do
     done
     for s in bucketed per-tensor; do
         same_bits "$tmp/sync-fused$k.out" "$tmp/sync-$s$k.out" "np=$p --workers $n --sync $s against fused"
-        if [ "$(wc -l < "$tmp/sync-$s$k.csv")" -eq 51 ] &&
-                [ "$(rows "$tmp/sync-fused$k.csv")" = "$(rows "$tmp/sync-$s$k.csv")" ]; then
+        a=$(rows "$tmp/sync-fused$k.csv"); b=$(rows "$tmp/sync-$s$k.csv")
+        if [ "$(wc -l < "$tmp/sync-$s$k.csv")" -eq 51 ] && [ -n "$a" ] && [ "$a" = "$b" ]; then
             echo "ok   np=$p --workers $n --sync $s: fused's 50 rows of train loss and valid ppl, as printed"
         else
             echo "FAIL np=$p --workers $n --sync $s: log rows differ from fused's:"
@@ -198,7 +204,7 @@ else
 fi
 
 echo "== evaluation sharded over the ranks; --eval-async under mpirun"
-summary_num() { sed -n "s/.*\"$2\": *\([-0-9.eE+]*\).*/\1/p" "$1" | head -n 1; }
+summary_num() { study_get "$1" "rows.0.$2" 2> /dev/null; }   # full precision (the CSV: 6 digits)
 "$bin" $common --workers 2 --steps 10 --checkpoint "$tmp/ck-ev" > /dev/null 2> "$tmp/err" \
     || { echo "FAIL: the checkpoint to evaluate:"; cat "$tmp/err"; fail=1; }
 for p in 1 2; do   # resumed at its last step: nothing trained, valid and test scored
@@ -219,9 +225,10 @@ for mode in sync async; do
     mpirun_q 2 "$bin" $common --workers 2 --steps 20 --eval-every 5 $flag --log "$tmp/$mode.csv" \
         > /dev/null 2> "$tmp/err" || { echo "FAIL: np=2 $mode evaluation:"; cat "$tmp/err"; fail=1; }
 done
-rows() { cut -d, -f1,2,4,5,6 "$1"; }   # without the timing columns
-if [ "$(rows "$tmp/sync.csv")" = "$(rows "$tmp/async.csv")" ] && [ "$(wc -l < "$tmp/async.csv")" -eq 5 ] &&
-        head -n 1 "$tmp/async.csv" | grep -q eval_exposed_seconds; then
+# (rows: without the timing columns)
+a=$(rows "$tmp/sync.csv"); b=$(rows "$tmp/async.csv")
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$(wc -l < "$tmp/async.csv")" -eq 5 ] &&
+        [ -n "$(csv_has "$tmp/async.csv" eval_exposed_seconds)" ]; then
     echo "ok   np=2 --eval-async logs the synchronous evaluation's rows"
 else
     echo "FAIL np=2 --eval-async rows differ:"; paste -d' ' "$tmp/sync.csv" "$tmp/async.csv"; fail=1
@@ -236,10 +243,13 @@ for k in 1 2; do
         { echo "FAIL: np=$((2 + k)) --eval-ranks $k:"; cat "$tmp/err"; fail=1; }
     h0=$(final_hash "$tmp/er0.out"); h=$(final_hash "$tmp/er$k.out")
     # step, tokens, train loss and lr as printed; valid ppl within 1e-9 relative
-    if [ -n "$h0" ] && [ "$h0" = "$h" ] && [ "$(cut -d, -f1,2,4,6 "$tmp/er0.csv")" = \
-            "$(cut -d, -f1,2,4,6 "$tmp/er$k.csv")" ] && [ "$(wc -l < "$tmp/er$k.csv")" -eq 5 ] &&
-        awk -F, 'NR == FNR { p[FNR] = $5; next } FNR > 1 { d = ($5 - p[FNR]) / p[FNR]
-            if (d < 0) d = -d; if (d > 1e-9) bad = 1 } END { exit bad }' "$tmp/er0.csv" "$tmp/er$k.csv"
+    col "$tmp/er0.csv" valid_ppl --all > "$tmp/rows_a"
+    col "$tmp/er$k.csv" valid_ppl --all > "$tmp/rows_b"
+    a=$(col "$tmp/er0.csv" step,tokens,train_loss,lr --all); b=$(col "$tmp/er$k.csv" step,tokens,train_loss,lr --all)
+    if [ -n "$h0" ] && [ "$h0" = "$h" ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
+        [ "$(wc -l < "$tmp/er$k.csv")" -eq 5 ] &&
+        awk 'NR == FNR { p[FNR] = $1; next } { d = ($1 - p[FNR]) / p[FNR]
+            if (d < 0) d = -d; if (d > 1e-9) bad = 1 } END { exit bad }' "$tmp/rows_a" "$tmp/rows_b"
     then
         echo "ok   np=$((2 + k)) --eval-ranks $k: the parameters and rows of np=2 --eval-async ($h)"
     else

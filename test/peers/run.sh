@@ -20,6 +20,7 @@ if ! [ -x "$py" ] || ! "$py" -c 'import torch' 2>/dev/null; then
     exit 0
 fi
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../../scaling/study/get.sh"   # col, csv_rows: the CSV read back
 test_begin peers
 tiny="--hidden 16 --vocab 50 --batch 4 --bptt 5 --steps 2 --threads 1"
 
@@ -42,7 +43,7 @@ expect_usage "invalid int" --hidden many
 
 # check_csv FILE MODEL: the row's configuration and figures
 check_csv() {
-    awk -v model="$2" "$(cat plot/csv.awk)"'
+    csv_rows "$1" '*' '
     function emit(   i) {
         if (++rows == 1) for (i = 1; i <= ncol; i++) seen[hdr[i]] = 1
         for (c in want) if (!(c in seen)) { print "missing column " c; bad = 1 }
@@ -60,7 +61,7 @@ check_csv() {
     }
     BEGIN { n = split("model,layers,hidden,embed,vocab,batch,bptt,threads,classes,steps,step_ms_median,step_ms_min,step_ms_max,tokens_per_s,gflops,peer,peer_version,openblas_coretype,openblas_core,openblas_coretype_user,coretype_reason", w, ",")
             for (i = 1; i <= n; i++) want[w[i]] = 1 }
-    END { if (rows != 1) { print rows + 0 " data rows, want 1"; bad = 1 } exit bad }' "$1"
+    END { if (rows != 1) { print rows + 0 " data rows, want 1"; bad = 1 } exit bad }' -v model="$2"
 }
 
 echo "== tiny runs (hidden 16, vocab 50, 2 steps): the CSV"
@@ -89,7 +90,7 @@ else
     else bad "probe with OPENBLAS_CORETYPE=SkylakeX (exit $rc)"; cat "$tmp/probe"; fi
 fi
 # the pick of the LSTM run above is a core type whose ISA the CPU has
-pick=$(awk "$(cat plot/csv.awk)"' function emit() { print v["openblas_coretype"] }' "$tmp/lstm.csv" 2>/dev/null)
+pick=$(col "$tmp/lstm.csv" openblas_coretype --all 2>/dev/null)
 case "$pick" in
     SkylakeX|Cooperlake) need=avx512f ;;
     Zen|Haswell) need=avx2 ;;

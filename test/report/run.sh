@@ -42,7 +42,8 @@ mkdir -p "$tmp/caffe"
 expect "$tmp/caffe" "MPI_Allreduce mapped.*800 simulated TaihuLight nodes: 12.5x — NOT met" "20x allreduce: judged at the largest p, 12.5x: NOT met"
 expect "$tmp/caffe" "100x fewer iterations.*Not in this run" "a claim without its files: not in this run"
 mkdir -p "$tmp/conv"
-printf '     b points      S_min        E_min     B_crit      R^2    claim_ratio\n     4      8       49.3         1062       21.5   0.9935          5.517\n' > "$tmp/conv/scaling_fit.txt"
+# as build/bin/scaling-fit writes it: b = 4 fitted, b = 16 not (left out of the claim)
+printf '{"study": "scaling_fit", "fits": [{"b": 4, "points": 8, "s_min": 49.3, "e_min": 1062, "b_crit": 21.5, "r2": 0.9935, "claim": {"n": 100, "steps_n1": 320, "steps_n": 58, "ratio": 5.517241379310345}}, {"b": 16, "points": 2, "no_fit": "2 points: at least 3 needed", "claim": {"n": 100, "steps_n1": 100, "steps_n": 60, "ratio": 1.6666666666666667}}]}\n' > "$tmp/conv/scaling_fit.json"
 expect "$tmp/conv" "100x fewer iterations.*4:5.517.* — NOT met" "5.5x fewer steps at N = 100: NOT met"
 
 [ $fail -eq 0 ] && echo "check-report: all passed" || echo "check-report: FAILED"

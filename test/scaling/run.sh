@@ -27,6 +27,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . test/lib.sh
+. scaling/study/get.sh   # col, csv_rows: every table read back through build/bin/study
 test_begin scaling
 
 echo "== scaling/study.sh: points, resume, failures"
@@ -77,23 +78,25 @@ for f in scaling_convergence.csv scaling_fit.json scaling_report.md scaling_bsim
     [ -s "$tmp/c1/$f" ] && ok "converge wrote $f" || bad "converge wrote no $f"
 done
 # B_simple over training: only N = 2 logs it (it needs two workers), every value > 0
-awk -F, 'NR > 1 { n++; if ($1 != 2 || !($6 > 0)) e = 1 } END { exit e || !n }' "$tmp/c1/scaling_bsimple.csv" 2>/dev/null &&
+csv_rows "$tmp/c1/scaling_bsimple.csv" N,b_simple 'function emit() { n++; if (v["N"] != 2 || !(v["b_simple"] > 0)) e = 1 }
+    END { exit e || !n }' &&
     ok "scaling_bsimple.csv: N = 2's b_simple over training, all > 0" || bad "scaling_bsimple.csv rows"
 if command -v gnuplot >/dev/null; then
     for f in scaling_convergence scaling_convergence_lr scaling_bsimple; do
         [ -s "$tmp/c1/figures/$f.png" ] && ok "figure $f.png drawn" || bad "no figure $f.png"
     done
 fi
-steps() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["point"], $c["steps_to_target"] }' "$1"; }
+steps() { col "$1" point,steps_to_target --all 2> /dev/null | tr '\t' ' '; }
 s1=$(steps "$tmp/c1/scaling_convergence.csv"); s2=$(steps "$tmp/c2/scaling_convergence.csv")
-if [ -n "$s1" ] && [ "$s1" = "$s2" ] && steps "$tmp/c1/scaling_convergence.csv" | awk '$2 == "" { e = 1 } END { exit e }'; then
+if [ -n "$s1" ] && [ "$s1" = "$s2" ] &&
+    ! col "$tmp/c1/scaling_convergence.csv" steps_to_target --all 2> /dev/null | grep -q '^$'; then
     ok "the same seed: the same steps-to-target at every point ($(echo "$s1" | tr '\n' ' '))"
 else
     bad "steps-to-target differ between two runs of the same seed, or a point missed the target:"
     echo "$s1"; echo "--"; echo "$s2"
 fi
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["point"] ~ /-fine$/ { f++ } $c["resolved"] != 1 { u++ }
-    END { exit !(f > 0 && u == 0) }' "$tmp/c1/scaling_convergence.csv" &&
+csv_rows "$tmp/c1/scaling_convergence.csv" point,resolved 'function emit() { if (v["point"] ~ /-fine$/) f++; if (v["resolved"] != 1) u++ }
+    END { exit !(f > 0 && u == 0) }' &&
     ok "coarse points were refined; every count is resolved within 10%" || bad "unresolved or unrefined points"
 # GEMM=plan: one gemm-bX point per batch; every grid point names its batch's plan, and
 # its command run again writes the same log (the timing columns aside)
@@ -106,8 +109,9 @@ with_plan=$(grep -l -- "--gemm 'auto:other=" "$tmp/c1/points"/b*/cmd | wc -l)
 p1=$(ls -d "$tmp/c1/points"/b*-n2-* | head -n 1)
 top=$(pwd)
 mkdir -p "$tmp/again" && (cd "$tmp/again" && PATH="$top/build/bin:$PATH" sh -c "$(cat "$p1/cmd")" > out.txt 2>&1)
-nolog() { cut -d, -f1,2,4-7 "$1"; }
-[ -s "$tmp/again/log.csv" ] && [ "$(nolog "$tmp/again/log.csv")" = "$(nolog "$p1/log.csv")" ] &&
+nolog() { col "$1" step,tokens,train_loss,valid_ppl,lr,b_simple --all; }
+a=$(nolog "$tmp/again/log.csv"); b=$(nolog "$p1/log.csv")
+[ -s "$tmp/again/log.csv" ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
     ok "$(basename "$p1") run again: the same log" || bad "$(basename "$p1") run again gave another log"
 npts=$(ls "$tmp/c1/points" | wc -l)
 tiny "$tmp/c1" > "$tmp/c1b.out" 2>&1
@@ -199,9 +203,9 @@ sh scaling/compose_tables.sh "$tmp/f1" > "$tmp/f1.out" 2>&1 && sh scaling/compos
     { bad "compose_tables/report on the fake folder: exit $?"; cat "$tmp/f1.out"; }
 # F CONDITION: every data row of CSV F satisfies the awk CONDITION (over v[column])
 # (near(x, y): equal to 1e-5 relative, the tables' 6 significant digits)
-rows_ok() { awk -F, "$(cat plot/csv.awk)"' function near(x, y) { return (x - y) ^ 2 <= (1e-5 * y) ^ 2 + 1e-18 }
+rows_ok() { csv_rows "$1" '*' 'function near(x, y) { return (x - y) ^ 2 <= (1e-5 * y) ^ 2 + 1e-18 }
     function emit() { n++; if (!('"$2"')) { bad++; print "  row " n ": " $0 } }
-    END { exit !(n > 0 && !bad) }' "$1"; }
+    END { exit !(n > 0 && !bad) }'; }
 for t in weak strong; do
     rows_ok "$tmp/f1/scaling_$t.csv" 'v["nodes"] != 1 || v["efficiency"] == 1' &&
         ok "$t: efficiency 1 at N = 1 for every node and scheme" || bad "$t: efficiency is not 1 at N = 1"
@@ -216,7 +220,7 @@ rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "per-tensor" || v["nodes"] !=
 rows_ok "$tmp/f1/scaling_strong.csv" 'v["nodes"] != 4 || v["b"] == 2' && ok "strong: b = STRONG_B / N" || bad "strong: per-node batch"
 rows_ok "$tmp/f1/scaling_time_to_target.csv" 'near(v["time_to_target_s"], v["steps_to_target"] * v["step_ms"] / 1000)' &&
     ok "time to target = steps x step time, every row" || bad "time to target is not steps x step time"
-[ "$(awk -F, 'NR > 1 && $4 == 4' "$tmp/f1/scaling_time_to_target.csv" | grep -c ',120,')" -eq 6 ] &&
+[ "$(col "$tmp/f1/scaling_time_to_target.csv" steps_to_target --where nodes=4 --all | grep -cx 120)" -eq 6 ] &&
     ok "time to target takes the best point per (N, b)" || bad "time to target used a point that is not the best"
 rows_ok "$tmp/f1/scaling_compose_check.csv" 'near(v["composed_step_ms"], 5 + 4 * 1032 * 6 / 30e6 + (v["nodes"] == 4 ? 0.8 : 0.3)) &&
     (v["rel_diff"] - v["composed_step_ms"] / v["simulated_step_ms"] + 1) ^ 2 < 1e-10 && v["within_10pct"] == (v["rel_diff"] ^ 2 < 0.01)' &&
@@ -247,15 +251,14 @@ tiny_models "$tmp/c1" > "$tmp/m1.out" 2>&1 || { bad "models.sh exited $?"; tail 
 mcsv="$tmp/c1/scaling_models.csv"
 # every row: finite ppl > 1, completion in [0, 1] with its questions, the budget spent,
 # the class layer ~ sqrt(V) classes (V from the kn3 beside) and the full softmax none
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    function finite(x) { return x ~ /^[0-9.eE+-]+$/ && x + 0 > 1 && x + 0 < 1e6 }
-    { n++; a = $c["completion_accuracy"]
-      if (!finite($c["valid_ppl"]) || !finite($c["test_ppl"]) || !finite($c["kn3_test_ppl"])) e = e " ppl:" $c["point"]
-      if (a == "" || a + 0 < 0 || a + 0 > 1 || $c["completion_questions"] + 0 < 1) e = e " completion:" $c["point"]
-      if ($c["seconds"] + 0 < $c["budget_s"] || $c["status"] != "time budget" || $c["params"] + 0 < 1) e = e " budget:" $c["point"]
-      if (($c["output"] == "class") != ($c["classes"] + 0 > 0)) e = e " classes:" $c["point"]
-      k[$c["output"] " " $c["hidden"]] = 1 }
-    END { if (n != 4 || !(("class 8") in k) || !(("full 16") in k)) e = e " rows:" n; if (e != "") { print e; exit 1 } }' "$mcsv" \
+csv_rows "$mcsv" '*' 'function finite(x) { return x ~ /^[0-9.eE+-]+$/ && x + 0 > 1 && x + 0 < 1e6 }
+    function emit() { n++; a = v["completion_accuracy"]
+      if (!finite(v["valid_ppl"]) || !finite(v["test_ppl"]) || !finite(v["kn3_test_ppl"])) e = e " ppl:" v["point"]
+      if (a == "" || a + 0 < 0 || a + 0 > 1 || v["completion_questions"] + 0 < 1) e = e " completion:" v["point"]
+      if (v["seconds"] + 0 < v["budget_s"] || v["status"] != "time budget" || v["params"] + 0 < 1) e = e " budget:" v["point"]
+      if ((v["output"] == "class") != (v["classes"] + 0 > 0)) e = e " classes:" v["point"]
+      k[v["output"] " " v["hidden"]] = 1 }
+    END { if (n != 4 || !(("class 8") in k) || !(("full 16") in k)) e = e " rows:" n; if (e != "") { print e; exit 1 } }' \
     > "$tmp/merr" 2>&1 && ok "4 rows (hidden 8, 16 x class, full): finite ppl, completion in [0,1], the budget spent" ||
     { bad "scaling_models.csv: $(cat "$tmp/merr")"; cat "$mcsv"; }
 [ -s "$tmp/c1/figures/scaling_models.png" ] || ! command -v gnuplot > /dev/null && ok "the figure is drawn" ||

@@ -47,9 +47,8 @@ smpi() { # NP PREFIX ARGS...: allreduce-bench-smpi under smpirun, 120 s at most;
     timeout 120 $SMPIRUN -np "$np" -platform "$pf.xml" -hostfile "$pf.hosts" $cfg \
         --cfg=smpi/allreduce:"${ALLREDUCE:-rdb}" "$bench" "$@"
 }
-col() { # CSV COLUMN: the column's values
-    awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == k) c = i; next } { print $c }' "$1"
-}
+study_bin=$here/build/bin/study
+. "$here/scaling/study/get.sh"   # col, csv_rows, study_get: every result read back
 total() { awk '{ s += $1 } END { print s + 0 }'; }   # the sum of the numbers on stdin
 
 echo "== SMPI: p = 64 on two groups of 32 ($bench)"
@@ -63,16 +62,18 @@ for run in 1 2; do
     [ $rc -eq 0 ] || { bad "p=64 run $run: exit $rc"; head -n 20 "$tmp/err$run"; }
 done
 if [ -s "$tmp/p64_1.csv" ]; then
-    rows=$(($(wc -l < "$tmp/p64_1.csv") - 1)); wrong=$(col "$tmp/p64_1.csv" wrong | total)
-    algos=$(col "$tmp/p64_1.csv" algo | sort -u | tr '\n' ' ')
+    rows=$(($(wc -l < "$tmp/p64_1.csv") - 1)); wrong=$(col "$tmp/p64_1.csv" wrong --all | total)
+    algos=$(col "$tmp/p64_1.csv" algo --all | sort -u | tr '\n' ' ')
     [ "$rows" -eq 108 ] && [ "$wrong" -eq 0 ] && ok "p=64: $rows rows (${algos}x float,int32 x 6 sizes), 0 wrong elements" ||
         bad "p=64: $rows rows (want 108: 9 algorithms), $wrong wrong elements"
-    grep -q '"algo_hier": "[^"]*2 groups of 32 ranks' "$tmp/p64_1.json" &&
-        ok "hier: $(sed -n 's/.*"algo_hier": "\([^"]*\)".*/\1/p' "$tmp/p64_1.json")" ||
-        bad "hier did not find 2 groups of 32 in the host names: $(grep -o '"algo_hier": "[^"]*"' "$tmp/p64_1.json")"
+    h=$(study_get "$tmp/p64_1.json" meta.algo_hier 2>&1)
+    case $h in
+        *"2 groups of 32 ranks"*) ok "hier: $h" ;;
+        *) bad "hier did not find 2 groups of 32 in the host names: $h" ;;
+    esac
 fi
 if [ -s "$tmp/p64_1.csv" ] && cmp -s "$tmp/p64_1.csv" "$tmp/p64_2.csv"; then
-    ok "two runs: identical results and simulated times ($(col "$tmp/p64_1.csv" p50_us | awk '{ s += $1 } END { printf "sum of p50_us %.6g", s }'))"
+    ok "two runs: identical results and simulated times (sum of p50_us $(col "$tmp/p64_1.csv" p50_us --all | total))"
 else
     bad "two runs differ: $(diff "$tmp/p64_1.csv" "$tmp/p64_2.csv" | head -n 3 | tr '\n' ' ')"
 fi
@@ -82,8 +83,8 @@ for b in rdb rab_rdb lr ompi; do
     ALLREDUCE=$b smpi 64 "$tmp/tl64" --algo library --dtype float,int32 --sizes "$sizes" --iters 1 \
         --warmup 0 --csv "$tmp/b_$b.csv" > /dev/null 2> "$tmp/berr"
     rc=$?
-    w=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | total)
-    n=$(col "$tmp/b_$b.csv" wrong 2>/dev/null | wc -l)
+    w=$(col "$tmp/b_$b.csv" wrong --all 2>/dev/null | total)
+    n=$(col "$tmp/b_$b.csv" wrong --all 2>/dev/null | wc -l)
     [ $rc -eq 0 ] && [ "$n" -eq 12 ] && [ "$w" -eq 0 ] && ok "smpi:$b: 12 rows, 0 wrong" ||
         { bad "smpi:$b: exit $rc, $n rows (want 12), $w wrong"; head -n 5 "$tmp/berr"; }
 done
@@ -92,16 +93,19 @@ echo "== the model is the platform's (alpha + n/B + n*gamma) and unequal groups 
 "$gen" --platform taihulight --group-size 32 --nodes 48 --out "$tmp/tl48" > /dev/null
 printf '4194304\n' > "$tmp/one"
 smpi 2 "$tmp/tl64" --algo recdbl --sizes "$tmp/one" --iters 1 --warmup 0 --csv "$tmp/p2b.csv" > /dev/null 2>&1
-t=$(col "$tmp/p2b.csv" p50_us 2>/dev/null)
+t=$(col "$tmp/p2b.csv" p50_us --all 2>/dev/null)
 # alpha 1 us (nearest nodes), B 16 GB/s, gamma 1/30 GB/s (the platform's defaults)
 want=$(awk 'BEGIN { printf "%.4f", 1 + 4194304 / 16e3 + 4194304 / 30e3 }')
 awk -v t="${t:-0}" -v w="$want" 'BEGIN { exit !(t > 0 && (t - w) / w < 0.005 && (w - t) / w < 0.005) }' &&
     ok "p=2 recdbl 4 MiB: $t us, model $want us" || bad "p=2 recdbl 4 MiB: ${t:-nothing} us, want $want us +- 0.5 %"
 smpi 48 "$tmp/tl48" --algo hier --group-max 32 --sizes "$sizes" --iters 1 --warmup 0 --json "$tmp/p48.json" > /dev/null 2>&1
-grep -q '"algo_hier": "[^"]*3 groups of 16 ranks' "$tmp/p48.json" 2>/dev/null &&
-    grep -q '"wrong": 0' "$tmp/p48.json" && ! grep -q '"wrong": [1-9]' "$tmp/p48.json" &&
-    ok "p=48 on 32 + 16: $(sed -n 's/.*"algo_hier": "\([^"]*\)".*/\1/p' "$tmp/p48.json"), results exact" ||
-    bad "p=48: hier's groups or results: $(grep -o '"algo_hier": "[^"]*"' "$tmp/p48.json" 2>/dev/null)"
+# every row's wrong count 0 (rows.K.wrong: the JSON's K-th row), and at least one row
+h=$(study_get "$tmp/p48.json" meta.algo_hier 2>&1)
+w=""; k=0
+while v=$(study_get "$tmp/p48.json" rows.$k.wrong 2> /dev/null); do w="$w$v"; k=$((k + 1)); done
+case $h in *"3 groups of 16 ranks"*) true ;; *) false ;; esac && [ $k -gt 0 ] && [ -z "$(echo "$w" | tr -d 0)" ] &&
+    ok "p=48 on 32 + 16: $h, results exact" ||
+    bad "p=48: hier's groups or results: $h (wrong: $w)"
 
 echo "== folded buffers leave simulated times unchanged (scaling/simulate, checked vs folded)"
 for m in 1G 1M; do
@@ -111,16 +115,18 @@ for m in 1G 1M; do
         { bad "simulate --mem-budget $m: exit $?"; tail -n 3 "$tmp/fold_$m.err"; }
 done
 if [ -s "$tmp/fold_1G.csv" ] && [ -s "$tmp/fold_1M.csv" ]; then
-    a=$(awk -F, 'NR > 1 { print $1, $12, $(NF - 1) }' "$tmp/fold_1G.csv" | tr '\n' ';')
-    b=$(awk -F, 'NR > 1 { print $1, $12, $(NF - 1) }' "$tmp/fold_1M.csv" | tr '\n' ';')
-    ta=$(echo "$a" | tr ';' '\n' | awk '{ print $1, $2 }'); tb=$(echo "$b" | tr ';' '\n' | awk '{ print $1, $2 }')
+    a=$(col "$tmp/fold_1G.csv" algo,p50_us,checked --all | tr '\t\n' ' ;')
+    b=$(col "$tmp/fold_1M.csv" algo,p50_us,checked --all | tr '\t\n' ' ;')
+    ta=$(col "$tmp/fold_1G.csv" algo,p50_us --all | tr '\t' ' '); tb=$(col "$tmp/fold_1M.csv" algo,p50_us --all | tr '\t' ' ')
     echo "$a" | grep -q ' 1;' && echo "$b" | grep -q ' 0;' && [ "$ta" = "$tb" ] &&
         ok "p=16, 4 MiB: checked and folded runs give the same p50_us ($(echo "$ta" | tr '\n' ' '))" ||
         bad "checked vs folded differ: [$a] vs [$b]"
 fi
 if [ -s "$tmp/fold_1G.json" ]; then  # simulate-write: the same rows as JSON, with metadata
-    nj=$(grep -c '^    {' "$tmp/fold_1G.json"); nc=$(($(wc -l < "$tmp/fold_1G.csv") - 1))
-    grep -q '^  "study": "simulate",$' "$tmp/fold_1G.json" && grep -q '^    "folding": "' "$tmp/fold_1G.json" &&
+    nj=0; while study_get "$tmp/fold_1G.json" rows.$nj.algo > /dev/null 2>&1; do nj=$((nj + 1)); done
+    nc=$(($(wc -l < "$tmp/fold_1G.csv") - 1))
+    [ "$(study_get "$tmp/fold_1G.json" study 2> /dev/null)" = simulate ] &&
+        [ -n "$(study_get "$tmp/fold_1G.json" meta.folding 2> /dev/null)" ] &&
         [ "$nj" -eq "$nc" ] && ok "simulate's JSON: study, metadata and $nj rows, as its CSV" ||
         bad "simulate's JSON: $nj rows (CSV: $nc), or no study / folding metadata"
 fi
@@ -134,8 +140,8 @@ SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" $ph --plan 2> "$tmp/ph.err" &&
     SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" $ph --collect --csv "$tmp/phased.csv" > /dev/null 2>> "$tmp/ph.err" ||
     { bad "simulate --plan / --run-job / --collect: exit $?"; tail -n 3 "$tmp/ph.err"; }
 if [ -s "$tmp/phased.csv" ] && [ -s "$tmp/fold_1G.csv" ]; then
-    a=$(awk -F, 'NR > 1 { print $1, $3, $12, $(NF - 1) }' "$tmp/fold_1G.csv" | sort)
-    b=$(awk -F, 'NR > 1 { print $1, $3, $12, $(NF - 1) }' "$tmp/phased.csv" | sort)
+    a=$(col "$tmp/fold_1G.csv" algo,bytes,p50_us,checked --all | tr '\t' ' ' | sort)
+    b=$(col "$tmp/phased.csv" algo,bytes,p50_us,checked --all | tr '\t' ' ' | sort)
     n=$(echo "$b" | grep -c .)
     [ "$a" = "$b" ] && [ "$n" -ge 4 ] && [ "$(wc -l < "$tmp/phased/jobs/list")" -ge 4 ] &&
         ok "p=16, 4 MiB: $n rows from $(wc -l < "$tmp/phased/jobs/list") jobs run one by one, as in one run" ||
@@ -148,7 +154,8 @@ SIM_PARTS="$tmp/parts" SIM_JOBS=2 SMPIRUN=$SMPIRUN sh "$here/scaling/sweep.sh" "
     { bad "sweep.sh: exit $?"; tail -n 5 "$tmp/sweep.out"; }
 rows=$(($(wc -l < "$tmp/sweep/simulate.csv" 2>/dev/null || echo 1) - 1))
 sims=$(($(wc -l < "$tmp/sweep/simulate_points.txt" 2>/dev/null || echo 1) - 1))
-skip=$(grep -c "^segring,4,65536,.*the ring's messages exactly" "$tmp/sweep/simulate.csv" 2>/dev/null)
+skip=$(col "$tmp/sweep/simulate.csv" note --where algo=segring,p=4,bytes=65536 --all 2>/dev/null |
+    grep -c "the ring's messages exactly")
 [ "$rows" -eq 9 ] && [ "$sims" -eq 4 ] && [ "$skip" -eq 1 ] && [ ! -e "$tmp/sweep/simulate_work" ] &&
     grep -q '^total [0-9]' "$tmp/sweep/simulate_cost.txt" && [ -s "$tmp/sweep/simulate_report.md" ] &&
     ok "sweep: 4 simulations from 2 parts, 9 rows joined (segring at 64 KiB: the ring's), costs and report" ||
@@ -162,11 +169,11 @@ for mode in "" --timed-only; do
     smpi 16 "$tmp/tl64" --algo ring,hier,library --sizes "$sizes" --iters 1 --warmup 0 $mode \
         --csv "$tmp/to$mode.csv" > /dev/null 2> "$tmp/to.err" || bad "allreduce-bench-smpi $mode: exit $?"
 done
-pick() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    { print $c["algo"], $c["bytes"], $c["p50_us"], $c["wrong"] }' "$1"; }
+pick() { col "$1" algo,bytes,p50_us,wrong --all | tr '\t' ' '; }
 if [ -s "$tmp/to.csv" ] && [ -s "$tmp/to--timed-only.csv" ]; then
     a=$(pick "$tmp/to.csv"); b=$(pick "$tmp/to--timed-only.csv")
-    [ "$a" = "$b" ] && [ "$(echo "$b" | grep -c .)" -eq 18 ] && echo "$b" | awk '$4 != "0" { exit 1 }' &&
+    [ "$a" = "$b" ] && [ "$(echo "$b" | grep -c .)" -eq 18 ] &&
+        [ "$(col "$tmp/to--timed-only.csv" wrong --all | sort -u)" = 0 ] &&
         ok "--timed-only: the same p50_us at p=16, and 0 wrong ($(echo "$b" | grep -c .) rows)" ||
         bad "--timed-only differs: [$(echo "$b" | tr '\n' ';')] vs [$(echo "$a" | tr '\n' ';')]"
 fi
@@ -187,7 +194,7 @@ env $(smpi_fold_env "$here/build/lib/rs-smpi-fold.so") timeout 120 $SMPIRUN -np 
     --algo ring,recdbl --sizes "$tmp/books.sizes" --iters 1 --warmup 0 --csv "$tmp/books.csv" \
     > /dev/null 2> "$tmp/books.err"; rc=$?
 ranks=$(sed -n 's/.*rank [0-9]*: \([0-9]*\) elements differ.*/\1/p' "$tmp/books.err" | total)
-csv=$(col "$tmp/books.csv" wrong 2>/dev/null | total)
+csv=$(col "$tmp/books.csv" wrong --all 2>/dev/null | total)
 [ $rc -eq 1 ] && [ "$ranks" -gt 0 ] && [ "$csv" = "$ranks" ] &&
     ok "books: a checked folded run exits 1 and its CSV counts the ranks' $ranks wrong elements" ||
     bad "books: exit $rc (want 1), CSV wrong $csv, the ranks' lines $ranks"
@@ -199,7 +206,7 @@ for sk in 0 1000; do
     RS_SMPI_SKEW_NS=$sk smpi 16 "$tmp/tl64" --algo recdbl --sizes "$tmp/skew.sizes" --iters 1 \
         --warmup 0 --csv "$tmp/skew$sk.csv" > /dev/null 2>&1 || bad "RS_SMPI_SKEW_NS=$sk: exit $?"
 done
-d=$(awk -v a="$(col "$tmp/skew0.csv" p50_us 2>/dev/null)" -v b="$(col "$tmp/skew1000.csv" p50_us 2>/dev/null)" \
+d=$(awk -v a="$(col "$tmp/skew0.csv" p50_us --all 2>/dev/null)" -v b="$(col "$tmp/skew1000.csv" p50_us --all 2>/dev/null)" \
     'BEGIN { printf "%.3f", b - a }')
 awk -v d="$d" 'BEGIN { exit !(d > 13.5 && d < 16.5) }' &&
     ok "RS_SMPI_SKEW_NS=1000 at p=16: recdbl takes $d us longer (15 expected)" ||
@@ -214,26 +221,32 @@ for run in 1 2; do
         --csv "$tmp/tr$run.csv" -- $tiny > /dev/null 2> "$tmp/tr$run.err" ||
         { bad "train-sim run $run: exit $?"; tail -n 5 "$tmp/tr$run.err"; }
 done
-# the same rows but this machine's wall time and memory (the last two columns)
-strip() { sed 's/,[^,]*,[^,]*$//' "$1"; }
-c=$(col "$tmp/tr1.csv" compute_ms 2>/dev/null); x=$(col "$tmp/tr1.csv" exchange_exposed_ms 2>/dev/null)
-if [ -s "$tmp/tr1.csv" ] && [ "$(strip "$tmp/tr1.csv")" = "$(strip "$tmp/tr2.csv")" ] &&
+# the same rows but this machine's wall time and memory (train-sim's last two columns)
+strip() {
+    s_keep=""
+    for s_col in $(csv_columns "$1" | tr ',' ' '); do
+        case $s_col in wall_s|rss_mib) ;; *) s_keep="$s_keep${s_keep:+,}$s_col" ;; esac
+    done
+    [ -z "$s_keep" ] || col "$1" "$s_keep" --all
+}
+c=$(col "$tmp/tr1.csv" compute_ms --all 2>/dev/null); x=$(col "$tmp/tr1.csv" exchange_exposed_ms --all 2>/dev/null)
+a=$(strip "$tmp/tr1.csv" 2>/dev/null); b=$(strip "$tmp/tr2.csv" 2>/dev/null)
+if [ -s "$tmp/tr1.csv" ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
     awk -v x="${x:-0}" 'BEGIN { exit !(x > 0) }'; then
     ok "two runs: identical simulated steps (compute $c ms, exposed exchange $x ms)"
 else
     bad "train-sim's two runs differ or time nothing: $(strip "$tmp/tr1.csv" 2>/dev/null | tail -n 1) vs $(strip "$tmp/tr2.csv" 2>/dev/null | tail -n 1)"
 fi
 # flops:50 charges one window's GEMM flops (model_step_flops) at 50 GFLOP/s
-want=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) k[$i] = i; next }
-    { N = $k["bptt"] * $k["batch"]; H = $k["hidden"]
-      printf "%.6g", (24 * N * H * ($k["embed"] + H) + 6 * N * H * $k["vocab"]) / 50e9 * 1e3 }' "$tmp/tr1.csv" 2>/dev/null)
+want=$(csv_rows "$tmp/tr1.csv" bptt,batch,hidden,embed,vocab 'function emit() { N = v["bptt"] * v["batch"]; H = v["hidden"]
+      printf "%.6g", (24 * N * H * (v["embed"] + H) + 6 * N * H * v["vocab"]) / 50e9 * 1e3 }')
 awk -v c="${c:-0}" -v w="${want:-1}" 'BEGIN { d = (c - w) / w; exit !(d < 1e-4 && d > -1e-4) }' &&
     ok "compute_ms $c = the model's flops at 50 GFLOP/s ($want ms)" ||
     bad "compute_ms ${c:-nothing}, want $want (the model's flops at 50 GFLOP/s)"
 # folding (a 2 MiB LSTM layer: folded, not computed, charged alike) leaves the step's times
 # unchanged, for fused, per-tensor (its rounds counted where compute is charged) and
 # bucketed (128 KiB buckets: cut by the backward's hook, or at once where it is charged)
-step_times() { for k in step_ms_median compute_ms exchange_exposed_ms optimizer_ms folded; do col "$1" $k; done 2>/dev/null | tr '\n' ' '; }
+step_times() { for k in step_ms_median compute_ms exchange_exposed_ms optimizer_ms folded; do col "$1" $k --all; done 2>/dev/null | tr '\n' ' '; }
 for s in fused per-tensor bucketed; do
     for f in no yes; do
         SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold $f --bench 2 \
@@ -246,8 +259,8 @@ for s in fused per-tensor bucketed; do
         ok "--sync $s: folded and real buffers, the same simulated step (step, compute, exchange, optimizer ms: ${a% 0 })" ||
         bad "--sync $s: folding changed the simulated step: [$a] vs [$b]"
 done
-xf=$(col "$tmp/fold_fused_yes.csv" exchange_exposed_ms 2>/dev/null)
-xp=$(col "$tmp/fold_per-tensor_yes.csv" exchange_exposed_ms 2>/dev/null)
+xf=$(col "$tmp/fold_fused_yes.csv" exchange_exposed_ms --all 2>/dev/null)
+xp=$(col "$tmp/fold_per-tensor_yes.csv" exchange_exposed_ms --all 2>/dev/null)
 awk -v f="${xf:-0}" -v p="${xp:-0}" 'BEGIN { exit !(f > 0 && p > 4 * f) }' &&
     ok "folded per-tensor (Tw rounds of every tensor) exposes more than 4x fused's exchange ($xp vs $xf ms)" ||
     bad "folded per-tensor's exchange ${xp:-nothing} ms is not > 4x fused's ${xf:-nothing} ms"
@@ -262,9 +275,9 @@ done
 a=$(strip "$tmp/overlap_bucketed.csv" 2>/dev/null); b=$(strip "$tmp/overlap_bucketed2.csv" 2>/dev/null)
 [ -n "$a" ] && [ "$a" = "$b" ] && ok "--sync bucketed: two runs, identical simulated steps" ||
     bad "--sync bucketed: two runs differ: [$a] vs [$b]"
-xf=$(col "$tmp/overlap_fused.csv" exchange_exposed_ms 2>/dev/null)
-xb=$(col "$tmp/overlap_bucketed.csv" exchange_exposed_ms 2>/dev/null)
-tb=$(col "$tmp/overlap_bucketed.csv" exchange_ms 2>/dev/null)
+xf=$(col "$tmp/overlap_fused.csv" exchange_exposed_ms --all 2>/dev/null)
+xb=$(col "$tmp/overlap_bucketed.csv" exchange_exposed_ms --all 2>/dev/null)
+tb=$(col "$tmp/overlap_bucketed.csv" exchange_ms --all 2>/dev/null)
 awk -v f="${xf:-0}" -v b="${xb:--1}" 'BEGIN { exit !(f > 0 && b >= 0 && b < f) }' &&
     ok "bucketed exposes $xb ms of its $tb ms exchange, fused $xf ms (two layers, 128 KiB buckets)" ||
     bad "bucketed's exposed exchange ${xb:-nothing} ms is not below fused's ${xf:-nothing} ms"
@@ -276,12 +289,14 @@ same_run() { # A B: A.out and B.out's parameter bits; A.csv and B.csv's 20 rows 
     # printed, train loss and valid ppl equal or one unit of the last digit apart (the
     # losses' double sums over ranks are added in another order: test/mpi/train.sh)
     h=$(hash_of "$1.out")
+    col "$1.csv" step,tokens,train_loss,valid_ppl --all > "$tmp/rows_a" 2> /dev/null
+    col "$2.csv" step,tokens,train_loss,valid_ppl --all > "$tmp/rows_b" 2> /dev/null
     [ -n "$h" ] && [ "$h" = "$(hash_of "$2.out")" ] &&
-    awk -F, 'NR == FNR { if (FNR > 1) { t[$1] = $2; l[$1] = $4; p[$1] = $5 }; next }
+    awk -F '\t' 'NR == FNR { t[$1] = $2; l[$1] = $3; p[$1] = $4; next }
         function units(a, b, k) { d = (a - b) * k; if (d < 0) d = -d; return int(d + 0.5) }
-        FNR > 1 { n++; if (!($1 in l) || t[$1] != $2 || units(l[$1], $4, 1e6) > 1 ||
-                  units(p[$1], $5, 1e4) > 1) bad = 1 }
-        END { exit (bad || n != 20) }' "$1.csv" "$2.csv" 2>/dev/null
+        { n++; if (!($1 in l) || t[$1] != $2 || units(l[$1], $3, 1e6) > 1 ||
+          units(p[$1], $4, 1e4) > 1) bad = 1 }
+        END { exit (bad || n != 20) }' "$tmp/rows_a" "$tmp/rows_b" 2>/dev/null
 }
 "$gen" --platform taihulight --nodes 4 --out "$tmp/tl4" > /dev/null
 for s in fused bucketed; do
@@ -317,9 +332,10 @@ done
 SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 1 --compute flops:50 --fold no --bench 4 \
     --eval-every 2 --csv "$tmp/ser.csv" -- $tiny --workers 3 > /dev/null 2> "$tmp/ser.err" ||
     { bad "train-sim serial evaluation: exit $?"; tail -n 5 "$tmp/ser.err"; }
-xr=$(col "$tmp/er1.csv" eval_exposed_ms 2>/dev/null); xs=$(col "$tmp/ser.csv" eval_exposed_ms 2>/dev/null)
-if [ -s "$tmp/er1.csv" ] && [ "$(strip "$tmp/er1.csv")" = "$(strip "$tmp/er2.csv")" ] &&
-    [ "$(col "$tmp/er1.csv" ranks)" = 3 ] &&
+xr=$(col "$tmp/er1.csv" eval_exposed_ms --all 2>/dev/null); xs=$(col "$tmp/ser.csv" eval_exposed_ms --all 2>/dev/null)
+a=$(strip "$tmp/er1.csv" 2>/dev/null); b=$(strip "$tmp/er2.csv" 2>/dev/null)
+if [ -s "$tmp/er1.csv" ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
+    [ "$(col "$tmp/er1.csv" ranks --all)" = 3 ] &&
     awk -v r="${xr:-x}" -v s="${xs:-0}" 'BEGIN { exit !(r ~ /^[0-9.]+$/ && s > 0 && r < s) }'; then
     ok "--eval-ranks 1: two runs identical; exposed evaluation $xr ms per step, serial $xs ms"
 else

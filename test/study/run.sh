@@ -1,8 +1,9 @@
 #!/bin/sh
 # test/study/run.sh [BIN_DIR] — build/bin/study, the one reader of result files: `get`
-# on CSV (quoted cells, --where, --row, --all, --optional) and JSON, its exit statuses
-# and one-line errors; `points` on a hand-made run folder (statuses, the union of
-# one-row results, a clashing name, the table never overwritten).  A second or so.
+# on CSV (quoted cells, --where, --row, --all, --optional) and JSON (keys, array
+# indices), its exit statuses and one-line errors; `points` on a hand-made run folder
+# (statuses, the union of one-row results, a clashing name, the table never
+# overwritten).  A second or so.
 set -u
 bin=${1:-build/bin}
 cd "$(dirname "$0")/../.."
@@ -48,13 +49,18 @@ status "a row shorter than the header" 2 "$st" get "$tmp/short.csv" a
 status "a row longer than the header" 2 "$st" get "$tmp/bad.csv" a
 
 echo "== get: JSON"
-printf '{"study": "x", "meta": {"command": "rnn-train --lr 2", "n": 58, "x": 0.1, "ok": true, "none": null}, "rows": []}\n' > "$tmp/t.json"
+printf '{"study": "x", "meta": {"command": "rnn-train --lr 2", "n": 58, "x": 0.1, "ok": true, "none": null}, "rows": [{"ppl": 128.10851565236246}, {"ppl": 2}]}\n' > "$tmp/t.json"
 same "a dotted key" "rnn-train --lr 2" "$($st get "$tmp/t.json" meta.command)"
 same "an integer" "58" "$($st get "$tmp/t.json" meta.n)"
 same "a fraction" "0.1" "$($st get "$tmp/t.json" meta.x)"
 same "true" "true" "$($st get "$tmp/t.json" meta.ok)"
 same "null is empty" "" "$($st get "$tmp/t.json" meta.none)"
 status "an array is not a value" 2 "$st" get "$tmp/t.json" rows
+same "an array's element by its index, in full precision" "128.10851565236246" "$($st get "$tmp/t.json" rows.0.ppl)"
+same "the last element" "2" "$($st get "$tmp/t.json" rows.1.ppl)"
+status "an index past the end" 2 "$st" get "$tmp/t.json" rows.2.ppl
+status "a name is no index" 2 "$st" get "$tmp/t.json" rows.first.ppl
+same "--optional: an index past the end is an empty line" "" "$($st get "$tmp/t.json" rows.2.ppl --optional)"
 status "a missing key" 2 "$st" get "$tmp/t.json" meta.nope
 printf '{"a": ' > "$tmp/broken.json"
 status "broken JSON" 2 "$st" get "$tmp/broken.json" a
