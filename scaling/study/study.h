@@ -16,5 +16,6 @@ int cmd_get(int argc, char **argv);
 int cmd_points(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_figure_vars(int argc, char **argv);
 
 #endif
