@@ -5,6 +5,7 @@
  *                                   the optimizer the grid runs at every N
  *   scaling_bsimple.csv             b_simple over training, the best point per (N, b)
  *   figures/scaling_convergence.png, scaling_convergence_lr.png, scaling_bsimple.png
+ *                                   (converge_figures.c)
  *   scaling_report.md               the section (converge_report.c)
  * Files that exist are moved to RUN/old-K/ first: results are never overwritten. */
 #define _GNU_SOURCE
@@ -97,9 +98,7 @@ static rs_table *table_of(const study_run *r, const conv_base *b, const conv_row
     return t;
 }
 
-/* argv run with stdout and stderr into the file out (or inherited when NULL): its exit
- * status, 127 if it could not start. */
-static int launch(char *const argv[], const char *out)
+int conv_launch(char *const argv[], const char *out)
 {
     fflush(stdout);
     pid_t pid = fork();
@@ -136,7 +135,7 @@ static int fit(const study_run *r)
     snprintf(txt, sizeof txt, "%s/scaling_fit.txt", r->dir);
     char *argv[] = {"build/bin/scaling-fit", "--rows", rows, "--json", json, "--optimizer", base,
                     "--best-col", "best_of_optimizer", NULL};
-    int rc = launch(argv, txt);
+    int rc = conv_launch(argv, txt);
     FILE *f = fopen(txt, "r");
     char buf[4096];
     size_t n;
@@ -190,41 +189,6 @@ static int bsimple_writer(FILE *out, void *ctx)
     return ferror(out) ? -1 : 0;
 }
 
-/* The three figures, by gnuplot (plot/NAME.gp), where the fit was written. */
-static int draw(const study_run *r)
-{
-    char json[2600], vars[8192];
-    snprintf(json, sizeof json, "%s/scaling_fit.json", r->dir);
-    if (access(json, F_OK) != 0 || system("command -v gnuplot >/dev/null 2>&1") != 0)
-        return 0;
-    static const char *const names[] = {"scaling_bsimple", "scaling_convergence", "scaling_convergence_lr"};
-    static const char *const csvs[] = {"scaling_bsimple.csv", "scaling_convergence.csv", "scaling_convergence.csv"};
-    if (study_keep_aside(r, "figures/scaling_convergence_lr.png") != 0 ||
-        study_keep_aside(r, "figures/scaling_bsimple.png") != 0 || conv_figure_vars(r->dir, vars, sizeof vars) != 0) {
-        fprintf(stderr, "converge: %s\n", rs_lasterr());
-        return 1;
-    }
-    int status = 0;
-    for (int i = 0; i < 3 && status == 0; i++) {
-        char csv[2600], gp[256], e[16384];
-        snprintf(csv, sizeof csv, "%s/%s", r->dir, csvs[i]);
-        if (access(csv, F_OK) != 0)
-            continue;
-        snprintf(gp, sizeof gp, "plot/%s.gp", names[i]);
-        snprintf(e, sizeof e, "csv='%s'; out='%s/figures/%s.png'; %s", csv, r->dir, names[i], i ? vars : "");
-        char *argv[] = {"gnuplot", "-e", e, gp, NULL};
-        snprintf(csv, sizeof csv, "%s/figures", r->dir);
-        rs_mkdir_p(csv);
-        if (launch(argv, NULL) == 0)
-            printf("figures: %s/figures/%s.png\n", r->dir, names[i]);
-        else {
-            fprintf(stderr, "figures: %s failed on %s/%s\n", gp, r->dir, csvs[i]);
-            status = 1;
-        }
-    }
-    return status;
-}
-
 static int report_writer(FILE *out, void *ctx) { return conv_report(ctx, out); }
 
 int conv_collect(study_run *r)
@@ -268,7 +232,7 @@ int conv_collect(study_run *r)
     status |= fit(r);
     snprintf(path, sizeof path, "%s/scaling_bsimple.csv", r->dir);
     rs_write_atomic(path, bsimple_writer, r);   /* no file where no point logs b_simple */
-    status |= draw(r);
+    status |= conv_draw(r);
     snprintf(path, sizeof path, "%s/scaling_report.md", r->dir);
     if (rs_write_atomic(path, report_writer, r) == 0)
         printf("converge: report %s\n", path);

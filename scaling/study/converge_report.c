@@ -1,6 +1,5 @@
-/* converge_report.c — the convergence study's report section (scaling_report.md) and
- * the values its figures take, from RUN/scaling_convergence.csv (the cells as written)
- * and RUN/scaling_fit.json: the best point per (b, N) with the fit's regime, the
+/* converge_report.c — the convergence study's report section (scaling_report.md), from
+ * RUN/scaling_convergence.csv (the cells as written) and RUN/scaling_fit.json: the best point per (b, N) with the fit's regime, the
  * (N, b) that missed the target, the optimizers side by side, the learning rate's
  * scaling rule, the Sunway TaihuLight study's claim and the fit.  The fit's numbers are
  * used as scaling_fit.txt shows them (4 significant digits), so table and text agree. */
@@ -16,10 +15,6 @@
 #include "json.h"
 
 #define MOST 4096
-
-typedef struct {
-    char b[32], s[32], e[32], c[32], ratio[32];   /* as scaling_fit.txt prints them */
-} fit_row;
 
 /* A line of a table and the numbers it sorts by (then the line itself, bytewise). */
 typedef struct {
@@ -48,8 +43,7 @@ static int is_one(const rs_table *t, int row, const char *col)
     return *v && atof(v) == 1;
 }
 
-/* The fits per b that succeeded (where the run has scaling_fit.txt). */
-static int read_fits(const char *dir, fit_row *f, int most)
+int conv_read_fits(const char *dir, conv_fit_row *f, int most)
 {
     char path[2600];
     snprintf(path, sizeof path, "%s/scaling_fit.txt", dir);
@@ -76,7 +70,7 @@ static int read_fits(const char *dir, fit_row *f, int most)
     return n;
 }
 
-static const fit_row *fit_of(const fit_row *f, int n, const char *b)
+static const conv_fit_row *fit_of(const conv_fit_row *f, int n, const char *b)
 {
     for (int i = 0; i < n; i++)
         if (atof(f[i].b) == atof(b))
@@ -98,7 +92,7 @@ static void print_sorted(FILE *out, sorted_line *l, int n)
 }
 
 /* The best point per (b, N), with the fit's steps and regime. */
-static void best_table(FILE *out, const rs_table *t, const fit_row *f, int nf, sorted_line *l)
+static void best_table(FILE *out, const rs_table *t, const conv_fit_row *f, int nf, sorted_line *l)
 {
     int n = 0;
     fprintf(out, "| b | N | global batch | optimizer | lr | warmup | steps to target | tokens | epochs | fit | regime |\n"
@@ -107,7 +101,7 @@ static void best_table(FILE *out, const rs_table *t, const fit_row *f, int nf, s
         if (!is_one(t, i, "best"))
             continue;
         const char *b = cell(t, i, "b");
-        const fit_row *fr = fit_of(f, nf, b);
+        const conv_fit_row *fr = fit_of(f, nf, b);
         double B = atof(cell(t, i, "global_batch"));
         char fit[64] = "", Bt[64];
         const char *regime = "";
@@ -258,7 +252,7 @@ static void copy_file(FILE *out, const char *dir, const char *file, int trim)
     free(buf);
 }
 
-static void claim(FILE *out, const fit_row *f, int nf, const char *target_x)
+static void claim(FILE *out, const conv_fit_row *f, int nf, const char *target_x)
 {
     for (int i = 0; i < nf; i++) {
         double b = atof(f[i].b), s = atof(f[i].s), e = atof(f[i].e);
@@ -277,9 +271,9 @@ int conv_report(const study_run *r, FILE *out)
     rs_table *t = rs_table_read_csv_text(path);
     if (!t)
         return -1;
-    static fit_row fits[256];
+    static conv_fit_row fits[256];
     static sorted_line lines[MOST];
-    int nf = read_fits(r->dir, fits, 256);
+    int nf = conv_read_fits(r->dir, fits, 256);
 #define S(name) study_value(r, name)
     char others[2048] = "";
     if (*S("OPT_N"))
@@ -339,45 +333,4 @@ int conv_report(const study_run *r, FILE *out)
     }
     rs_table_free(t);
     return ferror(out) ? -1 : 0;
-}
-
-/* " word" appended to the list. */
-static void add_word(char *list, size_t size, const char *word)
-{
-    size_t n = strlen(list), w = strlen(word);
-    if (n + 1 + w < size) {
-        list[n] = ' ';
-        memcpy(list + n + 1, word, w + 1);
-    }
-}
-
-int conv_figure_vars(const char *dir, char *buf, size_t len)
-{
-    char path[2600], fb[1024] = "", fs[1024] = "", fe[1024] = "", fc[1024] = "", p1[1024] = "";
-    static fit_row fits[256];
-    snprintf(path, sizeof path, "%s/scaling_convergence.csv", dir);
-    rs_table *t = rs_table_read_csv_text(path);
-    if (!t)
-        return -1;
-    int nf = read_fits(dir, fits, 256);
-    for (int i = 0; i < nf; i++) {
-        const char *steps = "0";   /* the best point's steps at N = 1 */
-        for (int k = 0; k < rs_table_nrows(t); k++)
-            if (is_one(t, k, "best") && atof(cell(t, k, "N")) == 1 && atof(cell(t, k, "b")) == atof(fits[i].b))
-                steps = cell(t, k, "steps_to_target");
-        add_word(fb, sizeof fb, fits[i].b);
-        add_word(fs, sizeof fs, fits[i].s);
-        add_word(fe, sizeof fe, fits[i].e);
-        add_word(fc, sizeof fc, fits[i].c);
-        add_word(p1, sizeof p1, steps);
-    }
-    rs_table_free(t);
-    int n = snprintf(buf, len, "fb=\"%s\"; fs=\"%s\"; fe=\"%s\"; fc=\"%s\"; p1=\"%s\";", fb, fs, fe, fc, p1);
-    snprintf(path, sizeof path, "%s/converge_grid.csv", dir);
-    rs_table *g = access(path, F_OK) == 0 ? rs_table_read_csv_text(path) : NULL;
-    if (g && rs_table_nrows(g) > 0 && n >= 0 && (size_t)n < len)   /* the base optimizer: the grid's first row's */
-        snprintf(buf + n, len - (size_t)n, " base=\"%s\";", cell(g, 0, "optimizer"));
-    if (g)
-        rs_table_free(g);
-    return 0;
 }

@@ -1,7 +1,7 @@
 /* converge_study.h — the convergence study's parts: converge.c (settings, checks, the
  * plan's stages), converge_grid.c (the grid's arithmetic and points), converge_rows.c
- * (one row per point, the best flags), converge_collect.c (tables, fit, figures) and
- * converge_report.c (the report section, the figures' values from the fit). */
+ * (one row per point, the best flags), converge_collect.c (tables, fit), converge_report.c
+ * (the report section) and converge_figures.c (the figures and the values they take). */
 #ifndef CONVERGE_STUDY_H
 #define CONVERGE_STUDY_H
 
@@ -65,13 +65,26 @@ int conv_widen(study_run *r, const conv_base *b, const conv_rows *rows, int *lis
 /* ---- converge_collect.c ---- */
 int conv_collect(study_run *r);
 
+/* argv run with stdout and stderr into the file out (inherited when NULL): its exit
+ * status, 127 if it could not start. */
+int conv_launch(char *const argv[], const char *out);
+
 /* ---- converge_report.c: from RUN/scaling_convergence.csv and scaling_fit.json ---- */
+typedef struct {
+    char b[32], s[32], e[32], c[32], ratio[32];   /* as scaling_fit.txt prints them */
+} conv_fit_row;
+/* The fits per b that succeeded, where the run has scaling_fit.txt: how many. */
+int conv_read_fits(const char *dir, conv_fit_row *f, int most);
 /* The report section (scaling_report.md), the model-size section appended where the
  * folder has one: 0, or -1 (rs_lasterr). */
 int conv_report(const study_run *r, FILE *out);
-/* The gnuplot -e assignments plot/scaling_convergence*.gp take (fb, fs, fe, fc, p1, base):
+
+/* ---- converge_figures.c ---- */
+/* The gnuplot -e assignments plot/scaling_convergence*.gp and scaling_bsimple.gp take:
  * 0, or -1 (rs_lasterr: no scaling_convergence.csv in dir). */
 int conv_figure_vars(const char *dir, char *buf, size_t len);
+/* The three figures, where the fit was written and gnuplot is here: 0, or 1. */
+int conv_draw(const study_run *r);
 
 /* ---- small helpers (converge_rows.c) ---- */
 /* FILE of RUN/points/NAME/ as text cells (NULL if absent or malformed). */
