@@ -442,7 +442,8 @@ rs_table *rs_table_typed(const rs_table *text, const char *study)
     return t;
 }
 
-rs_table *rs_table_read_csv(const char *path)
+/* The CSV as text cells, every column RS_STR (empty cells unset), named `path`. */
+static rs_table *read_csv_cells(const char *path)
 {
     FILE *f = fopen(path, "rb");
     RS_CHECK_NULL(f != NULL, "cannot read %s: %s", path, strerror(errno));
@@ -502,11 +503,24 @@ rs_table *rs_table_read_csv(const char *path)
             free(s);
         }
     }
-    rs_table *t = rs_table_typed(text, path);
-    rs_table_free(text);
     for (int c = 0; c < ncols; c++)
         free((char *)cols[c].name);
     free(fields);
     free(buf);
+    return text;
+}
+
+rs_table *rs_table_read_csv(const char *path)
+{
+    rs_table *text = read_csv_cells(path);
+    if (!text)
+        return NULL;
+    rs_table *t = rs_table_typed(text, path);
+    rs_table_free(text);
     return t;
+}
+
+rs_table *rs_table_read_csv_text(const char *path)
+{
+    return read_csv_cells(path);
 }

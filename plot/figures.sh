@@ -38,7 +38,7 @@ for gp in plot/*.gp; do
     csv="$run/$n.csv"
     own=""   # figures drawn from other CSVs, or that need values computed from the run
     case $name in
-    scaling_convergence*) own=$(sh scaling/converge_report.sh gp "$run") ;;
+    scaling_convergence*|scaling_bsimple) own=$(build/bin/study figure-vars "$run") ;;
     scaling_breakdown) csv="$run/scaling_weak.csv" ;;
     scaling_efficiency) csv="$run/scaling_weak.csv"
         own="weak='$csv'; strong='$run/scaling_strong.csv'"

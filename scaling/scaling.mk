@@ -15,8 +15,9 @@
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
 #   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
 #   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
-#                                   (scaling/conv_fit.c; scaling/converge.sh calls it)
-#   make scaling                    the convergence study (scaling/converge.sh), then the
+#                                   (scaling/conv_fit.c; the study's collect runs it)
+#   make scaling                    the convergence study (scaling/converge.sh, launching
+#                                   build/bin/study run converge), then the
 #                                   scaling tables (scaling/compose.sh) and the model-size
 #                                   study (scaling/models.sh), into a run folder with its
 #                                   report.md (QUICK=1: coarse grids, RUN=DIR resumes one)

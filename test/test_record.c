@@ -85,6 +85,26 @@ Test(writers, csv_round_trip)
     rs_table_free(t);
 }
 
+Test(writers, csv_read_as_text)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/log.csv", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("step,seconds,b_simple,note\n2,6.630,1.2e+06,\"a, b\"\n4,7.000,,x\n", f);
+    fclose(f);
+    rs_table *t = rs_table_read_csv_text(path);
+    cr_assert_not_null(t, "%s", rs_lasterr());
+    cr_assert_eq(rs_table_nrows(t), 2);
+    int s = rs_table_col_index(t, "seconds"), b = rs_table_col_index(t, "b_simple");
+    cr_assert_eq(rs_table_col(t, s)->type, RS_STR, "every column stays text");
+    cr_assert_str_eq(rs_cell_str(t, 0, s), "6.630", "a cell keeps the digits it had");
+    cr_assert_str_eq(rs_cell_str(t, 0, b), "1.2e+06");
+    cr_assert_str_eq(rs_cell_str(t, 0, rs_table_col_index(t, "note")), "a, b", "quoting still read");
+    cr_assert_eq(rs_cell_isset(t, 1, b), 0, "an empty cell is unset");
+    rs_table_free(t);
+}
+
 Test(writers, json_round_trip)
 {
     rs_table *t = sample_table();

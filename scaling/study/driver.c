@@ -54,8 +54,10 @@ static int check_value(const study_setting *s, const char *v)
     char *end;
     switch (s->kind) {
     case SET_TEXT: return 0;
-    case SET_POS_INTS: {
-        RS_CHECK(v[strspn(v, " ")], "%s is empty: expected a positive integer", s->name);
+    case SET_POS_INTS:
+    case SET_OPT_INTS: {
+        RS_CHECK(v[strspn(v, " ")] || s->kind == SET_OPT_INTS, "%s is empty: expected a positive integer",
+                 s->name);
         char copy[1024], *save;
         snprintf(copy, sizeof copy, "%s", v);
         for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
@@ -71,6 +73,16 @@ static int check_value(const study_setting *s, const char *v)
     case SET_UINT:
         RS_CHECK(*v && v[strspn(v, "0123456789")] == 0, "%s=%s: not %s", s->name, v, s->expect);
         return 0;
+    case SET_POS_NUMS: {
+        RS_CHECK(v[strspn(v, " ")], "%s is empty: expected a number > 0", s->name);
+        char copy[1024], *save;
+        snprintf(copy, sizeof copy, "%s", v);
+        for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+            double x = strtod(t, &end);
+            RS_CHECK(*end == 0 && x > 0 && x < 1e300, "%s=%s: '%s' is not a number > 0", s->name, v, t);
+        }
+        return 0;
+    }
     }
     return 0;
 }
@@ -87,12 +99,18 @@ static int resolve(study_run *r, const char *file, int *saved)
         const char *env = getenv(s->name);
         if (*saved) {
             char *v = saved_value(file, s->name);
+            size_t n = strlen(s->name);
+            for (const char *const *a = d->absent; !v && a && *a; a++)
+                if (strncmp(*a, s->name, n) == 0 && (*a)[n] == '=')
+                    v = strdup(*a + n + 1);
             RS_CHECK(v, "%s has no %s: not a %s settings file (give a new folder)", file, s->name, d->name);
             RS_CHECK(!env || strcmp(env, v) == 0, "%s=%s: %s was started with %s=\"%s\" and keeps it "
                      "(unset %s to resume it, or give a new folder)", s->name, env, r->dir, s->name, v, s->name);
             r->value[i] = v;
-        } else
-            r->value[i] = strdup(env && *env ? env : quick && s->quick ? s->quick : s->def);
+        } else if (env && (*env || s->kind == SET_OPT_INTS))
+            r->value[i] = strdup(env);
+        else
+            r->value[i] = strdup(quick && s->quick ? s->quick : s->def);
         if (check_value(s, r->value[i]) != 0)
             return -1;
     }
@@ -118,6 +136,7 @@ static int run_points(const study_run *r, int jobs)
     struct sigaction wait_for_it = {.sa_handler = note_signal}, old_int, old_term;
     sigaction(SIGINT, &wait_for_it, &old_int);
     sigaction(SIGTERM, &wait_for_it, &old_term);
+    fflush(stdout);   /* what the plan printed comes before the points' lines */
     pid_t pid = fork();
     if (pid == 0) {
         setenv("JOBS", j, 1);
@@ -178,6 +197,8 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
         int rc = d->plan(&r);
         if (rc < 0)
             return -1;
+        if (rc == STUDY_PLAN_STOP)
+            return 0;
         if (rc > 0) {
             fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
             return 1;

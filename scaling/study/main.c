@@ -7,11 +7,12 @@
 static const study_cmd cmds[] = {
     {"get", "one value of a CSV or JSON file (a column of a row, a dotted JSON key)", cmd_get},
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
-    {"run", "a study (models): settings, points, tables, report", cmd_run},
+    {"run", "a study (models, converge): settings, points, tables, report", cmd_run},
     {"collect", "a study's tables and report again from its finished points", cmd_collect},
     {"point", "one point of a points file, run in its folder (GNU parallel, Slurm)", cmd_point},
     {"pending", "the points of a points file still to run", cmd_pending},
     {"status", "a points file's points counted by state", cmd_status},
+    {"figure-vars", "the gnuplot values of a convergence run's figures (its fits)", cmd_figure_vars},
 };
 #define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))
 

@@ -19,5 +19,6 @@ int cmd_collect(int argc, char **argv);
 int cmd_point(int argc, char **argv);
 int cmd_pending(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+int cmd_figure_vars(int argc, char **argv);
 
 #endif

@@ -17,6 +17,8 @@ typedef enum {
     SET_POS_INTS,   /* a list of integers > 0 */
     SET_POS_NUM,    /* one number > 0 */
     SET_UINT,       /* one integer >= 0 */
+    SET_POS_NUMS,   /* a list of numbers > 0 */
+    SET_OPT_INTS,   /* a list of integers > 0, or empty: given empty, it stays empty */
 } set_kind;
 
 typedef struct {
@@ -29,6 +31,7 @@ typedef struct {
 } study_setting;
 
 #define STUDY_MAX_SETTINGS 32
+#define STUDY_PLAN_STOP 2
 
 typedef struct study_def study_def;
 
@@ -38,6 +41,7 @@ typedef struct {
     char points[2300];                     /* RUN/NAME_points.txt */
     const char *value[STUDY_MAX_SETTINGS]; /* the settings, in def->settings order */
     int added;                             /* points the last plan call added */
+    void *state;                           /* the study's own, between plan calls */
 } study_run;
 
 struct study_def {
@@ -45,9 +49,13 @@ struct study_def {
     const study_setting *settings;
     int nsettings;
     int jobs;                              /* JOBS when the environment gives none */
+    /* "NAME=value": a saved settings file without NAME (a folder made before the
+     * setting was) ran value; NULL-terminated (NULL: such a file is refused) */
+    const char *const *absent;
     int (*check)(study_run *r);            /* 0, or -1 (rs_lasterr: the setting and why) */
     /* 0 (the driver runs what it added and calls it again), 1 a point it needed failed
-     * (rs_lasterr says which), -1 bad input */
+     * (rs_lasterr says which), -1 bad input, STUDY_PLAN_STOP: the points are written
+     * for another runner (a cluster's job array), nothing runs, exit 0 */
     int (*plan)(study_run *r);
     int (*collect)(study_run *r);          /* 0, 1 (nothing to tabulate, or a file failed) */
 };

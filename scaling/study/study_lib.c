@@ -41,7 +41,7 @@ int study_add(study_run *r, const char *name, double weight, const char *ok, con
     va_end(ap);
     f = fopen(r->points, "a");
     RS_CHECK(f, "cannot write %s: %s", r->points, strerror(errno));
-    fprintf(f, "%s %g %s %s\n", name, weight, ok, line);
+    fprintf(f, "%s %.15g %s %s\n", name, weight, ok, line);   /* 6776000, not 6.776e+06 */
     RS_CHECK(fclose(f) == 0, "cannot write %s: %s", r->points, strerror(errno));
     r->added++;
     return 0;

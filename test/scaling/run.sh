@@ -21,7 +21,7 @@
 #      completion accuracy in [0, 1], the budget spent; a rerun runs no point and the
 #      report holds its section once; bad settings (CORPUS, OPT_FLAGS, SEED, ...): exit
 #      2, one line, nothing created;
-#   6. a study whose points all failed (models.sh; converge_collect.sh on a fake
+#   6. a study whose points all failed (models.sh; `study collect converge` on a fake
 #      folder): exit 1, one line saying so and where the logs are, no table or figure.
 # Exits 1 on failure.
 set -u
@@ -290,18 +290,18 @@ rc=$?
     [ ! -e "$tmp/m0/scaling_models.csv" ] && [ ! -e "$tmp/m0/scaling_models.md" ] && [ ! -e "$tmp/m0/figures" ] &&
     [ ! -e "$tmp/m0/scaling_report.md" ] && ok "models.sh, every point failed: exit 1, $(cat "$tmp/err")" ||
     { bad "models.sh, every point failed: exit $rc: $(cat "$tmp/err")"; ls "$tmp/m0"; }
-# the convergence study's collector on a folder whose grid points all failed
+# the convergence study's collect on a folder whose grid points all failed
 mkdir -p "$tmp/cf/points/kn3" "$tmp/cf/points/b2-n1-momentum-lr1-w0"
 printf 'model,tokens,valid_ppl\nkn3,1000,300\n' > "$tmp/cf/points/kn3/summary.csv"; echo 0 > "$tmp/cf/points/kn3/rc"
 echo 2 > "$tmp/cf/points/b2-n1-momentum-lr1-w0/rc"
 printf 'kn3 1 0 rnn-train --model kn3\nb2-n1-momentum-lr1-w0 1 0,1 rnn-train --steps 1\n' > "$tmp/cf/converge_points.txt"
 printf 'point,N,b,optimizer,lr,warmup,eval_every,steps_cap,refines\nb2-n1-momentum-lr1-w0,1,2,momentum,1,0,1,1,\n' > "$tmp/cf/converge_grid.csv"
 cp "$tmp/c1/converge_settings.txt" "$tmp/cf/"
-sh scaling/converge_collect.sh all "$tmp/cf" "$tmp/cf/converge_grid.csv" 450 300 > /dev/null 2> "$tmp/err"
+build/bin/study collect converge "$tmp/cf" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "every point failed" "$tmp/err" &&
     [ ! -e "$tmp/cf/scaling_convergence.csv" ] && [ ! -e "$tmp/cf/scaling_report.md" ] && [ ! -e "$tmp/cf/figures" ] &&
-    ok "converge_collect.sh, every grid point failed: exit 1, one line, no table" ||
-    { bad "converge_collect.sh, every point failed: exit $rc: $(cat "$tmp/err")"; ls "$tmp/cf"; }
+    ok "study collect converge, every grid point failed: exit 1, one line, no table" ||
+    { bad "study collect converge, every point failed: exit $rc: $(cat "$tmp/err")"; ls "$tmp/cf"; }
 [ $fail -eq 0 ] && echo "check-scaling: all passed" || echo "check-scaling: FAILED"
 exit $fail
