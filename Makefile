@@ -200,9 +200,9 @@ check-signals: $(BIN)/rnn-train
 
 # The report's target lines and the verdicts on the two studies' claims on hand-made run folders.
 EXTRA_CHECKS += check-report
-check-report:
-	@echo "== test/report/run.sh plot/report.sh plot/reproduction.sh"
-	@sh test/report/run.sh
+check-report: $(BIN)/study
+	@echo "== test/report/run.sh $(BIN)/study report"
+	@sh test/report/run.sh $(BIN)
 
 # make bench COUNTERS=likwid's probe and fallback, with stand-in likwid-perfctr programs.
 EXTRA_CHECKS += check-likwid
@@ -227,7 +227,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh results/bench.sh
 
-figures:
+figures: $(BIN)/study
 	@sh plot/figures.sh $(RUN)
 
 ifeq ($(SIMULATE_DEFINED),)

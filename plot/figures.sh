@@ -15,20 +15,9 @@ run=${run%/}
 command -v gnuplot >/dev/null || { echo "figures: gnuplot is missing (make deps)" >&2; exit 2; }
 mkdir -p "$run/figures"
 drawn=0; status=0
-# The roofline's points come from every study's CSV; its roofs from machine.json.
-extra=""
-if [ -f "$run/machine.json" ]; then
-    sh plot/roofline.sh "$run"
-    [ "$(wc -l < "$run/roofline.csv")" -gt 1 ] || rm -f "$run/roofline.csv"
-    num() { sed -n "s/^ *\"$1\": \([-0-9.eE+]*\),\{0,1\}\$/\1/p" "$run/machine.json" | head -n 1; }
-    isa=$(sed -n 's/^ *"isa_best": "\(.*\)",\{0,1\}$/\1/p' "$run/machine.json" | head -n 1)
-    # the first gflops_1t after the best ISA's key, and the portable one
-    best=$(awk -v isa="\"$isa\":" '$1 == isa {f = 1} f && /gflops_1t/ {gsub(/[^0-9.eE+-]/, "", $2); print $2; exit}' "$run/machine.json")
-    scalar=$(awk '$1 == "\"portable\":" {f = 1} f && /gflops_1t/ {gsub(/[^0-9.eE+-]/, "", $2); print $2; exit}' "$run/machine.json")
-    extra="peak_best=${best:-1}; peak_scalar=${scalar:-1}; bw=$(num triad_gbytes_per_s_1t); isa='$isa';"
-else
-    rm -f "$run/roofline.csv"
-fi
+# The roofline's points (RUN/roofline.csv, from every study's CSV) and its roofs
+# (gnuplot assignments from machine.json): plot/roofline.sh.
+extra=$(sh plot/roofline.sh "$run") || status=1
 for gp in plot/*.gp; do
     name=$(basename "$gp" .gp)
     # NAME's CSV: the longest of NAME, NAME less its last _part, ... that RUN has

@@ -137,6 +137,5 @@ if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v sm
 fi
 
 sh plot/figures.sh "$run" || status=1
-sh plot/report.sh "$run" > "$run/report.md.tmp" && mv "$run/report.md.tmp" "$run/report.md"
-echo "bench: report $run/report.md"
+build/bin/study report "$run" && echo "bench: report $run/report.md"
 exit $status

@@ -9,6 +9,8 @@ static const study_cmd cmds[] = {
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
     {"run", "a study (models): settings, points, tables, report", cmd_run},
     {"collect", "a study's tables and report again from its finished points", cmd_collect},
+    {"report", "a run folder's report.md: the machine, the targets, every study, the claims", cmd_report},
+    {"roofline", "a run's roofline points (roofline.csv) and roofs for plot/roofline.gp", cmd_roofline},
 };
 #define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))
 
