@@ -206,8 +206,8 @@ check-report: $(BIN)/study
 
 # make bench COUNTERS=likwid's probe and fallback, with stand-in likwid-perfctr programs.
 EXTRA_CHECKS += check-likwid
-check-likwid:
-	@echo "== test/likwid/run.sh results/likwid.sh"
+check-likwid: $(BIN)/study
+	@echo "== test/likwid/run.sh scaling/likwid.sh"
 	@sh test/likwid/run.sh
 
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
@@ -225,7 +225,7 @@ check: all $(TESTS)
 # ---- the campaign -------------------------------------------------------------------
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh results/bench.sh
+	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh scaling/bench.sh
 
 figures: $(BIN)/study
 	@sh plot/figures.sh $(RUN)

@@ -11,6 +11,9 @@ static const study_cmd cmds[] = {
     {"collect", "a study's tables and report again from its finished points", cmd_collect},
     {"report", "a run folder's report.md: the machine, the targets, every study, the claims", cmd_report},
     {"roofline", "a run's roofline points (roofline.csv) and roofs for plot/roofline.gp", cmd_roofline},
+    {"concat", "one table of several CSVs with the same columns (make bench's parts)", cmd_concat},
+    {"likwid", "make bench COUNTERS=likwid's probe: can likwid-perfctr count here", cmd_likwid},
+    {"new-run", "a new results/runs/<stamp>-<host>/ folder, created and printed", cmd_new_run},
 };
 #define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))
 

@@ -18,5 +18,8 @@ int cmd_run(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
+int cmd_concat(int argc, char **argv);
+int cmd_likwid(int argc, char **argv);
+int cmd_new_run(int argc, char **argv);
 
 #endif
