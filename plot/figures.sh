@@ -26,13 +26,13 @@ for gp in plot/*.gp; do
     csv="$run/$n.csv"
     own=""   # figures drawn from other CSVs, or that need values computed from the run
     case $name in
-    scaling_convergence*) own=$(sh scaling/converge_report.sh gp "$run") ;;
     scaling_breakdown) csv="$run/scaling_weak.csv" ;;
     scaling_efficiency) csv="$run/scaling_weak.csv"
         own="weak='$csv'; strong='$run/scaling_strong.csv'"
         [ -f "$run/scaling_strong.csv" ] || csv="" ;;
     esac
     [ -f "$csv" ] || continue
+    case $name in scaling_convergence*) own=$(sh scaling/converge_report.sh gp "$run") ;; esac
     if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; $extra $own" "$gp"; then
         echo "figures: $run/figures/$name.png"; drawn=$((drawn + 1))
     else
