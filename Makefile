@@ -201,13 +201,13 @@ check-signals: $(BIN)/rnn-train
 # The report's target lines and the verdicts on the two studies' claims on hand-made run folders.
 EXTRA_CHECKS += check-report
 check-report: $(BIN)/study
-	@echo "== test/report/run.sh plot/report.sh plot/reproduction.sh"
-	@sh test/report/run.sh
+	@echo "== test/report/run.sh $(BIN)/study report"
+	@sh test/report/run.sh $(BIN)
 
 # make bench COUNTERS=likwid's probe and fallback, with stand-in likwid-perfctr programs.
 EXTRA_CHECKS += check-likwid
-check-likwid:
-	@echo "== test/likwid/run.sh results/likwid.sh"
+check-likwid: $(BIN)/study
+	@echo "== test/likwid/run.sh scaling/likwid.sh"
 	@sh test/likwid/run.sh
 
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
@@ -225,7 +225,7 @@ check: all $(TESTS)
 # ---- the campaign -------------------------------------------------------------------
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh results/bench.sh
+	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh scaling/bench.sh
 
 figures: $(BIN)/study
 	@sh plot/figures.sh $(RUN)

@@ -442,8 +442,7 @@ rs_table *rs_table_typed(const rs_table *text, const char *study)
     return t;
 }
 
-/* The CSV as text cells, every column RS_STR (empty cells unset), named `path`. */
-static rs_table *read_csv_cells(const char *path)
+rs_table *rs_table_read_csv_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     RS_CHECK_NULL(f != NULL, "cannot read %s: %s", path, strerror(errno));
@@ -512,7 +511,7 @@ static rs_table *read_csv_cells(const char *path)
 
 rs_table *rs_table_read_csv(const char *path)
 {
-    rs_table *text = read_csv_cells(path);
+    rs_table *text = rs_table_read_csv_text(path);
     if (!text)
         return NULL;
     rs_table *t = rs_table_typed(text, path);
@@ -520,7 +519,3 @@ rs_table *rs_table_read_csv(const char *path)
     return t;
 }
 
-rs_table *rs_table_read_csv_text(const char *path)
-{
-    return read_csv_cells(path);
-}

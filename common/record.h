@@ -65,8 +65,8 @@ int rs_table_write_json(const rs_table *t, const char *path);
  * nothing about types, so cells that parse fully as numbers become RS_DBL, others RS_STR.
  * Returns NULL (rs_lasterr) on a missing file or malformed CSV. */
 rs_table *rs_table_read_csv(const char *path);
-/* The same CSV untyped: every column RS_STR, each cell the text it had ("6.630" stays
- * "6.630"; an empty cell unset), for a collector that passes cells on as written. */
+/* The same, every column RS_STR and each cell's text as written ("1.50" stays "1.50"):
+ * for a reader that quotes cells, or formats them as the file has them. */
 rs_table *rs_table_read_csv_text(const char *path);
 
 /* A table of text cells (RS_STR columns: a collector's rows) typed as the reader

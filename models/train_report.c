@@ -1,6 +1,6 @@
 /* train_report.c — what rnn-train prints and writes: the header (corpus, model, memory,
  * kernels, the --gemm auto picks), the final lines, and the result tables with their
- * metadata (printed, --csv, --json).  results/bench.sh and models/peer_torch.py read
+ * metadata (printed, --csv, --json).  `study report` and models/peer_torch.py read
  * these: their columns and lines are an interface. */
 #include <stdio.h>
 #include <string.h>

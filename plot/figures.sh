@@ -16,20 +16,9 @@ run=${run%/}
 command -v gnuplot >/dev/null || { echo "figures: gnuplot is missing (make deps)" >&2; exit 2; }
 mkdir -p "$run/figures"
 drawn=0; status=0
-# The roofline's points come from every study's CSV; its roofs from machine.json.
-extra=""
-if [ -f "$run/machine.json" ]; then
-    sh plot/roofline.sh "$run"
-    [ "$(wc -l < "$run/roofline.csv")" -gt 1 ] || rm -f "$run/roofline.csv"
-    m="$run/machine.json"
-    isa=$(study_get "$m" cpu.isa_best --optional)
-    # the best ISA's one-thread FMA peak, and the portable one
-    best=$(study_get "$m" "peak.fma.$isa.gflops_1t" --optional)
-    scalar=$(study_get "$m" peak.fma.portable.gflops_1t --optional)
-    extra="peak_best=${best:-1}; peak_scalar=${scalar:-1}; bw=$(study_get "$m" peak.stream.triad_gbytes_per_s_1t --optional); isa='$isa';"
-else
-    rm -f "$run/roofline.csv"
-fi
+# The roofline's points (RUN/roofline.csv, from every study's CSV) and its roofs
+# (gnuplot assignments from machine.json): plot/roofline.sh.
+extra=$(sh plot/roofline.sh "$run") || status=1
 for gp in plot/*.gp; do
     name=$(basename "$gp" .gp)
     # NAME's CSV: the longest of NAME, NAME less its last _part, ... that RUN has

@@ -144,5 +144,4 @@ scaling: deps
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run"; c=$$?; \
 	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
 	rm -f "$$run/points.csv"; $(BIN)/study points "$$run" || rc=1; \
-	sh plot/report.sh "$$run" > "$$run/report.md.tmp" && mv "$$run/report.md.tmp" "$$run/report.md" && \
-	  echo "scaling: report $$run/report.md"; exit $$rc
+	$(BIN)/study report "$$run" && echo "scaling: report $$run/report.md" || rc=1; exit $$rc

@@ -19,7 +19,7 @@
 #include "study_def.h"
 
 /* The one place a new run folder is named: results/runs/<UTC stamp>-<host>. */
-static void new_run_name(char *buf, size_t len)
+void study_new_run_name(char *buf, size_t len)
 {
     char host[256] = "host", stamp[32];
     gethostname(host, sizeof host);
@@ -158,7 +158,7 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
     if (run_arg && *run_arg)
         snprintf(r.dir, sizeof r.dir, "%s", run_arg);
     else
-        new_run_name(r.dir, sizeof r.dir);
+        study_new_run_name(r.dir, sizeof r.dir);
     size_t l = strlen(r.dir);
     while (l > 1 && r.dir[l - 1] == '/')
         r.dir[--l] = 0;

@@ -13,6 +13,11 @@ static const study_cmd cmds[] = {
     {"pending", "the points of a points file still to run", cmd_pending},
     {"status", "a points file's points counted by state", cmd_status},
     {"figure-vars", "the gnuplot values of a convergence run's figures (its fits)", cmd_figure_vars},
+    {"report", "a run folder's report.md: the machine, the targets, every study, the claims", cmd_report},
+    {"roofline", "a run's roofline points (roofline.csv) and roofs for plot/roofline.gp", cmd_roofline},
+    {"concat", "one table of several CSVs with the same columns (make bench's parts)", cmd_concat},
+    {"likwid", "make bench COUNTERS=likwid's probe: can likwid-perfctr count here", cmd_likwid},
+    {"new-run", "a new results/runs/<stamp>-<host>/ folder, created and printed", cmd_new_run},
 };
 #define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))
 

@@ -20,5 +20,10 @@ int cmd_point(int argc, char **argv);
 int cmd_pending(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_figure_vars(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_roofline(int argc, char **argv);
+int cmd_concat(int argc, char **argv);
+int cmd_likwid(int argc, char **argv);
+int cmd_new_run(int argc, char **argv);
 
 #endif

@@ -64,6 +64,9 @@ struct study_def {
  * the exit status, or -1 for bad settings (rs_lasterr). */
 int study_drive(const study_def *d, const char *run, int collect_only);
 
+/* A new run folder's name, results/runs/<UTC stamp>-<host>: made here only (driver.c). */
+void study_new_run_name(char *buf, size_t len);
+
 /* ---- for the studies (study_lib.c) ---- */
 const char *study_value(const study_run *r, const char *name);
 /* A point (NAME WEIGHT OK COMMAND: scaling/study.sh's format), unless the file has it. */

@@ -1,13 +1,15 @@
 #!/bin/sh
-# test/report/run.sh — plot/report.sh and plot/reproduction.sh on small hand-made run
-# folders: a target line says "met" only when the run holds the evidence for it, and
-# "not measured" (never met) when it does not.  Exits 1 on failure.
+# test/report/run.sh [BIN_DIR] — `study report` (report.md's sections, and the claims of
+# the Sunway TaihuLight and GPU RNN studies) on small hand-made run folders: a target
+# line says "met" only when the run holds the evidence for it, and "not measured"
+# (never met) when it does not.  Exits 1 on failure.
 set -u
+bin=${1:-build/bin}
 cd "$(dirname "$0")/../.."
 . test/lib.sh
 test_begin report
 # expect RUN PATTERN WHAT: the report body of RUN has a line matching PATTERN
-expect() { REPORT_BODY=1 sh plot/report.sh "$1" > "$tmp/out" 2>&1; grep -Eq -- "$2" "$tmp/out" && ok "$3" || { bad "$3"; grep -E "^- " "$tmp/out" | head -n 5; }; }
+expect() { $bin/study report "$1" --body --out - > "$tmp/out" 2>&1; grep -Eq -- "$2" "$tmp/out" && ok "$3" || { bad "$3"; grep -E "^- " "$tmp/out" | head -n 5; }; }
 
 hdr="algo,p,bytes,dtype,op,inplace,mode,iters,time_us_avg,time_us_min,time_us_max,p50_us,p99_us,algbw_gbytes_per_s,busbw_gbytes_per_s,model_us,model_hi_us,model_ratio,in_model_range,wrong"
 row() { echo "$1,$2,$3,float,sum,0,isolated,10,$4,$4,$4,$4,$4,1,1,,,,,0"; }
@@ -30,9 +32,9 @@ mkdir -p "$tmp/stall" "$tmp/steady"
 { echo "$bh"; brow 1 0 400 420; brow 2 100 391 146739; } > "$tmp/stall/train_bench.csv"
 { echo "$bh"; brow 1 0 400 420; brow 2 100 391 1900; } > "$tmp/steady/train_bench.csv"
 expect "$tmp/stall" "^- STALL: lstm hidden 512, 100 classes, 2 threads: slowest step 146739.0 ms = 375.3x the median 391.0 ms .*NOT met" "max 146739 ms against a median of 391: STALL, NOT met"
-REPORT_BODY=1 sh plot/report.sh "$tmp/stall" > "$tmp/out" 2>&1
+$bin/study report "$tmp/stall" --body --out - > "$tmp/out" 2>&1
 [ "$(grep -c "^- STALL" "$tmp/out")" -eq 1 ] && ! grep -q "no stall" "$tmp/out" && ok "only the stalled row is flagged" || bad "only the stalled row is flagged"
-sh plot/report.sh "$tmp/stall" > "$tmp/out" 2>&1
+$bin/study report "$tmp/stall" --out - > "$tmp/out" 2>&1
 sed -n '/^## Summary/,/^## [^S]/p' "$tmp/out" | grep -q "^- STALL: .*NOT met" && ok "the STALL line is in the summary" || bad "the STALL line is in the summary"
 expect "$tmp/steady" "^- target: no stall, .* \(2 rows\): met" "max 4.9x the median: no stall, met"
 
@@ -45,6 +47,16 @@ mkdir -p "$tmp/conv"
 # as build/bin/scaling-fit writes it: b = 4 fitted, b = 16 not (left out of the claim)
 printf '{"study": "scaling_fit", "fits": [{"b": 4, "points": 8, "s_min": 49.3, "e_min": 1062, "b_crit": 21.5, "r2": 0.9935, "claim": {"n": 100, "steps_n1": 320, "steps_n": 58, "ratio": 5.517241379310345}}, {"b": 16, "points": 2, "no_fit": "2 points: at least 3 needed", "claim": {"n": 100, "steps_n1": 100, "steps_n": 60, "ratio": 1.6666666666666667}}]}\n' > "$tmp/conv/scaling_fit.json"
 expect "$tmp/conv" "100x fewer iterations.*4:5.517.* — NOT met" "5.5x fewer steps at N = 100: NOT met"
+
+echo "== study report: the file, and what it refuses"
+$bin/study report "$tmp/fast" && $bin/study report "$tmp/fast/" && [ "$(head -n 1 "$tmp/fast/report.md")" = "# rnnscale run fast" ] &&
+    ok "RUN/report.md written, and written again over the old one" || bad "RUN/report.md not written twice"
+mkdir -p "$tmp/broken"; printf 'algo,p\nring\n' > "$tmp/broken/allreduce.csv"
+$bin/study report "$tmp/broken" 2> "$tmp/err"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "allreduce.csv" "$tmp/err" && grep -q "^## Reproduction" "$tmp/broken/report.md" &&
+    ok "a malformed CSV: exit 1, one line naming it, the rest of the report written" || bad "a malformed CSV: exit $rc, $(cat "$tmp/err")"
+$bin/study report "$tmp/none" 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "no such folder: exit 2, one line" || bad "no such folder: exit $rc"
 
 [ $fail -eq 0 ] && echo "check-report: all passed" || echo "check-report: FAILED"
 exit $fail

@@ -5,15 +5,14 @@
 # step (*.txt), figures/*.png and report.md.  QUICK=1 for a one-minute smoke run (every
 # step on small sizes; the kernels on one thread unless THREADS=N says otherwise),
 # THREADS=N for the all-threads count (default: every CPU), COUNTERS=likwid to run the
-# microbench studies under likwid-perfctr -m (results/likwid.sh).
+# microbench studies under likwid-perfctr -m (scaling/likwid.sh).
 # A study whose correctness check fails still gets its results, figures and report;
-# the campaign then exits 1.
+# the campaign then exits 1.  It only launches: the parts' tables are joined, the
+# figures' values computed and report.md written by build/bin/study (scaling/study/).
 set -u
 cd "$(dirname "$0")/.."
-host=$(hostname -s 2>/dev/null || hostname)
-run="results/runs/$(date -u +%Y%m%dT%H%M%SZ)-$host"
-mkdir -p results/runs
-mkdir "$run" || { echo "bench: $run already exists; not overwriting it" >&2; exit 2; }
+study=build/bin/study
+run=$($study new-run) || exit 2
 mkdir "$run/figures"
 q=""; [ -n "${QUICK:-}" ] && q="--quick"
 t=""; [ -n "${THREADS:-}" ] && t="--threads 1,$THREADS"
@@ -32,7 +31,7 @@ step() {
 }
 
 echo "bench: run folder $run"
-. results/likwid.sh
+. scaling/likwid.sh
 likwid_setup "$run"
 step peak build/bin/microbench peak $q ${THREADS:+--threads $THREADS} \
     --json "$run/machine.json" --csv "$run/peak.csv"
@@ -98,16 +97,13 @@ for tr_e in serial async; do
         --threads 1 --bench $((tr_steps * 2 + 8)) --eval-every 4 $([ $tr_e = async ] && echo --eval-async) \
         --csv "$run/train_eval.d/$tr_e.csv"
 done
-# concat NAME: one table RUN/NAME.csv of RUN/NAME.d/*.csv (the first header, every row)
+# concat NAME [--label COL]: one table RUN/NAME.csv of the parts RUN/NAME.d/*.csv
 concat() {
-    awk 'FNR > 1 || NR == 1' "$run/$1.d"/*.csv > "$run/$1.csv.tmp" 2>/dev/null &&
-        mv "$run/$1.csv.tmp" "$run/$1.csv" || rm -f "$run/$1.csv.tmp"
+    name=$1; shift
+    $study concat "$run/$name.csv" "$run/$name.d"/*.csv "$@" || { [ $status -eq 0 ] && status=1; }
 }
 concat train_bench
-# train_eval.csv: the same, with the part's name (serial, async) as a first column eval_mode
-awk 'FNR == 1 { if (NR == 1) print "eval_mode," $0; next } { f = FILENAME; sub(/.*\//, "", f); sub(/\.csv$/, "", f); print f "," $0 }' \
-    "$run"/train_eval.d/*.csv > "$run/train_eval.csv.tmp" 2>/dev/null &&
-    mv "$run/train_eval.csv.tmp" "$run/train_eval.csv" || rm -f "$run/train_eval.csv.tmp"
+concat train_eval --label eval_mode   # a first column: the part's name (serial, async)
 # the PyTorch rows, one table for the report's "Against PyTorch" section
 if [ -n "$have_torch" ]; then
     concat train_peer
@@ -117,17 +113,16 @@ fi
 # ---- end rnn-train
 
 # allreduce on real MPI, np = 2 and 4 on this machine (oversubscribed; allowed as root);
-# the two CSVs are joined into allreduce.csv (header once) for the figure and report.
+# the two CSVs are joined into allreduce.csv for the figure and report.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi="mpirun -q --oversubscribe --bind-to none --mca mpi_yield_when_idle 1"
 step allreduce_np2 $mpi -np 2 build/bin/allreduce-bench $q --algo all,library:3,library:4,library:6 \
     --csv "$run/allreduce_np2.csv" --json "$run/allreduce_np2.json"
 step allreduce_np4 $mpi -np 4 build/bin/allreduce-bench $q --algo all,library:3,library:4,library:6 \
     --group-size 2 --csv "$run/allreduce_np4.csv" --json "$run/allreduce_np4.json"
-if [ -f "$run/allreduce_np2.csv" ] || [ -f "$run/allreduce_np4.csv" ]; then
-    awk 'FNR == 1 && NR != 1 { next } { print }' "$run"/allreduce_np*.csv > "$run/allreduce.csv.tmp" &&
-        mv "$run/allreduce.csv.tmp" "$run/allreduce.csv"
-fi
+parts=""
+for p in 2 4; do [ -f "$run/allreduce_np$p.csv" ] && parts="$parts $run/allreduce_np$p.csv"; done
+[ -z "$parts" ] || $study concat "$run/allreduce.csv" $parts || { [ $status -eq 0 ] && status=1; }
 
 # allreduce at scale under SimGrid SMPI: the short preset of `make simulate` (the full
 # sweep is its own target: ~50 min); it writes its figures and simulate_report.md,
@@ -137,6 +132,5 @@ if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v sm
 fi
 
 sh plot/figures.sh "$run" || status=1
-sh plot/report.sh "$run" > "$run/report.md.tmp" && mv "$run/report.md.tmp" "$run/report.md"
-echo "bench: report $run/report.md"
+$study report "$run" && echo "bench: report $run/report.md" || { [ $status -eq 0 ] && status=1; }
 exit $status
