@@ -5,7 +5,6 @@
 # then results/reference/.
 set -u
 cd "$(dirname "$0")/.."
-. scaling/study/get.sh   # study_get: machine.json read back
 run=${1:-}
 if [ -z "$run" ]; then
     run=$(ls -d results/runs/*/ 2>/dev/null | sort | tail -n 1)
