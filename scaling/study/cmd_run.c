@@ -4,11 +4,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "compose_study.h"
 #include "fsio.h"
 #include "models_study.h"
 #include "study.h"
 
-static const study_def *const studies[] = {&models_study};
+static const study_def *const studies[] = {&models_study, &compose_study};
 #define NSTUDIES ((int)(sizeof studies / sizeof studies[0]))
 
 static int drive(int argc, char **argv, int collect_only)
@@ -36,7 +37,10 @@ static int drive(int argc, char **argv, int collect_only)
             }
             return rc;
         }
-    fprintf(stderr, "study %s: unknown study '%s' (expected models)\n", verb, argv[1]);
+    fprintf(stderr, "study %s: unknown study '%s' (expected", verb, argv[1]);
+    for (int i = 0; i < NSTUDIES; i++)
+        fprintf(stderr, "%s %s", i == 0 ? "" : i == NSTUDIES - 1 ? " or" : ",", studies[i]->name);
+    fprintf(stderr, "; study %s --help)\n", verb);
     return 2;
 }
 
