@@ -1,7 +1,7 @@
 # scaling_breakdown.gp — the composed training step broken down against the node count
 # (weak scaling, the first per-node batch): compute, optimizer, evaluation (exposed, per
 # step) and each exchange scheme's exposed exchange; left this machine's core as the
-# node, right a node of stated speed.  From scaling/compose_tables.sh (make scaling):
+# node, right a node of stated speed.  From scaling/study/compose_tables.c (make scaling):
 # gnuplot -e "csv='RUN/scaling_weak.csv'; out='RUN/figures/scaling_breakdown.png'" plot/scaling_breakdown.gp
 sq = "'"
 schemes = 'fused-library fused-hier per-tensor'

@@ -1,6 +1,6 @@
 # scaling_efficiency.gp — weak and strong scaling efficiency against the node count, one
 # line per exchange scheme (solid: this machine's core as the node; dashed: a node of
-# stated speed), from scaling/compose_tables.sh's CSVs (make scaling):
+# stated speed), from the composition study's CSVs (make scaling; scaling/study/compose_report.c):
 # gnuplot -e "weak='RUN/scaling_weak.csv'; strong='RUN/scaling_strong.csv';
 #             out='RUN/figures/scaling_efficiency.png'" plot/scaling_efficiency.gp
 sq = "'"

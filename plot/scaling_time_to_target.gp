@@ -1,7 +1,7 @@
 # scaling_time_to_target.gp — time to the target perplexity against the node count:
 # steps-to-target of the convergence study's best point per N x the composed step T(N),
 # one line per exchange scheme (solid: this machine's core as the node; dashed: a node of
-# stated speed), for the first per-node batch.  From scaling/compose_tables.sh:
+# stated speed), for the first per-node batch.  From scaling/study/compose_tables.c's CSV:
 # gnuplot -e "csv='RUN/scaling_time_to_target.csv'; out='RUN/figures/scaling_time_to_target.png'" plot/scaling_time_to_target.gp
 sq = "'"
 schemes = 'fused-library fused-hier per-tensor'

@@ -16,11 +16,11 @@
 #   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
 #   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
 #                                   (scaling/conv_fit.c; the study's collect runs it)
-#   make scaling                    the convergence study (scaling/converge.sh, launching
-#                                   build/bin/study run converge), then the
-#                                   scaling tables (scaling/compose.sh) and the model-size
-#                                   study (scaling/models.sh), into a run folder with its
-#                                   report.md (QUICK=1: coarse grids, RUN=DIR resumes one)
+#   make scaling                    the convergence study (scaling/converge.sh: build/bin/study
+#                                   run converge), then the scaling tables (scaling/compose.sh:
+#                                   study run compose) and the model-size study
+#                                   (scaling/models.sh), into a run folder with its report.md
+#                                   (QUICK=1: coarse grids, RUN=DIR resumes one)
 #   make check-scaling              the study driver, the fit, the composition and the
 #                                   model-size study (test/scaling/run.sh)
 #   make simulate                   the allreduce sweep, ~19 min here on 2 cores (QUICK=1: minutes;
@@ -124,7 +124,7 @@ $(OBJ)/test/test_scaling_fit.o: INC += -Iscaling
 $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
 
 .PHONY: check-scaling
-check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study
+check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study $(PLATFORM_GEN)
 	@sh test/scaling/run.sh
 
 # The scaling tables (scaling/compose.sh) and the model-size study (scaling/models.sh)

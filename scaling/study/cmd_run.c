@@ -5,11 +5,12 @@
 
 #include "check.h"
 #include "converge_study.h"
+#include "compose_study.h"
 #include "fsio.h"
 #include "models_study.h"
 #include "study.h"
 
-static const study_def *const studies[] = {&models_study, &converge_study};
+static const study_def *const studies[] = {&models_study, &converge_study, &compose_study};
 #define NSTUDIES ((int)(sizeof studies / sizeof studies[0]))
 
 static int drive(int argc, char **argv, int collect_only)
@@ -37,7 +38,10 @@ static int drive(int argc, char **argv, int collect_only)
             }
             return rc;
         }
-    fprintf(stderr, "study %s: unknown study '%s' (expected models or converge)\n", verb, argv[1]);
+    fprintf(stderr, "study %s: unknown study '%s' (expected", verb, argv[1]);
+    for (int i = 0; i < NSTUDIES; i++)
+        fprintf(stderr, "%s %s", i == 0 ? "" : i == NSTUDIES - 1 ? " or" : ",", studies[i]->name);
+    fprintf(stderr, "; study %s --help)\n", verb);
     return 2;
 }
 

@@ -29,8 +29,7 @@ void study_new_run_name(char *buf, size_t len)
     snprintf(buf, len, "results/runs/%s-%s", stamp, host);
 }
 
-/* The saved value of NAME in a settings file (NAME="value" lines), or NULL. */
-static char *saved_value(const char *file, const char *name)
+char *study_saved_value(const char *file, const char *name)
 {
     FILE *f = fopen(file, "r");
     char line[4096], *v = NULL;
@@ -98,7 +97,7 @@ static int resolve(study_run *r, const char *file, int *saved)
         const study_setting *s = &d->settings[i];
         const char *env = getenv(s->name);
         if (*saved) {
-            char *v = saved_value(file, s->name);
+            char *v = study_saved_value(file, s->name);
             size_t n = strlen(s->name);
             for (const char *const *a = d->absent; !v && a && *a; a++)
                 if (strncmp(*a, s->name, n) == 0 && (*a)[n] == '=')
@@ -123,6 +122,17 @@ static int settings_writer(FILE *f, void *ctx)
     for (int i = 0; i < r->def->nsettings; i++)
         fprintf(f, "%s=\"%s\"\n", r->def->settings[i].name, r->value[i]);
     return ferror(f) ? -1 : 0;
+}
+
+int study_save_settings(const study_run *r)
+{
+    char file[2300], tmp[2400];
+    snprintf(file, sizeof file, "%s/%s_settings.txt", r->dir, r->def->name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", file);
+    unlink(tmp);
+    RS_CHECK(rs_write_atomic(tmp, settings_writer, (void *)r) == 0 && rename(tmp, file) == 0,
+             "cannot write %s: %s", file, rs_lasterr());
+    return 0;
 }
 
 static void note_signal(int sig) { (void)sig; }
@@ -170,11 +180,12 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
     if (collect_only) {
         RS_CHECK(access(file, F_OK) == 0 && access(r.points, F_OK) == 0,
                  "%s: no %s study (run build/bin/study run %s %s)", r.dir, d->name, d->name, r.dir);
-        if (resolve(&r, file, &saved) != 0)
+        if ((d->prepare && d->prepare(&r, 1) != 0) || resolve(&r, file, &saved) != 0)
             return -1;
         return d->collect(&r);
     }
-    if (resolve(&r, file, &saved) != 0 || d->check(&r) != 0)
+    if ((d->prepare && d->prepare(&r, access(file, F_OK) == 0) != 0) || resolve(&r, file, &saved) != 0 ||
+        d->check(&r) != 0)
         return -1;
     RS_CHECK(jenv == NULL || (jobs > 0 && jenv[strspn(jenv, "0123456789")] == 0),
              "JOBS=%s: '%s' is not a positive integer", jenv, jenv);
@@ -214,5 +225,8 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
         }
         status |= rc != 0;
     }
-    return d->collect(&r) != 0 ? 1 : status;
+    int rc = d->collect(&r);
+    if (rc < 0)
+        fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
+    return rc != 0 ? 1 : status;
 }

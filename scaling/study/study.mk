@@ -5,6 +5,9 @@
 
 STUDY_SRC := $(wildcard scaling/study/*.c)
 STUDY_OBJ := $(STUDY_SRC:%.c=$(OBJ)/%.o)
+# the composition study lays out the model's tensors as rnn-train does
+STUDY_OBJ += $(OBJ)/models/model_layout.o
+$(OBJ)/scaling/study/compose_plan.o: INC += -Imodels
 PROGRAMS  += $(BIN)/study
 
 $(BIN)/study: $(STUDY_OBJ) $(COMMON_OBJ)

@@ -5,8 +5,9 @@
  * adds points (one command line each, run by scaling/study.sh in RUN/points/NAME/), and
  * a collect that turns the finished points into tables and a report section.
  * driver.c runs every study the same way: settings (saved in RUN/NAME_settings.txt, a
- * resumed folder keeps them) -> checks -> plan -> points -> plan again, until the plan
- * adds none -> collect.  Exit: 0, 1 a point failed, 2 bad settings, 130/143 stopped. */
+ * resumed folder keeps them; a study may derive some first, `prepare`) -> checks ->
+ * plan -> points -> plan again, until the plan adds none -> collect.
+ * Exit: 0, 1 a point failed, 2 bad settings, 130/143 stopped. */
 #ifndef STUDY_DEF_H
 #define STUDY_DEF_H
 
@@ -52,12 +53,17 @@ struct study_def {
     /* "NAME=value": a saved settings file without NAME (a folder made before the
      * setting was) ran value; NULL-terminated (NULL: such a file is refused) */
     const char *const *absent;
+    /* NULL, or called before the settings are read (saved: the folder has them): sets
+     * in the environment the values a new folder derives (the platform's, say), or
+     * reconciles one given now with the saved one.  0, or -1 (rs_lasterr). */
+    int (*prepare)(study_run *r, int saved);
     int (*check)(study_run *r);            /* 0, or -1 (rs_lasterr: the setting and why) */
     /* 0 (the driver runs what it added and calls it again), 1 a point it needed failed
      * (rs_lasterr says which), -1 bad input, STUDY_PLAN_STOP: the points are written
      * for another runner (a cluster's job array), nothing runs, exit 0 */
     int (*plan)(study_run *r);
-    int (*collect)(study_run *r);          /* 0, 1 (nothing to tabulate, or a file failed) */
+    /* 0, 1 (nothing to tabulate, or a file failed), -1 bad input (rs_lasterr) */
+    int (*collect)(study_run *r);
 };
 
 /* Runs study d in folder run (NULL: a new results/runs/ folder), or only its collect:
@@ -69,6 +75,12 @@ void study_new_run_name(char *buf, size_t len);
 
 /* ---- for the studies (study_lib.c) ---- */
 const char *study_value(const study_run *r, const char *name);
+/* A setting's value replaced (one the study settles itself; study_save_settings keeps it). */
+void study_set_value(study_run *r, const char *name, const char *value);
+/* The value of NAME in a settings file (NAME="value" lines; malloc'd), or NULL (driver.c). */
+char *study_saved_value(const char *file, const char *name);
+/* RUN/NAME_settings.txt written again from r->value, a value the plan settled (driver.c). */
+int study_save_settings(const study_run *r);
 /* A point (NAME WEIGHT OK COMMAND: scaling/study.sh's format), unless the file has it. */
 int study_add(study_run *r, const char *name, double weight, const char *ok, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -78,6 +90,8 @@ int study_point_state(const study_run *r, const char *name);
 rs_table *study_point_csv(const study_run *r, const char *name, const char *file);
 /* The text of column COL in the table's last row ("" if none). */
 const char *study_cell(const rs_table *t, const char *col, char *buf, size_t len);
+/* The same in row ROW (0-based). */
+const char *study_cell_at(const rs_table *t, int row, const char *col, char *buf, size_t len);
 /* `rnn-train --check-args ARGS` (ARGS split at spaces): -1 with "WHAT: rnn-train says: ..." */
 int study_train_check(const char *what, const char *args);
 /* RUN/PATH moved to RUN/old-K/ (the first K free for its name), so nothing is overwritten. */

@@ -24,6 +24,16 @@ const char *study_value(const study_run *r, const char *name)
     return "";
 }
 
+void study_set_value(study_run *r, const char *name, const char *value)
+{
+    int i = 0;
+    while (i < r->def->nsettings && strcmp(r->def->settings[i].name, name) != 0)
+        i++;
+    RS_ASSERT(i < r->def->nsettings);
+    r->value[i] = strdup(value);
+    RS_ASSERT(r->value[i] != NULL);
+}
+
 int study_add(study_run *r, const char *name, double weight, const char *ok, const char *fmt, ...)
 {
     char line[8192], have[256];
@@ -81,10 +91,15 @@ rs_table *study_point_csv(const study_run *r, const char *name, const char *file
 
 const char *study_cell(const rs_table *t, const char *col, char *buf, size_t len)
 {
+    return study_cell_at(t, t ? rs_table_nrows(t) - 1 : -1, col, buf, len);
+}
+
+const char *study_cell_at(const rs_table *t, int row, const char *col, char *buf, size_t len)
+{
     int c = t ? rs_table_col_index(t, col) : -1;
     buf[0] = 0;
-    if (c >= 0 && rs_table_nrows(t) > 0)
-        rs_cell_text(t, rs_table_nrows(t) - 1, c, buf, len);
+    if (c >= 0 && row >= 0 && row < rs_table_nrows(t))
+        rs_cell_text(t, row, c, buf, len);
     return buf;
 }
 

@@ -12,11 +12,11 @@
 #      rnn-train --check-args): exit 2 and one line naming the setting and the real
 #      cause, before anything is created (no folder; a resumed folder's saved settings
 #      untouched, a different value refused); STUDY_CHECK=1 checks alone;
-#   4. scaling/compose_tables.sh and compose_report.sh on a fake run folder: efficiency 1
-#      at N = 1, the step's parts and per-tensor's sum, time to target = steps x step
-#      time from the best point, the composition check's arithmetic, the report section
-#      replaced on a rerun, a missing compute point: exit 2 and one line; compose.sh's
-#      bad settings: exit 2 and one line, before any point runs;
+#   4. `study collect compose` on a fake run folder: efficiency 1 at N = 1, the step's
+#      parts and per-tensor's sum, time to target = steps x step time from the best
+#      point, the composition check's arithmetic, the report section replaced on a
+#      rerun, a missing compute point: exit 2 and one line; compose.sh's bad settings:
+#      exit 2 and one line, before any point runs;
 #   5. scaling/models.sh at a 1 s budget (hidden 8, 16): rows with finite perplexities,
 #      completion accuracy in [0, 1], the budget spent; a rerun runs no point and the
 #      report holds its section once; bad settings (CORPUS, OPT_FLAGS, SEED, ...): exit
@@ -169,7 +169,7 @@ for s in "SEED=abc" "SEED=2" "MODEL=--model gru"; do
         [ "$(wc -l < "$tmp/c1/converge_points.txt")" -eq "$npts" ] &&
         ok "resumed with $s: exit 2, the saved settings untouched: $(cat "$tmp/err")" || bad "resumed with $s: exit $rc: $(cat "$tmp/err")"
 done
-echo "== scaling/compose_tables.sh: the composition on a fake run folder"
+echo "== study collect compose: the composition on a fake run folder"
 # A run folder as scaling/compose.sh leaves it, with made-up measurements: N = 1, 2, 4;
 # b = 2; STRONG_B 8; two tensors of 1000 and 24 floats (1032 with the 64-byte
 # alignment), bptt 5; rdb takes 100 us per 4000-byte, 10 us per 96-byte allreduce; compute
@@ -180,7 +180,9 @@ fake() {
         "$P/eval" "$P/exchange-rdb" "$P/exchange-hier" \
         "$P/check-n4-library" "$P/check-n2-hier"
     printf 'N_LIST="1 2 4"\nB_LIST="2"\nOPT_N=""\nOPT_LIST="adam"\nEVAL_STREAMS="4"\nMODEL="--hidden 16"\n' > "$f/converge_settings.txt"
-    printf 'STRONG_B="8"\nREPEATS="3"\nNODE_GFLOPS="10"\nEVAL_EVERY="10"\nEVAL_ASYNC="0"\nGAMMA_GBYTES_PER_S="30"\n' > "$f/compose_settings.txt"
+    printf 'STRONG_B="8"\nNODE_GFLOPS="10"\nNODE_GFLOPS_WHY="set by NODE_GFLOPS"\nNODE_PEAK_GFLOPS="3060"\nEVAL_EVERY="10"\nEVAL_ASYNC="0"\nBENCH_STEPS="10"\nREPEATS="3"\nCHECK_N="4"\nCHECK_ALGOS="library hier"\nGAMMA_GBYTES_PER_S="30"\n' \
+        > "$f/compose_settings.txt"
+    : > "$f/compose_points.txt"
     printf 'a 1000 1\nb 24 1\nbptt 5\n' > "$f/compose_preset.txt"
     for r in "2 r1 12 0.05" "2 r2 10 0.05" "2 r3 9 0.05" "4 r1 18 0.1" "8 r1 34 0.2"; do
         set -- $r
@@ -199,8 +201,8 @@ fake() {
         > "$f/scaling_convergence.csv"
 }
 fake "$tmp/f1"
-sh scaling/compose_tables.sh "$tmp/f1" > "$tmp/f1.out" 2>&1 && sh scaling/compose_report.sh "$tmp/f1" >> "$tmp/f1.out" 2>&1 ||
-    { bad "compose_tables/report on the fake folder: exit $?"; cat "$tmp/f1.out"; }
+build/bin/study collect compose "$tmp/f1" > "$tmp/f1.out" 2>&1 ||
+    { bad "study collect compose on the fake folder: exit $?"; cat "$tmp/f1.out"; }
 # F CONDITION: every data row of CSV F satisfies the awk CONDITION (over v[column])
 # (near(x, y): equal to 1e-5 relative, the tables' 6 significant digits)
 rows_ok() { csv_rows "$1" '*' 'function near(x, y) { return (x - y) ^ 2 <= (1e-5 * y) ^ 2 + 1e-18 }
@@ -226,16 +228,18 @@ rows_ok "$tmp/f1/scaling_compose_check.csv" 'near(v["composed_step_ms"], 5 + 4 *
     (v["rel_diff"] - v["composed_step_ms"] / v["simulated_step_ms"] + 1) ^ 2 < 1e-10 && v["within_10pct"] == (v["rel_diff"] ^ 2 < 0.01)' &&
     ok "the check: composed = flops / G + optimizer + exchange, against train-sim's step" || bad "the composition check"
 grep -q "^## Weak and strong scaling" "$tmp/f1/scaling_report.md" && ok "the report section" || bad "no report section"
-sh scaling/compose_report.sh "$tmp/f1" > /dev/null 2>&1
-[ "$(grep -c "^## Weak and strong scaling" "$tmp/f1/scaling_report.md")" -eq 1 ] && ok "a rerun replaces the section" ||
-    bad "a rerun appended the section twice"
+build/bin/study collect compose "$tmp/f1" > /dev/null 2>&1
+[ "$(grep -c "^## Weak and strong scaling" "$tmp/f1/scaling_report.md")" -eq 1 ] &&
+    [ "$(grep -c '^<!-- scaling_compose -->$' "$tmp/f1/scaling_report.md")" -eq 1 ] &&
+    [ -f "$tmp/f1/old-1/scaling_weak.csv" ] && ok "a rerun replaces the section and keeps the earlier tables in old-1/" ||
+    bad "a rerun appended the section twice or overwrote the tables"
 rm "$tmp/f1/points/eval/bench.csv" "$tmp/f1/points/compute-b2-r1/bench.csv"
-sh scaling/compose_tables.sh "$tmp/f1" > /dev/null 2> "$tmp/err"
+build/bin/study collect compose "$tmp/f1" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "no compute point at the study's b: exit 2, one line" ||
     bad "a missing compute point: exit $rc: $(cat "$tmp/err")"
 mkdir "$tmp/f2" && cp "$tmp/f1/converge_settings.txt" "$tmp/f2/"
-for s in "STRONG_B=0" "NODE_GFLOPS=fast" "CHECK_ALGOS=ring"; do
+for s in "STRONG_B=0" "NODE_GFLOPS=fast" "CHECK_ALGOS=ring" "EVAL_ASYNC=yes"; do
     env $s sh scaling/compose.sh "$tmp/f2" > /dev/null 2> "$tmp/err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -f "$tmp/f2/compose_settings.txt" ] && [ ! -d "$tmp/f2/points" ] &&

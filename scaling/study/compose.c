@@ -1,0 +1,185 @@
+/* compose.c — the composition study: weak and strong scaling and time to target on a
+ * convergence study's run folder (`make scaling` runs it after scaling/converge.sh;
+ * scaling/compose.sh RUN alone, to resume or redo it).  The step at N nodes is composed:
+ *   T(N) = compute(b) + optimizer + exchange(N) + evaluation / eval_every
+ * compute and the optimizer measured on this machine's core (rnn-train --bench, one
+ * thread, the study's MODEL, the fastest of REPEATS interleaved repeats) or charged to a
+ * node of stated speed (NODE_GFLOPS); the exchange simulated under SMPI on the TaihuLight
+ * model (scaling/simulate) for the model's own gradient and tensors.  Points:
+ *   compute-bB-rK   rnn-train --bench at per-node batch B (the study's b and STRONG_B / N),
+ *                   REPEATS times, interleaved (repeat K of every B, then K + 1)
+ *   opt-NAME        the optimizer's time of each optimizer the study ran
+ *   eval            one evaluation of the validation split (EVAL_STREAMS streams)
+ *   exchange-rdb    the gradient and each tensor under SMPI's rdb (train-sim's library)
+ *   exchange-hier   the gradient under hier
+ *   check-nN-ALGO   scaling/train-sim at CHECK_N (flops mode at NODE_GFLOPS)
+ * The plan: compose_plan.c; the tables: compose_tables.c (from compose_facts.c);
+ * figures and report section: compose_report.c. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "compose_study.h"
+
+#define DEFAULT_WHY                                                                          \
+    "the default: an SW26010, the platform's node, 3060 GFLOP/s peak, at 3.3%, the fraction " \
+    "of peak the trainer's step reached on this core at b = 4 (2.4% and 3.9% measured under load)"
+
+/* NODE_GFLOPS_WHY, NODE_PEAK_GFLOPS and GAMMA_GBYTES_PER_S are derived (prepare), the
+ * others checked in check(): their messages say what each must be. */
+static const study_setting settings[] = {
+    {"STRONG_B", "256", NULL, SET_TEXT, NULL},
+    {"NODE_GFLOPS", "100", NULL, SET_TEXT, NULL},
+    {"NODE_GFLOPS_WHY", "", NULL, SET_TEXT, NULL},
+    {"NODE_PEAK_GFLOPS", "", NULL, SET_TEXT, NULL},
+    {"EVAL_EVERY", "50", NULL, SET_TEXT, NULL},
+    {"EVAL_ASYNC", "0", NULL, SET_TEXT, NULL},
+    {"BENCH_STEPS", "20", "10", SET_TEXT, NULL},
+    {"REPEATS", "3", "2", SET_TEXT, NULL},
+    {"CHECK_N", "16 100 800", "4 16 64", SET_TEXT, NULL},
+    {"CHECK_ALGOS", "library hier", NULL, SET_TEXT, NULL},
+    {"GAMMA_GBYTES_PER_S", "", NULL, SET_TEXT, NULL},
+};
+
+#define V(name) study_value(r, name)
+
+const char *compose_conv(const study_run *r, const char *name)
+{
+    static struct {
+        char name[32];
+        char *value;
+    } seen[32];
+    static int nseen;
+    for (int i = 0; i < nseen; i++)
+        if (strcmp(seen[i].name, name) == 0)
+            return seen[i].value ? seen[i].value : "";
+    char file[2300];
+    snprintf(file, sizeof file, "%s/converge_settings.txt", r->dir);
+    char *v = study_saved_value(file, name);
+    if (nseen < 32) {
+        snprintf(seen[nseen].name, sizeof seen[nseen].name, "%s", name);
+        seen[nseen++].value = v;
+    }
+    return v ? v : "";
+}
+
+int compose_preset_bytes(const study_run *r, double *bytes, int most)
+{
+    char path[2300], line[1024];
+    snprintf(path, sizeof path, "%s/compose_preset.txt", r->dir);
+    FILE *f = fopen(path, "r");
+    RS_CHECK(f, "%s missing: run scaling/compose.sh %s", path, r->dir);
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "#\n")] = 0;   /* NAME FLOATS 1; the header and bptt lines aside */
+        char a[256], b[256], c[256];
+        if (sscanf(line, "%255s %255s %255s", a, b, c) == 3 && n < most)
+            bytes[n++] = strtod(b, NULL) * 4;
+    }
+    fclose(f);
+    return n;
+}
+
+static int have_programs(void)
+{
+    RS_CHECK(access("build/bin/rnn-train", X_OK) == 0 && access("build/bin/platform-gen", X_OK) == 0,
+             "build/bin/rnn-train or platform-gen missing: run make");
+    return 0;
+}
+
+/* The TaihuLight platform's node peak and reduction rate, as platform-gen states them. */
+static int platform(char *peak, char *gamma, size_t len)
+{
+    FILE *p = popen("build/bin/platform-gen --platform taihulight --describe", "r");
+    RS_CHECK(p, "cannot run build/bin/platform-gen: run make");
+    char line[1024], key[128], val[128];
+    peak[0] = gamma[0] = 0;
+    while (fgets(line, sizeof line, p))
+        if (sscanf(line, "%127s %127s", key, val) == 2) {
+            if (strcmp(key, "host_gflops") == 0)
+                snprintf(peak, len, "%s", val);
+            if (strcmp(key, "reduce_gbytes_per_s") == 0)
+                snprintf(gamma, len, "%s", val);
+        }
+    int rc = pclose(p);
+    RS_CHECK(rc == 0 && peak[0] && gamma[0],
+             "build/bin/platform-gen --describe gave no host_gflops or reduce_gbytes_per_s: run make");
+    return 0;
+}
+
+/* A new folder: the derived settings.  A resumed one: NODE_GFLOPS=auto, which the plan
+ * replaced in the folder by the speed it measured, is the same setting. */
+static int prepare(study_run *r, int saved)
+{
+    const char *g = getenv("NODE_GFLOPS");
+    if (saved) {
+        char file[2300];
+        snprintf(file, sizeof file, "%s/compose_settings.txt", r->dir);
+        char *why = study_saved_value(file, "NODE_GFLOPS_WHY");
+        if (g && strcmp(g, "auto") == 0 && why && strncmp(why, "auto:", 5) == 0)
+            unsetenv("NODE_GFLOPS");
+        free(why);
+        return 0;
+    }
+    char peak[128], gamma[128];
+    if (have_programs() != 0 || platform(peak, gamma, sizeof peak) != 0)
+        return -1;
+    setenv("NODE_GFLOPS_WHY", g && *g ? "set by NODE_GFLOPS" : DEFAULT_WHY, 1);
+    setenv("NODE_PEAK_GFLOPS", peak, 1);
+    setenv("GAMMA_GBYTES_PER_S", gamma, 1);
+    return 0;
+}
+
+static int is_pos_int(const char *s) { return *s && s[strspn(s, "0123456789")] == 0 && atol(s) > 0; }
+
+static int check(study_run *r)
+{
+    char file[2300];
+    snprintf(file, sizeof file, "%s/compose_settings.txt", r->dir);
+    /* CHECK_N="" asks for no train-sim check, where the driver would take the default */
+    if (access(file, F_OK) != 0 && getenv("CHECK_N") && !*getenv("CHECK_N"))
+        study_set_value(r, "CHECK_N", "");
+    snprintf(file, sizeof file, "%s/converge_settings.txt", r->dir);
+    const char *only = getenv("STUDY_CHECK");
+    RS_CHECK((only && *only) || access(file, R_OK) == 0,
+             "%s missing: run scaling/converge.sh on %s first", file, r->dir);
+    if (have_programs() != 0)
+        return -1;
+    static const char *const ints[] = {"STRONG_B", "EVAL_EVERY", "BENCH_STEPS", "REPEATS"};
+    for (int i = 0; i < 4; i++)
+        RS_CHECK(is_pos_int(V(ints[i])), "%s=%s: expected a positive integer", ints[i], V(ints[i]));
+    char list[1024], *save;
+    snprintf(list, sizeof list, "%s", V("CHECK_N"));
+    for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        RS_CHECK(is_pos_int(t), "CHECK_N=%s: '%s' is not a positive integer", V("CHECK_N"), t);
+    const char *g = V("NODE_GFLOPS");
+    RS_CHECK(strcmp(g, "auto") == 0 || (*g && g[strspn(g, "0123456789.eE+-")] == 0 && strtod(g, NULL) > 0),
+             "NODE_GFLOPS=%s: expected auto or a speed in GFLOP/s > 0", g);
+    snprintf(list, sizeof list, "%s", V("CHECK_ALGOS"));
+    for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        RS_CHECK(strcmp(t, "library") == 0 || strcmp(t, "hier") == 0,
+                 "CHECK_ALGOS=%s: '%s' is not library or hier", V("CHECK_ALGOS"), t);
+    RS_CHECK(strcmp(V("EVAL_ASYNC"), "0") == 0 || strcmp(V("EVAL_ASYNC"), "1") == 0,
+             "EVAL_ASYNC=%s: expected 0 (evaluation exposed) or 1 (not)", V("EVAL_ASYNC"));
+    return 0;
+}
+
+static int collect(study_run *r)
+{
+    int rc = compose_tables(r);
+    return rc != 0 ? rc : compose_report(r);
+}
+
+const study_def compose_study = {
+    .name = "compose",
+    .settings = settings,
+    .nsettings = (int)(sizeof settings / sizeof settings[0]),
+    .jobs = 1,
+    .prepare = prepare,
+    .check = check,
+    .plan = compose_plan,
+    .collect = collect,
+};

@@ -1,0 +1,259 @@
+/* compose_plan.c — the composition study's points (compose.c lists them): compute at
+ * every per-node batch, REPEATS times interleaved, the optimizers and one evaluation,
+ * measured here; once the first compute point is done, the model's tensors
+ * (compose_preset.txt, laid out by models/model_layout.c for the measured model and
+ * checked against its gradient), NODE_GFLOPS=auto settled, and the simulated points:
+ * the exchange under scaling/simulate, the composition's check under scaling/train-sim. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "compose_study.h"
+#include "fsio.h"
+#include "model.h"
+
+#define V(name) study_value(r, name)
+#define C(name) compose_conv(r, name)
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sorted distinct values of v[0..n): their count. */
+static int distinct(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (m == 0 || v[i] != v[m - 1])
+            v[m++] = v[i];
+    return m;
+}
+
+/* The words of s, one space between (as the shell passes an unquoted setting on). */
+static const char *words(const char *s, char *buf, size_t len)
+{
+    char copy[4096], *save;
+    size_t n = 0;
+    snprintf(copy, sizeof copy, "%s", s);
+    buf[0] = 0;
+    for (char *t = strtok_r(copy, " \t\n", &save); t && n < len; t = strtok_r(NULL, " \t\n", &save))
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", t);
+    return buf;
+}
+
+static void bench_cmd(const study_run *r, const char *optimizer, char *buf, size_t len)
+{
+    snprintf(buf, len, "rnn-train %s --threads %s --seed %s --optimizer %s --bench %s --csv bench.csv",
+             C("MODEL"), C("THREADS"), C("SEED"), optimizer, V("BENCH_STEPS"));
+}
+
+/* compute at every per-node batch, the optimizers, the evaluation: measured here. */
+static int plan_measured(study_run *r, long b0)
+{
+    char bench[4096], list[4096], *save;
+    int steps = atoi(V("BENCH_STEPS")), nb = 0;
+    long strong = atol(V("STRONG_B"));
+    double batches[512];
+    snprintf(list, sizeof list, "%s", C("B_LIST"));
+    for (char *t = strtok_r(list, " \t", &save); t && nb < 256; t = strtok_r(NULL, " \t", &save))
+        batches[nb++] = atol(t);
+    snprintf(list, sizeof list, "%s", C("N_LIST"));
+    for (char *t = strtok_r(list, " \t", &save); t && nb < 512; t = strtok_r(NULL, " \t", &save))
+        if (atol(t) > 0 && strong % atol(t) == 0)
+            batches[nb++] = (double)(strong / atol(t));
+    nb = distinct(batches, nb);
+    bench_cmd(r, "momentum", bench, sizeof bench);
+    /* interleaved, so that a change in the machine's load touches every b alike */
+    for (int k = 1; k <= atoi(V("REPEATS")); k++)
+        for (int i = 0; i < nb; i++) {
+            long b = (long)batches[i];
+            char name[64];
+            snprintf(name, sizeof name, "compute-b%ld-r%d", b, k);
+            if (study_add(r, name, steps * (20 + b), "0", "%s --batch %ld", bench, b) != 0)
+                return -1;
+        }
+    char seen[4096] = " momentum ";
+    snprintf(list, sizeof list, "%s", *C("OPT_N") ? C("OPT_LIST") : "");
+    for (char *o = strtok_r(list, " ", &save); o; o = strtok_r(NULL, " ", &save)) {
+        char key[300], name[300], cmd[4096];
+        snprintf(key, sizeof key, " %s ", o);
+        if (strstr(seen, key))
+            continue;
+        snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s ", o);
+        snprintf(name, sizeof name, "opt-%s", o);
+        bench_cmd(r, o, cmd, sizeof cmd);
+        if (study_add(r, name, steps * (20 + b0), "0", "%s --batch %ld", cmd, b0) != 0)
+            return -1;
+    }
+    long streams = atol(C("EVAL_STREAMS")), es = (streams + b0 - 1) / b0 * b0;
+    return study_add(r, "eval", steps * (20 + b0) * 3, "0", "%s --batch %ld --eval-streams %ld --eval-every %d",
+                     bench, b0, es, steps / 2);
+}
+
+/* 1 when some point of the points file is done. */
+static int any_done(const study_run *r)
+{
+    char line[8192], name[256], rc[64];
+    int done = 0;
+    FILE *f = fopen(r->points, "r");
+    while (f && !done && fgets(line, sizeof line, f))
+        if (sscanf(line, "%255s %*s %63s", name, rc) == 2 && name[0] != '#' && strcmp(rc, "x") != 0)
+            done = study_point_state(r, name) > 0;
+    if (f)
+        fclose(f);
+    return done;
+}
+
+typedef struct {
+    const rs_table *bench;
+    const param_layout *lay;
+} preset_ctx;
+
+static int preset_writer(FILE *f, void *ctx)
+{
+    const preset_ctx *p = ctx;
+    char v[6][64];
+    static const char *const cols[] = {"model", "hidden", "layers", "embed", "vocab", "classes"};
+    for (int i = 0; i < 6; i++)
+        study_cell_at(p->bench, 0, cols[i], v[i], sizeof v[i]);
+    fprintf(f, "# %s hidden %s layers %s embed %s vocab %s classes %s\n", v[0], v[1], v[2], v[3], v[4], v[5]);
+    for (int i = 0; i < p->lay->n; i++)
+        fprintf(f, "%-8s %ld 1\n", p->lay->t[i].name, p->lay->t[i].rows * p->lay->t[i].cols);
+    fprintf(f, "bptt %s\n", study_cell_at(p->bench, 0, "bptt", v[0], sizeof v[0]));
+    return ferror(f) ? -1 : 0;
+}
+
+/* compose_preset.txt: the model's tensors as rnn-train lays them out; their sum must be
+ * the gradient the trainer measured (its params). */
+static int write_preset(const study_run *r, const rs_table *bench, const char *params)
+{
+    char buf[64];
+    model_cfg c = {
+        .cell = strcmp(study_cell_at(bench, 0, "model", buf, sizeof buf), "lstm") == 0 ? CELL_LSTM : CELL_ELMAN,
+        .layers = atoi(study_cell_at(bench, 0, "layers", buf, sizeof buf)),
+        .hidden = atoi(study_cell_at(bench, 0, "hidden", buf, sizeof buf)),
+        .embed = atoi(study_cell_at(bench, 0, "embed", buf, sizeof buf)),
+        .vocab = atoi(study_cell_at(bench, 0, "vocab", buf, sizeof buf)),
+        .classes = atoi(study_cell_at(bench, 0, "classes", buf, sizeof buf)),
+    };
+    param_layout lay;
+    RS_CHECK(c.layers >= 1 && c.layers <= MODEL_MAX_LAYERS, "rnn-train's bench.csv has layers '%s': "
+             "cannot lay out the model's tensors (rebuild rnn-train)",
+             study_cell_at(bench, 0, "layers", buf, sizeof buf));
+    model_layout(&c, &lay);
+    RS_CHECK(lay.total == atol(params), "the tensors sum to %ld floats, rnn-train has %s: cannot lay "
+             "out the model's tensors (rebuild rnn-train)", lay.total, params);
+    char path[2300];
+    snprintf(path, sizeof path, "%s/compose_preset.txt", r->dir);
+    preset_ctx ctx = {bench, &lay};
+    return rs_write_atomic(path, preset_writer, &ctx);
+}
+
+/* NODE_GFLOPS=auto: the platform node's peak x the fraction of peak measured here. */
+static int settle_auto(study_run *r, const rs_table *bench, const char *b0)
+{
+    char frac[64], g[64], why[1024];
+    study_cell_at(bench, 0, "frac_of_peak", frac, sizeof frac);
+    RS_CHECK(frac[0], "NODE_GFLOPS=auto: compute-b%s-r1 measured no frac_of_peak; set NODE_GFLOPS=G", b0);
+    snprintf(g, sizeof g, "%.3g", strtod(V("NODE_PEAK_GFLOPS"), NULL) * strtod(frac, NULL));
+    snprintf(why, sizeof why, "auto: the platform node's peak %s GFLOP/s x %s, the fraction of peak "
+             "the step reached here at b = %s", V("NODE_PEAK_GFLOPS"), frac, b0);
+    printf("compose: NODE_GFLOPS = %s (%s GFLOP/s x %s)\n", g, V("NODE_PEAK_GFLOPS"), frac);
+    study_set_value(r, "NODE_GFLOPS", g);
+    study_set_value(r, "NODE_GFLOPS_WHY", why);
+    return study_save_settings(r);
+}
+
+/* The exchange, simulated; the composition check (train-sim). */
+static int plan_simulated(study_run *r, const char *b0, const char *params)
+{
+    char root[2048], run[4096], list[4096], nodes[4096] = "", sizes[8192] = "", model[4096], *save;
+    RS_CHECK(getcwd(root, sizeof root) && realpath(r->dir, run), "cannot resolve %s's path", r->dir);
+    snprintf(list, sizeof list, "%s", C("N_LIST"));
+    for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        if (atol(t) >= 2)
+            snprintf(nodes + strlen(nodes), sizeof nodes - strlen(nodes), "%s%s", nodes[0] ? "," : "", t);
+    double bytes[65];
+    int n = compose_preset_bytes(r, bytes, 64);
+    if (n < 0)
+        return -1;
+    bytes[n++] = strtod(params, NULL) * 4;
+    n = distinct(bytes, n);
+    for (int i = 0; i < n; i++)
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%.0f", i ? "," : "", bytes[i]);
+    if (nodes[0] &&
+        (study_add(r, "exchange-rdb", 400, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
+                   "--algo smpi:rdb --sizes %s --csv exchange.csv", root, nodes, sizes) != 0 ||
+         study_add(r, "exchange-hier", 400, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
+                   "--algo hier --sizes %.0f --csv exchange.csv", root, nodes, strtod(params, NULL) * 4) != 0))
+        return -1;
+    char algos[1024], *save2;
+    words(C("MODEL"), model, sizeof model);
+    snprintf(list, sizeof list, "%s", V("CHECK_N"));
+    for (char *N = strtok_r(list, " \t", &save); N; N = strtok_r(NULL, " \t", &save)) {
+        snprintf(algos, sizeof algos, "%s", V("CHECK_ALGOS"));
+        for (char *a = strtok_r(algos, " \t", &save2); a; a = strtok_r(NULL, " \t", &save2)) {
+            char name[256];
+            snprintf(name, sizeof name, "check-n%s-%s", N, a);
+            /* from the root: rnn-train-smpi finds the corpus from the working folder */
+            if (study_add(r, name, atol(N) * 4, "0", "cd %s && scaling/train-sim --platform taihulight "
+                          "--nodes %s --allreduce %s --compute flops:%s --csv %s/points/%s/check.csv -- %s "
+                          "--batch %s --optimizer momentum", root, N, a, V("NODE_GFLOPS"), run, name, model,
+                          b0) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The measured points first; once the first compute point is done, the model's tensors
+ * and (NODE_GFLOPS=auto) the node's speed are known, and the simulated points follow. */
+int compose_plan(study_run *r)
+{
+    char b0[64] = "", first[128];
+    sscanf(C("B_LIST"), "%63s", b0);
+    RS_CHECK(atol(b0) > 0, "%s/converge_settings.txt: B_LIST=\"%s\" has no per-node batch", r->dir,
+             C("B_LIST"));
+    if (plan_measured(r, atol(b0)) != 0)
+        return -1;
+    snprintf(first, sizeof first, "compute-b%s-r1", b0);
+    int st = study_point_state(r, first);
+    if (st == 0)
+        return 0;
+    if (st < 0) {
+        char why[2048];
+        snprintf(why, sizeof why, "%s", rs_lasterr());
+        if (any_done(r))
+            rs_seterr("%s", why);
+        else
+            rs_seterr("every point failed (their logs: %s/points/*/stderr.txt); no table, report or "
+                      "figure written", r->dir);
+        return 1;
+    }
+    rs_table *bench = study_point_csv(r, first, "bench.csv");
+    if (!bench) {
+        rs_seterr("the point %s wrote no bench.csv (logs: %s/points/%s/); nothing more to run", first,
+                  r->dir, first);
+        return 1;
+    }
+    char params[64], path[2300];
+    study_cell_at(bench, 0, "params", params, sizeof params);
+    snprintf(path, sizeof path, "%s/compose_preset.txt", r->dir);
+    int rc = 0;
+    if (!params[0]) {
+        rs_seterr("%s/points/%s/bench.csv has no params column (rebuild rnn-train)", r->dir, first);
+        rc = -1;
+    } else if (access(path, F_OK) != 0)
+        rc = write_preset(r, bench, params);
+    if (rc == 0 && strcmp(V("NODE_GFLOPS"), "auto") == 0)
+        rc = settle_auto(r, bench, b0);
+    rs_table_free(bench);
+    return rc != 0 ? rc : plan_simulated(r, b0, params);
+}
+

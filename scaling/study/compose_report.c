@@ -1,0 +1,383 @@
+/* compose_report.c — the composition study's figures and report section, from its
+ * tables (read back as the project reads every CSV):
+ *   figures/scaling_efficiency.png      plot/scaling_efficiency.gp (weak and strong)
+ *   figures/scaling_breakdown.png       plot/scaling_breakdown.gp (the step's parts)
+ *   figures/scaling_time_to_target.png  plot/scaling_time_to_target.gp
+ *   scaling_compose.md                  the section "Weak and strong scaling, time to
+ *                                       target", put into scaling_report.md between
+ *                                       <!-- scaling_compose --> marks
+ * Earlier figures and sections move to old-K/ (study_keep_aside). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "compose_study.h"
+#include "fsio.h"
+
+static const char *const schemes[] = {"fused-library", "fused-hier", "per-tensor"};
+static const char *const figures[] = {"scaling_efficiency", "scaling_breakdown", "scaling_time_to_target"};
+
+static int on_path(const char *prog)
+{
+    char path[4096], file[4400], *save;
+    snprintf(path, sizeof path, "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    for (char *d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(file, sizeof file, "%s/%s", d, prog);
+        if (access(file, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* plot/NAME.gp with the variables VARS (gnuplot assignments): 0 or 1. */
+static int draw(const study_run *r, const char *name, const char *vars)
+{
+    char expr[8192], gp[256];
+    snprintf(expr, sizeof expr, "%s; out='%s/figures/%s.png'", vars, r->dir, name);
+    snprintf(gp, sizeof gp, "plot/%s.gp", name);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("gnuplot", "gnuplot", "-e", expr, gp, (char *)NULL);
+        _exit(127);
+    }
+    int st = 1;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "compose: %s failed\n", gp);
+        return 1;
+    }
+    printf("compose: %s/figures/%s.png\n", r->dir, name);
+    return 0;
+}
+
+static int draw_all(const study_run *r, const rs_table *target)
+{
+    char vars[8192], dir[2300];
+    int status = 0;
+    snprintf(dir, sizeof dir, "%s/figures", r->dir);
+    if (!on_path("gnuplot"))
+        return 0;
+    if (rs_mkdir_p(dir) != 0) {
+        fprintf(stderr, "compose: cannot create %s\n", dir);
+        return 1;
+    }
+    snprintf(vars, sizeof vars, "weak='%s/scaling_weak.csv'; strong='%s/scaling_strong.csv'", r->dir, r->dir);
+    status |= draw(r, figures[0], vars);
+    snprintf(vars, sizeof vars, "csv='%s/scaling_weak.csv'", r->dir);
+    status |= draw(r, figures[1], vars);
+    /* no time to target before the convergence study has a best point */
+    snprintf(vars, sizeof vars, "csv='%s/scaling_time_to_target.csv'", r->dir);
+    if (rs_table_nrows(target) > 0)
+        status |= draw(r, figures[2], vars);
+    return status;
+}
+
+static const char *cell(const rs_table *t, int row, const char *col, char *buf, size_t len)
+{
+    return study_cell_at(t, row, col, buf, len);
+}
+
+static double num(const rs_table *t, int row, const char *col)
+{
+    char buf[128];
+    return strtod(cell(t, row, col, buf, sizeof buf), NULL);
+}
+
+/* "-" for no value, whole from 1000 on, else 3 significant digits */
+static const char *fmt(const char *x, char *buf, size_t len)
+{
+    double v = strtod(x, NULL);
+    snprintf(buf, len, !*x ? "-" : v >= 1000 ? "%.0f" : "%.3g", v);
+    return buf;
+}
+
+/* One markdown table of node kind KIND: per (N, b), the column FIRST and each scheme's
+ * COLS (each "column:label"). */
+static void by_scheme(FILE *f, const rs_table *t, const char *kind, const char *first, const char *flabel,
+                      const char *const *cols, int nc)
+{
+    int n = rs_table_nrows(t), nk = 0, *key = calloc((size_t)n + 1, sizeof *key);
+    int *at = calloc((size_t)(n + 1) * 3, sizeof *at);   /* (key, scheme): its last row + 1 */
+    RS_ASSERT(key && at);
+    char a[128], b[128], c[128], d[128], s[64], buf[64];
+    fprintf(f, "| N | b | %s |", flabel);
+    for (int sc = 0; sc < 3; sc++)
+        for (int i = 0; i < nc; i++)
+            fprintf(f, " %s: %s |", schemes[sc], strchr(cols[i], ':') + 1);
+    fprintf(f, "\n| ---: | ---: | ---: |");
+    for (int i = 0; i < 3 * nc; i++)
+        fprintf(f, " ---: |");
+    fprintf(f, "\n");
+    for (int row = 0; row < n; row++) {
+        if (strcmp(cell(t, row, "node", s, sizeof s), kind) != 0)
+            continue;
+        int k = 0;
+        cell(t, row, "nodes", a, sizeof a);
+        cell(t, row, "b", b, sizeof b);
+        while (k < nk && (strcmp(cell(t, key[k], "nodes", c, sizeof c), a) != 0 ||
+                          strcmp(cell(t, key[k], "b", d, sizeof d), b) != 0))
+            k++;
+        if (k == nk)
+            key[nk++] = row;
+        cell(t, row, "scheme", s, sizeof s);
+        for (int sc = 0; sc < 3; sc++)
+            if (strcmp(s, schemes[sc]) == 0)
+                at[k * 3 + sc] = row + 1;
+    }
+    for (int k = 0; k < nk; k++) {
+        fprintf(f, "| %s | %s | %s |", cell(t, key[k], "nodes", a, sizeof a), cell(t, key[k], "b", b, sizeof b),
+                fmt(cell(t, key[k], first, c, sizeof c), buf, sizeof buf));
+        for (int sc = 0; sc < 3; sc++)
+            for (int i = 0; i < nc; i++) {
+                char col[64];
+                snprintf(col, sizeof col, "%.*s", (int)strcspn(cols[i], ":"), cols[i]);
+                int row = at[k * 3 + sc] - 1;
+                fprintf(f, " %s |", fmt(row < 0 ? "" : cell(t, row, col, c, sizeof c), buf, sizeof buf));
+            }
+        fprintf(f, "\n");
+    }
+    free(key);
+    free(at);
+}
+
+/* The node count that reaches the target first, per (node kind, b, scheme). */
+static void fastest(FILE *f, const rs_table *t)
+{
+    char a[128], b[128], c[128], d[128], e[128];
+    for (int row = 0; row < rs_table_nrows(t); row++) {
+        if (strcmp(cell(t, row, "fastest", a, sizeof a), "1") != 0)
+            continue;
+        char node[160], speedup[64];
+        if (strcmp(cell(t, row, "node", a, sizeof a), "core") == 0)
+            snprintf(node, sizeof node, "this core");
+        else
+            snprintf(node, sizeof node, "%s GFLOP/s node", cell(t, row, "node_gflops", a, sizeof a));
+        if (*cell(t, row, "speedup", a, sizeof a))
+            snprintf(speedup, sizeof speedup, "%.3g", strtod(a, NULL));
+        else
+            snprintf(speedup, sizeof speedup, "-");
+        fprintf(f, "- %s, b = %s, %s: N = %s, %.3g s (%s steps of %.3g ms; %sx faster than N = 1)\n", node,
+                cell(t, row, "b", b, sizeof b), cell(t, row, "scheme", c, sizeof c),
+                cell(t, row, "nodes", d, sizeof d),
+                num(t, row, "time_to_target_s"), cell(t, row, "steps_to_target", e, sizeof e),
+                num(t, row, "step_ms"), speedup);
+    }
+}
+
+/* compute's spread over the repeats per b, this core's rows of the strong table, then
+ * the weak one's (every b the tables use) */
+static void spread(FILE *f, const rs_table *strong, const rs_table *weak)
+{
+    char seen[4096] = " ", key[160], b[128], s[64];
+    int n = 0;
+    const rs_table *t[2] = {strong, weak};
+    for (int i = 0; i < 2; i++)
+        for (int row = 0; row < rs_table_nrows(t[i]); row++) {
+            snprintf(key, sizeof key, " %s ", cell(t[i], row, "b", b, sizeof b));
+            if (strcmp(cell(t[i], row, "node", s, sizeof s), "core") != 0 || strstr(seen, key))
+                continue;
+            snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s ", b);
+            fprintf(f, "%sb = %s: %.4g - %.4g ms", n++ ? "; " : "", b, num(t[i], row, "compute_ms_min"),
+                    num(t[i], row, "compute_ms_max"));
+        }
+}
+
+typedef struct {
+    double nodes;
+    char scheme[64], line[512];
+} check_line;
+
+static int by_nodes_scheme(const void *a, const void *b)
+{
+    const check_line *x = a, *y = b;
+    if (x->nodes != y->nodes)
+        return x->nodes < y->nodes ? -1 : 1;
+    int c = strcmp(x->scheme, y->scheme);
+    return c ? c : strcmp(x->line, y->line);
+}
+
+/* The composition against train-sim, by N then scheme. */
+static void check_table(FILE *f, const rs_table *t)
+{
+    int n = rs_table_nrows(t);
+    check_line *l = calloc((size_t)n + 1, sizeof *l);
+    RS_ASSERT(l != NULL);
+    char a[128], g[128];
+    for (int row = 0; row < n; row++) {
+        l[row].nodes = num(t, row, "nodes");
+        cell(t, row, "scheme", l[row].scheme, sizeof l[row].scheme);
+        snprintf(l[row].line, sizeof l[row].line, "| %s | %s | %s | %.4g | %.4g | %+.1f%% | %.4g / %.4g |\n",
+                 cell(t, row, "nodes", a, sizeof a), l[row].scheme, cell(t, row, "node_gflops", g, sizeof g),
+                 num(t, row, "composed_step_ms"), num(t, row, "simulated_step_ms"),
+                 100 * num(t, row, "rel_diff"),
+                 num(t, row, "composed_exchange_ms"), num(t, row, "simulated_exchange_ms"));
+    }
+    qsort(l, (size_t)n, sizeof *l, by_nodes_scheme);
+    for (int row = 0; row < n; row++)
+        fputs(l[row].line, f);
+    free(l);
+}
+
+typedef struct {
+    const study_run *r;
+    const rs_table *weak, *strong, *target, *check;
+} section_ctx;
+
+static int section_writer(FILE *f, void *ctx)
+{
+    const section_ctx *x = ctx;
+    const study_run *r = x->r;
+#define S(name) study_value(r, name)
+    double bytes[64];
+    int ntensor = compose_preset_bytes(r, bytes, 64);
+    char tensors[32] = "";
+    if (ntensor > 0)
+        snprintf(tensors, sizeof tensors, "%d", ntensor);
+    fprintf(f, "## Weak and strong scaling, time to target\n\n"
+               "The step at N nodes is composed: T(N) = compute(b) + optimizer + exposed exchange(N) +\n"
+               "exposed evaluation. compute and the optimizer (momentum) are `rnn-train --bench` on this\n"
+               "machine, one thread (`%s`), at every per-node batch b, the fastest of %s interleaved\n"
+               "repeats (the machine was loaded; compute per b, fastest - slowest: ",
+            compose_conv(r, "MODEL"), S("REPEATS"));
+    spread(f, x->strong, x->weak);
+    fprintf(f, "); the exchange is the model's\n"
+               "own gradient (%s tensors, compose_preset.txt) simulated under SMPI on the TaihuLight model\n"
+               "(`scaling/simulate`): `fused-library` one allreduce of the flat gradient with SMPI's rdb\n"
+               "(train-sim's `library`), `fused-hier` the same with hier, `per-tensor` one library allreduce\n"
+               "per tensor per unrolled step (Caffe-style, each size simulated once and multiplied out). All\n"
+               "three are blocking, so the exchange is all exposed.\n", tensors);
+    if (strcmp(S("EVAL_ASYNC"), "1") == 0)
+        fprintf(f, "Evaluation: asynchronous (`--eval-async`), not exposed (0).\n");
+    else
+        fprintf(f, "Evaluation: synchronous, one evaluation of valid (%s streams) every %s steps in every\n"
+                   "table (the study's own interval, ~1/20 of the steps to resolve the crossing, would "
+                   "dominate T(N)).\n",
+                compose_conv(r, "EVAL_STREAMS"), S("EVAL_EVERY"));
+    fprintf(f, "Two nodes: `core`, this machine's core as measured (the machine was loaded); `gflops`, a\n"
+               "node of %s GFLOP/s (%s): compute = the\n"
+               "step's flops / %s GFLOP/s, the optimizer its memory traffic at %s GB/s (as\n"
+               "`rnn-train-smpi` charges it), evaluation scaled by this core's GFLOP/s over the node's.\n\n",
+            S("NODE_GFLOPS"), *S("NODE_GFLOPS_WHY") ? S("NODE_GFLOPS_WHY") : "set by NODE_GFLOPS",
+            S("NODE_GFLOPS"), S("GAMMA_GBYTES_PER_S"));
+    static const char *const step_eff[] = {"step_ms:ms", "efficiency:eff"};
+    static const char *const secs[] = {"time_to_target_s:s"};
+    static const char *const kinds[] = {"core", "gflops"};
+    for (int k = 0; k < 2; k++) {
+        fprintf(f, "### Weak scaling, %s node (per-node batch fixed): step ms, efficiency\n\n", kinds[k]);
+        by_scheme(f, x->weak, kinds[k], "compute_ms", "compute ms", step_eff, 2);
+        fprintf(f, "\n");
+    }
+    for (int k = 0; k < 2; k++) {
+        fprintf(f, "### Strong scaling, %s node (global batch %s, b = %s / N): step ms, efficiency\n\n",
+                kinds[k], S("STRONG_B"), S("STRONG_B"));
+        by_scheme(f, x->strong, kinds[k], "compute_ms", "compute ms", step_eff, 2);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "### Time to target (steps of the study's best point x T(N)), seconds\n\n");
+    for (int k = 0; k < 2; k++) {
+        fprintf(f, "%s node:\n\n", kinds[k]);
+        by_scheme(f, x->target, kinds[k], "steps_to_target", "steps", secs, 1);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "The node count that reaches the target first:\n\n");
+    fastest(f, x->target);
+    fprintf(f, "\n### The composition against the simulated trainer (scaling/train-sim, flops mode)\n\n"
+               "| N | scheme | node GFLOP/s | composed ms | simulated ms | difference "
+               "| exchange composed / simulated ms |\n"
+               "| ---: | --- | ---: | ---: | ---: | ---: | --- |\n");
+    check_table(f, x->check);
+    fprintf(f, "\n");
+    for (int i = 0; i < 3; i++) {
+        char png[2400];
+        snprintf(png, sizeof png, "%s/figures/%s.png", r->dir, figures[i]);
+        if (access(png, F_OK) == 0)
+            fprintf(f, "![%s](figures/%s.png)\n", figures[i], figures[i]);
+    }
+#undef S
+    return ferror(f) ? -1 : 0;
+}
+
+/* A report whose section was written before it had its own marks holds it from this
+ * line up to the next section's mark (or the end): dropped, as the section is rewritten. */
+#define UNMARKED "<!-- compose_report.sh: weak and strong scaling, time to target -->\n"
+
+static int unmarked_writer(FILE *out, void *ctx)
+{
+    FILE *in = fopen(ctx, "r");
+    char line[8192];
+    int skip = 0;
+    while (in && fgets(line, sizeof line, in)) {
+        if (strcmp(line, UNMARKED) == 0)
+            skip = 1;
+        else if (strncmp(line, "<!-- ", 5) == 0)
+            skip = 0;
+        if (!skip)
+            fputs(line, out);
+    }
+    if (in)
+        fclose(in);
+    return in && !ferror(out) ? 0 : -1;
+}
+
+static int drop_unmarked(const study_run *r)
+{
+    char report[2400], tmp[2500], line[8192];
+    snprintf(report, sizeof report, "%s/scaling_report.md", r->dir);
+    FILE *f = fopen(report, "r");
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strcmp(line, UNMARKED) == 0;
+    if (f)
+        fclose(f);
+    if (!found)
+        return 0;
+    snprintf(tmp, sizeof tmp, "%s.unmarked", report);
+    unlink(tmp);
+    RS_CHECK(rs_write_atomic(tmp, unmarked_writer, report) == 0 && rename(tmp, report) == 0,
+             "cannot write %s: %s", report, rs_lasterr());
+    return 0;
+}
+
+int compose_report(const study_run *r)
+{
+    static const char *const names[] = {"weak", "strong", "time_to_target", "compose_check"};
+    rs_table *t[4];
+    int status = 0;
+    for (int i = 0; i < 4; i++) {
+        char path[2400];
+        snprintf(path, sizeof path, "%s/scaling_%s.csv", r->dir, names[i]);
+        t[i] = rs_table_read_csv(path);
+        if (!t[i]) {
+            fprintf(stderr, "compose: %s\n", rs_lasterr());
+            status = 1;
+        }
+    }
+    if (status == 0)
+        status = study_keep_aside(r, "scaling_compose.md") != 0;
+    for (int i = 0; i < 3 && status == 0; i++) {
+        char png[128];
+        snprintf(png, sizeof png, "figures/%s.png", figures[i]);
+        status = study_keep_aside(r, png) != 0;
+    }
+    if (status == 0) {
+        status = draw_all(r, t[2]);
+        char md[2400];
+        snprintf(md, sizeof md, "%s/scaling_compose.md", r->dir);
+        section_ctx ctx = {r, t[0], t[1], t[2], t[3]};
+        if (rs_write_atomic(md, section_writer, &ctx) == 0 && drop_unmarked(r) == 0 &&
+            study_report_section(r, "scaling_compose", "scaling_compose.md") == 0)
+            printf("compose: report section in %s/scaling_report.md\n", r->dir);
+        else {
+            fprintf(stderr, "compose: %s\n", rs_lasterr());
+            status = 1;
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        if (t[i])
+            rs_table_free(t[i]);
+    return status;
+}

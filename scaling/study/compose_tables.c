@@ -1,0 +1,385 @@
+/* compose_tables.c — the composition study's tables from its facts (compose_facts.c):
+ *   scaling_weak.csv             per-node batch b fixed (the study's B_LIST)
+ *   scaling_strong.csv           global batch STRONG_B fixed, b = STRONG_B / N where integral
+ *   scaling_time_to_target.csv   steps-to-target of the study's best point per (N, b) x T(N)
+ *   scaling_compose_check.csv    the composed step against scaling/train-sim's simulated one
+ * T(N) = compute(b) + optimizer + exchange(N) + evaluation / eval_every (0 when async),
+ * for the exchange schemes fused-library (SMPI's rdb, train-sim's `library`), fused-hier
+ * and per-tensor (library, one allreduce per tensor per unrolled step), and (but the
+ * check) for two nodes: `core`, this machine's core as measured, and `gflops`, a node
+ * of NODE_GFLOPS: compute = the step's flops / NODE_GFLOPS, optimizer = its memory
+ * traffic at the platform's gamma rate (as train-sim charges it), evaluation scaled by
+ * this core's GFLOP/s over NODE_GFLOPS.  A part that a missing point would give leaves
+ * its row out (counted on stderr).  Numbers are written with 6 significant digits. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "compose_study.h"
+
+static const char *const schemes[] = {"fused-library", "fused-hier", "per-tensor"};
+enum { FUSED_LIBRARY, FUSED_HIER, PER_TENSOR, NSCHEMES };
+
+typedef struct {
+    const compose_facts *f;
+    const char *G_text;          /* NODE_GFLOPS as the settings say it */
+    double G, gamma, every;
+    int async;
+    const compose_batch *b0;     /* the study's first per-node batch */
+    double momentum_ms;          /* momentum on this core: its fastest time at b0 */
+    double pc, po, px, pe;       /* the parts of the last step() */
+    int missing;                 /* rows left out */
+} composer;
+
+static const compose_batch *batch_of(const compose_facts *f, double b)
+{
+    for (int i = 0; i < f->nbatch; i++)
+        if (f->batch[i].batch == b)
+            return &f->batch[i];
+    return NULL;
+}
+
+/* Each part in ms, NAN where the point it needs is missing. */
+static double compute_ms(const composer *c, int core, double b, double g)
+{
+    const compose_batch *x = batch_of(c->f, b);
+    return !x ? NAN : core ? x->ms_min : x->gflop / g * 1e3;
+}
+
+/* Adam and LAMB keep two state vectors, SGD none, the others one (models/optim.c). */
+static int nstate(const char *o)
+{
+    return strcmp(o, "adam") == 0 || strcmp(o, "lamb") == 0 ? 2 : strcmp(o, "sgd") == 0 ? 0 : 1;
+}
+
+/* train-sim charges 4 + 2 x states float passes over the parameters at the gamma rate */
+static double optimizer_ms(const composer *c, int core, const char *o)
+{
+    if (!core)
+        return 4.0 * c->f->params * (4 + 2 * nstate(o)) / (c->gamma * 1e9) * 1e3;
+    for (int i = 0; i < c->f->nopt; i++)
+        if (strcmp(c->f->opt[i].name, o) == 0)
+            return c->f->opt[i].ms;
+    return strcmp(o, "momentum") == 0 ? c->momentum_ms : NAN;
+}
+
+static double eval_ms(const composer *c, int core, double ev)
+{
+    if (c->async || !c->f->have_eval)
+        return 0;
+    return (core ? c->f->eval_ms : c->f->eval_ms * c->b0->gflops_max / c->G) / ev;
+}
+
+/* scaling/simulate's time of one allreduce (the last row read), ms */
+static double simulated_ms(const composer *c, const char *algo, double N, double bytes)
+{
+    for (int i = c->f->nx - 1; i >= 0; i--)
+        if (c->f->x[i].p == N && c->f->x[i].bytes == bytes && strcmp(c->f->x[i].algo, algo) == 0)
+            return c->f->x[i].us / 1e3;
+    return NAN;
+}
+
+static double exchange_ms(const composer *c, int scheme, double N)
+{
+    if (N == 1)
+        return 0;
+    if (scheme != PER_TENSOR)
+        return simulated_ms(c, scheme == FUSED_HIER ? "hier" : "smpi:rdb", N, c->f->params * 4);
+    double sum = 0;
+    for (int i = 0; i < c->f->ntensor; i++)
+        sum += simulated_ms(c, "smpi:rdb", N, c->f->tensor[i]);   /* NAN if one is missing */
+    return c->f->bptt * sum;
+}
+
+/* The step (ms) and its parts, or NAN (counted) when a part is missing. */
+static double step(composer *c, int core, double b, const char *o, int scheme, double N, double ev)
+{
+    c->pc = compute_ms(c, core, b, c->G);
+    c->po = optimizer_ms(c, core, o);
+    c->px = exchange_ms(c, scheme, N);
+    c->pe = eval_ms(c, core, ev);
+    if (isnan(c->pc) || isnan(c->po) || isnan(c->px)) {
+        c->missing++;
+        return NAN;
+    }
+    return c->pc + c->po + c->px + c->pe;
+}
+
+/* A number as awk writes one: whole within an int, else 6 significant digits. */
+static void awk_number(double v, char *buf, size_t len)
+{
+    if (v == (double)(long)v && fabs(v) <= 2147483647.0)
+        snprintf(buf, len, "%ld", (long)v);
+    else
+        snprintf(buf, len, "%.6g", v);
+}
+
+static const rs_col step_cols[] = {
+    {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"b", RS_STR, 0}, {"nodes", RS_INT, 0},
+    {"global_batch", RS_INT, 0}, {"scheme", RS_STR, 0}, {"compute_ms", RS_DBL, 6},
+    {"optimizer_ms", RS_DBL, 6}, {"exchange_ms", RS_DBL, 6}, {"eval_ms", RS_DBL, 6}, {"step_ms", RS_DBL, 6},
+    {"compute_ms_min", RS_STR, 0}, {"compute_ms_max", RS_STR, 0}, {"tokens_per_s", RS_DBL, 6},
+    {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}};
+
+/* One row of the weak or strong table, up to tokens/s: its index. */
+static int step_row(rs_table *t, const composer *c, int core, const char *b, double N, double bv, int scheme,
+                    double st, double tok)
+{
+    int row = rs_table_row(t);
+    char buf[64];
+    rs_set_str(t, row, "node", core ? "core" : "gflops");
+    if (!core)
+        rs_set_str(t, row, "node_gflops", c->G_text);
+    rs_set_str(t, row, "b", b);
+    rs_set_int(t, row, "nodes", (long long)N);
+    rs_set_int(t, row, "global_batch", (long long)(N * bv));
+    rs_set_str(t, row, "scheme", schemes[scheme]);
+    rs_set_dbl(t, row, "compute_ms", c->pc);
+    rs_set_dbl(t, row, "optimizer_ms", c->po);
+    rs_set_dbl(t, row, "exchange_ms", c->px);
+    rs_set_dbl(t, row, "eval_ms", c->pe);
+    rs_set_dbl(t, row, "step_ms", st);
+    if (core) {
+        const compose_batch *x = batch_of(c->f, bv);
+        awk_number(x->ms_min, buf, sizeof buf);
+        rs_set_str(t, row, "compute_ms_min", buf);
+        awk_number(x->ms_max, buf, sizeof buf);
+        rs_set_str(t, row, "compute_ms_max", buf);
+    }
+    rs_set_dbl(t, row, "tokens_per_s", tok);
+    return row;
+}
+
+typedef struct {
+    composer c;
+    double N[256];               /* N_LIST */
+    int nN;
+    char b_text[64][32];         /* B_LIST, as written */
+    int nb;
+    double strong_b;
+} grid;
+
+/* Per-node batch b fixed: speedup and efficiency in tokens/s against N = 1 (none in
+ * rows before N = 1's). */
+static void weak(grid *g, rs_table *t, int core, int bi, int scheme)
+{
+    composer *c = &g->c;
+    double b = strtod(g->b_text[bi], NULL), tok1 = 0;
+    for (int i = 0; i < g->nN; i++) {
+        double N = g->N[i], st = step(c, core, b, "momentum", scheme, N, c->every);
+        if (isnan(st))
+            continue;
+        double tok = N * b * c->f->bptt / st * 1e3;
+        if (N == 1)
+            tok1 = tok;
+        int row = step_row(t, c, core, g->b_text[bi], N, b, scheme, st, tok);
+        if (tok1 != 0) {
+            rs_set_dbl(t, row, "speedup", tok / tok1);
+            rs_set_dbl(t, row, "efficiency", tok / tok1 / N);
+        }
+    }
+}
+
+/* Global batch fixed: speedup and efficiency in step time against N = 1. */
+static void strong(grid *g, rs_table *t, int core, int scheme)
+{
+    composer *c = &g->c;
+    double st1 = 0;
+    for (int i = 0; i < g->nN; i++) {
+        double N = g->N[i];
+        if (N <= 0 || fmod(g->strong_b, N) != 0)
+            continue;
+        double b = g->strong_b / N, st = step(c, core, b, "momentum", scheme, N, c->every);
+        if (isnan(st))
+            continue;
+        if (N == 1)
+            st1 = st;
+        char bt[64];
+        awk_number(b, bt, sizeof bt);
+        int row = step_row(t, c, core, bt, N, b, scheme, st, g->strong_b * c->f->bptt / st * 1e3);
+        if (st1 != 0) {
+            rs_set_dbl(t, row, "speedup", st1 / st);
+            rs_set_dbl(t, row, "efficiency", st1 / st / N);
+        }
+    }
+}
+
+static const rs_col target_cols[] = {
+    {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"b", RS_STR, 0}, {"nodes", RS_INT, 0},
+    {"global_batch", RS_INT, 0}, {"scheme", RS_STR, 0}, {"optimizer", RS_STR, 0},
+    {"steps_to_target", RS_INT, 0}, {"eval_every", RS_INT, 0}, {"step_ms", RS_DBL, 6},
+    {"time_to_target_s", RS_DBL, 6}, {"speedup", RS_DBL, 6}, {"fastest", RS_INT, 0}};
+
+/* One row per study point; the speedup against the N = 1 point of the same b, and the
+ * fastest N flagged, per (node, b, scheme).  Evaluation as in the other tables: the
+ * study's own interval (~1/20 of the steps, to resolve the crossing) is not what a run
+ * to a known target needs. */
+static void time_to_target(grid *g, rs_table *t, int core, int scheme)
+{
+    composer *c = &g->c;
+    const compose_facts *f = c->f;
+    int first = rs_table_nrows(t), *point = calloc((size_t)f->nconv + 1, sizeof *point);
+    double *secs = calloc((size_t)f->nconv + 1, sizeof *secs);
+    RS_ASSERT(point && secs);
+    for (int j = 0; j < f->nconv; j++) {
+        const compose_conv_point *v = &f->conv[j];
+        double st = step(c, core, v->b, v->optimizer, scheme, v->nodes, c->every);
+        if (isnan(st))
+            continue;
+        int row = rs_table_row(t);
+        point[row - first] = j;
+        secs[row - first] = v->steps * st / 1e3;
+        rs_set_str(t, row, "node", core ? "core" : "gflops");
+        if (!core)
+            rs_set_str(t, row, "node_gflops", c->G_text);
+        rs_set_str(t, row, "b", v->b_text);
+        rs_set_int(t, row, "nodes", (long long)v->nodes);
+        rs_set_int(t, row, "global_batch", (long long)(v->nodes * v->b));
+        rs_set_str(t, row, "scheme", schemes[scheme]);
+        rs_set_str(t, row, "optimizer", v->optimizer);
+        rs_set_int(t, row, "steps_to_target", (long long)v->steps);
+        rs_set_int(t, row, "eval_every", (long long)c->every);
+        rs_set_dbl(t, row, "step_ms", st);
+        rs_set_dbl(t, row, "time_to_target_s", secs[row - first]);
+    }
+    int n = rs_table_nrows(t) - first;
+    for (int i = 0; i < n; i++) {
+        double b = f->conv[point[i]].b, one = NAN, best = secs[i];
+        for (int k = 0; k < n; k++)
+            if (f->conv[point[k]].b == b) {
+                if (f->conv[point[k]].nodes == 1)
+                    one = secs[k];
+                best = secs[k] < best ? secs[k] : best;
+            }
+        if (!isnan(one))
+            rs_set_dbl(t, first + i, "speedup", one / secs[i]);
+        rs_set_int(t, first + i, "fastest", secs[i] == best);
+    }
+    free(point);
+    free(secs);
+}
+
+static const rs_col check_cols[] = {
+    {"nodes", RS_INT, 0}, {"scheme", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"b", RS_STR, 0},
+    {"composed_step_ms", RS_DBL, 6}, {"simulated_step_ms", RS_DBL, 6}, {"rel_diff", RS_DBL, 6},
+    {"composed_compute_ms", RS_DBL, 6}, {"simulated_compute_ms", RS_DBL, 6},
+    {"composed_exchange_ms", RS_DBL, 6}, {"simulated_exchange_ms", RS_DBL, 6},
+    {"composed_optimizer_ms", RS_DBL, 6}, {"simulated_optimizer_ms", RS_DBL, 6}, {"within_10pct", RS_INT, 0}};
+
+/* The composed step (a node of train-sim's speed, b0) against train-sim's. */
+static void check(grid *g, rs_table *t, const char *b0)
+{
+    composer *c = &g->c;
+    for (int j = 0; j < c->f->ncheck; j++) {
+        const compose_check *k = &c->f->check[j];
+        int scheme = strcmp(k->allreduce, "hier") == 0 ? FUSED_HIER : FUSED_LIBRARY;
+        const char *gt = strncmp(k->compute, "flops:", 6) == 0 ? k->compute + 6 : k->compute;
+        double pc = compute_ms(c, 0, c->b0->batch, strtod(gt, NULL)), po = optimizer_ms(c, 0, "momentum"),
+               px = exchange_ms(c, scheme, k->nodes);
+        if (isnan(px)) {
+            c->missing++;
+            continue;
+        }
+        double st = pc + po + px, d = st / k->step_ms - 1;
+        int row = rs_table_row(t);
+        rs_set_int(t, row, "nodes", (long long)k->nodes);
+        rs_set_str(t, row, "scheme", schemes[scheme]);
+        rs_set_str(t, row, "node_gflops", gt);
+        rs_set_str(t, row, "b", b0);
+        rs_set_dbl(t, row, "composed_step_ms", st);
+        rs_set_dbl(t, row, "simulated_step_ms", k->step_ms);
+        rs_set_dbl(t, row, "rel_diff", d);
+        rs_set_dbl(t, row, "composed_compute_ms", pc);
+        rs_set_dbl(t, row, "simulated_compute_ms", k->compute_ms);
+        rs_set_dbl(t, row, "composed_exchange_ms", px);
+        rs_set_dbl(t, row, "simulated_exchange_ms", k->exchange_ms);
+        rs_set_dbl(t, row, "composed_optimizer_ms", po);
+        rs_set_dbl(t, row, "simulated_optimizer_ms", k->optimizer_ms);
+        rs_set_int(t, row, "within_10pct", d < 0.1 && d > -0.1);
+    }
+}
+
+/* The grid and the composer from the settings and the facts: 0, or -1 (rs_lasterr). */
+static int setup(const study_run *r, const compose_facts *f, grid *g, char *b0, size_t len)
+{
+    char list[4096], *save;
+    snprintf(list, sizeof list, "%s", compose_conv(r, "N_LIST"));
+    for (char *t = strtok_r(list, " \t", &save); t && g->nN < 256; t = strtok_r(NULL, " \t", &save))
+        g->N[g->nN++] = strtod(t, NULL);
+    snprintf(list, sizeof list, "%s", compose_conv(r, "B_LIST"));
+    for (char *t = strtok_r(list, " \t", &save); t && g->nb < 64; t = strtok_r(NULL, " \t", &save))
+        snprintf(g->b_text[g->nb++], sizeof g->b_text[0], "%s", t);
+    snprintf(b0, len, "%s", g->nb ? g->b_text[0] : "");
+    composer *c = &g->c;
+    c->f = f;
+    c->G_text = study_value(r, "NODE_GFLOPS");
+    c->G = strtod(c->G_text, NULL);
+    c->gamma = strtod(study_value(r, "GAMMA_GBYTES_PER_S"), NULL);
+    c->every = strtod(study_value(r, "EVAL_EVERY"), NULL);
+    c->async = strcmp(study_value(r, "EVAL_ASYNC"), "1") == 0;
+    g->strong_b = strtod(study_value(r, "STRONG_B"), NULL);
+    c->b0 = batch_of(f, strtod(b0, NULL));
+    RS_CHECK(f->bptt != 0 && c->b0, "no compute point at b = %s", b0);
+    c->momentum_ms = c->b0->opt_min;
+    return 0;
+}
+
+/* The four tables, from the facts; the earlier ones kept aside. */
+static int write_tables(const study_run *r, grid *g, const char *b0)
+{
+    rs_table *t[4] = {rs_table_new("scaling_weak", step_cols, RS_ARRAY_LEN(step_cols)),
+                      rs_table_new("scaling_strong", step_cols, RS_ARRAY_LEN(step_cols)),
+                      rs_table_new("scaling_time_to_target", target_cols, RS_ARRAY_LEN(target_cols)),
+                      rs_table_new("scaling_compose_check", check_cols, RS_ARRAY_LEN(check_cols))};
+    for (int core = 1; core >= 0; core--)
+        for (int s = 0; s < NSCHEMES; s++) {
+            for (int bi = 0; bi < g->nb; bi++)
+                weak(g, t[0], core, bi, s);
+            strong(g, t[1], core, s);
+            time_to_target(g, t[2], core, s);
+        }
+    check(g, t[3], b0);
+    if (g->c.missing)
+        fprintf(stderr, "compose: %d rows left out: a point they need is missing (failed or not run)\n",
+                g->c.missing);
+    static const char *const names[] = {"weak", "strong", "time_to_target", "compose_check"};
+    int status = 0;
+    for (int i = 0; i < 4; i++) {
+        char file[64], path[2400];
+        snprintf(file, sizeof file, "scaling_%s.csv", names[i]);
+        snprintf(path, sizeof path, "%s/%s", r->dir, file);
+        if (status == 0 && (study_keep_aside(r, file) != 0 || rs_table_write_csv(t[i], path) != 0)) {
+            fprintf(stderr, "compose: %s\n", rs_lasterr());
+            status = 1;
+        } else if (status == 0)
+            printf("compose: %s\n", path);
+        rs_table_free(t[i]);
+    }
+    return status;
+}
+
+int compose_tables(const study_run *r)
+{
+    static const char *const need[] = {"converge_settings.txt", "compose_settings.txt", "compose_preset.txt"};
+    char path[2400], b0[32];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", r->dir, need[i]);
+        RS_CHECK(access(path, R_OK) == 0, "%s missing: run scaling/compose.sh %s", path, r->dir);
+    }
+    sscanf(compose_conv(r, "B_LIST"), "%31s", b0);
+    snprintf(path, sizeof path, "%s/points/compute-b%s-r1/bench.csv", r->dir, b0);
+    RS_CHECK(access(path, R_OK) == 0, "%s missing: rerun scaling/compose.sh %s", path, r->dir);
+    compose_facts f;
+    static grid g;
+    memset(&g, 0, sizeof g);
+    int rc = compose_facts_read(r, &f);
+    if (rc == 0)
+        rc = setup(r, &f, &g, b0, sizeof b0);
+    if (rc == 0)
+        rc = write_tables(r, &g, b0);
+    compose_facts_free(&f);
+    return rc;
+}
