@@ -163,7 +163,7 @@ void report_roofline(report_ctx *r)
         return;
     fprintf(r->out, "## Roofline\n\n![roofline](figures/roofline.png)\n\n"
                     "Every kernel of this run at 1 thread, placed by arithmetic intensity (flops and bytes per\n"
-                    "kernel are stated in plot/roofline.sh) and measured GFLOP/s, under this machine's measured\n"
+                    "kernel are stated in scaling/study/roofline.c) and measured GFLOP/s, under this machine's measured\n"
                     "FMA peak and STREAM triad bandwidth. Cache-resident points may sit above the DRAM slope:\n"
                     "the roof drawn is the DRAM one. Points: roofline.csv.\n\n");
 }
