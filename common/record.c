@@ -442,7 +442,7 @@ rs_table *rs_table_typed(const rs_table *text, const char *study)
     return t;
 }
 
-rs_table *rs_table_read_csv(const char *path)
+rs_table *rs_table_read_csv_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     RS_CHECK_NULL(f != NULL, "cannot read %s: %s", path, strerror(errno));
@@ -502,11 +502,19 @@ rs_table *rs_table_read_csv(const char *path)
             free(s);
         }
     }
-    rs_table *t = rs_table_typed(text, path);
-    rs_table_free(text);
     for (int c = 0; c < ncols; c++)
         free((char *)cols[c].name);
     free(fields);
     free(buf);
+    return text;
+}
+
+rs_table *rs_table_read_csv(const char *path)
+{
+    rs_table *text = rs_table_read_csv_text(path);
+    if (!text)
+        return NULL;
+    rs_table *t = rs_table_typed(text, path);
+    rs_table_free(text);
     return t;
 }

@@ -65,6 +65,9 @@ int rs_table_write_json(const rs_table *t, const char *path);
  * nothing about types, so cells that parse fully as numbers become RS_DBL, others RS_STR.
  * Returns NULL (rs_lasterr) on a missing file or malformed CSV. */
 rs_table *rs_table_read_csv(const char *path);
+/* The same, every column RS_STR and each cell's text as written ("1.50" stays "1.50"):
+ * for a reader that quotes cells, or formats them as the file has them. */
+rs_table *rs_table_read_csv_text(const char *path);
 
 /* A table of text cells (RS_STR columns: a collector's rows) typed as the reader
  * types a CSV's, under `study`, its metadata copied: written, it reads back alike. */

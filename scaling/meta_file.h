@@ -1,4 +1,4 @@
-/* meta_file.h — the metadata file of `simulate-write --meta FILE` (scaling/simulate
+/* meta_file.h — the metadata file of `simulate-write --meta FILE` (a collector script
  * writes it): one "KEY VALUE..." a line, the value the rest of the line, empty lines
  * skipped.  fuzz/fuzz_csv.c runs it on any bytes. */
 #ifndef RS_META_FILE_H

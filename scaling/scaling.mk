@@ -13,7 +13,9 @@
 #                                   platform properties; collectives/bench_fit.c measures
 #                                   where a platform has none)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
-#   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
+#   build/bin/simulate-write        a collector's rows (a CSV) and metadata file written as a
+#                                   result's CSV and JSON by common/record.c
+#                                   (scaling/converge_collect.sh)
 #   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
 #                                   (scaling/conv_fit.c; scaling/converge.sh calls it)
 #   make scaling                    the convergence study (scaling/converge.sh), then the
@@ -23,7 +25,8 @@
 #   make check-scaling              the study driver, the fit, the composition and the
 #                                   model-size study (test/scaling/run.sh)
 #   make simulate                   the allreduce sweep, ~19 min here on 2 cores (QUICK=1: minutes;
-#                                   FULL=1: every algorithm at every size and node count, hours)
+#                                   FULL=1: every algorithm at every size and node count, hours):
+#                                   scaling/sweep.sh, which launches build/bin/study run simulate
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
 # Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default: the cores)
 
@@ -101,7 +104,7 @@ $(SIM_WRITE): $(OBJ)/scaling/simulate_write.o $(OBJ)/scaling/meta_file.o $(COMMO
 
 # ---- the SMPI tests: p = 64 on two groups, every algorithm checked, two runs equal ----
 ifeq ($(HAVE_SMPICC),1)
-check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE) $(SMPI_TRAIN) $(BIN)/rnn-train
+check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(BIN)/study $(SMPI_TRAIN) $(BIN)/rnn-train
 	@SMPIRUN="$(SMPIRUN)" sh test/smpi/run.sh $(SMPI_BENCH) $(PLATFORM_GEN)
 else
 check-smpi:
@@ -111,7 +114,7 @@ endif
 # ---- the sweep: every point, or QUICK=1 for a few minutes --------------------------
 SIM_OUT ?=
 simulate: deps
-	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE)
+	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(BIN)/study
 	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) FULL=$(FULL) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)
 
 # ---- the convergence study: steps-to-target against the global batch ------------------

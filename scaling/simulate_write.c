@@ -1,7 +1,7 @@
-/* simulate_write.c — build/bin/simulate-write: the result files of scaling/simulate.
- * The script assembles its rows as one CSV; this reads it back (common/record.c) and
- * writes the CSV and the JSON the C programs write — {"study", "meta", "columns",
- * "rows"} — atomically and never overwriting (common/fsio.c).
+/* simulate_write.c — build/bin/simulate-write: the result files of a script's collector
+ * (scaling/converge_collect.sh).  The script assembles its rows as one CSV; this reads
+ * it back (common/record.c) and writes the CSV and the JSON the C programs write —
+ * {"study", "meta", "columns", "rows"} — atomically and never overwriting (common/fsio.c).
  *
  *   simulate-write --rows ROWS.csv --study simulate --meta META.txt \
  *                  --csv out.csv --json out.json
@@ -33,7 +33,7 @@ static const rs_opt options[] = {
 
 static const char usage[] =
     "usage: simulate-write --rows ROWS.csv [--study NAME] [--meta FILE] [--csv FILE] [--json FILE]\n"
-    "Writes scaling/simulate's result files from the CSV it assembled.\n"
+    "Writes a collector's result files from the CSV it assembled.\n"
     "Exit: 0 ok, 2 bad input or a file that cannot be written.";
 
 /* The rows read back under the study's name (rs_table_read_csv names a table after

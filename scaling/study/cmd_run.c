@@ -6,9 +6,10 @@
 #include "check.h"
 #include "fsio.h"
 #include "models_study.h"
+#include "simulate_sweep.h"
 #include "study.h"
 
-static const study_def *const studies[] = {&models_study};
+static const study_def *const studies[] = {&models_study, &simulate_study};
 #define NSTUDIES ((int)(sizeof studies / sizeof studies[0]))
 
 static int drive(int argc, char **argv, int collect_only)
@@ -36,7 +37,7 @@ static int drive(int argc, char **argv, int collect_only)
             }
             return rc;
         }
-    fprintf(stderr, "study %s: unknown study '%s' (expected models)\n", verb, argv[1]);
+    fprintf(stderr, "study %s: unknown study '%s' (expected models or simulate)\n", verb, argv[1]);
     return 2;
 }
 

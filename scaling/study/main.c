@@ -7,8 +7,10 @@
 static const study_cmd cmds[] = {
     {"get", "one value of a CSV or JSON file (a column of a row, a dotted JSON key)", cmd_get},
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
-    {"run", "a study (models): settings, points, tables, report", cmd_run},
+    {"run", "a study (models, simulate): settings, points, tables, report", cmd_run},
     {"collect", "a study's tables and report again from its finished points", cmd_collect},
+    {"simulate", "allreduce at scale under SimGrid SMPI (scaling/simulate; --help)", cmd_simulate},
+    {"simulate-report", "report.md's section on allreduce at scale from a run folder", cmd_simulate_report},
 };
 #define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))
 

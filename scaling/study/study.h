@@ -16,5 +16,7 @@ int cmd_get(int argc, char **argv);
 int cmd_points(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_simulate_report(int argc, char **argv);
 
 #endif
