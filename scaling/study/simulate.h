@@ -8,6 +8,7 @@
  * The steps, one file each:
  *   simulate_opts.c   the options (--help), checked before anything is made
  *   simulate_plan.c   the platforms and the simulations (jobs) to run, their expected cost
+ *   simulate_files.c  a planned folder's files, and the programs its jobs run
  *   simulate_job.c    --run-job: one job's smpirun (scaling/simulate_job.sh launches it)
  *   simulate_rows.c   the jobs' CSVs merged, failed and skipped points, the bound
  *   simulate_caffe.c  the Caffe-style comparison from those rows
@@ -91,6 +92,8 @@ typedef struct {
  * the jobs; write 1: their files in WORK/jobs (and WORK/settings). -1 (rs_lasterr). */
 int sim_plan_make(const sim_opts *o, const char *work, int regenerate, int write, sim_plan *pl);
 void sim_plan_free(sim_plan *pl);
+/* WORK/settings and the jobs' files (simulate_files.c): 0, or -1. */
+int sim_plan_write(const sim_opts *o, const sim_plan *pl, const char *work);
 /* VALUE of KEY in a file of KEY=VALUE lines into buf ("" if none): 0, or -1 (no file). */
 int sim_kv(const char *path, const char *key, char *buf, size_t len);
 /* WORK/jobs/ID.env and .sizes read back for --run-job: 0, or -1. */

@@ -279,44 +279,6 @@ static int check(sim_opts *o, const char *jobs, const char *hier_max, const char
     return 0;
 }
 
-/* A program on PATH (or a path): 1 when it can run. */
-static int runnable(const char *prog)
-{
-    if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0;
-    char path[8192], *save;
-    snprintf(path, sizeof path, "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    for (char *d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        char f[8400];
-        snprintf(f, sizeof f, "%s/%s", d, prog);
-        if (access(f, X_OK) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-int sim_opts_programs(sim_opts *o)
-{
-    const char *root = study_root(), *e;
-    snprintf(o->bench, sizeof o->bench, "%s", (e = getenv("RS_SMPI_BENCH")) ? e : "");
-    if (!e)
-        snprintf(o->bench, sizeof o->bench, "%s/build/bin/allreduce-bench-smpi", root);
-    if (!(e = getenv("RS_PLATFORM_GEN")))
-        snprintf(o->gen, sizeof o->gen, "%s/build/bin/platform-gen", root);
-    else
-        snprintf(o->gen, sizeof o->gen, "%s", e);
-    if (!(e = getenv("RS_SMPI_FOLDLIB")))
-        snprintf(o->foldlib, sizeof o->foldlib, "%s/build/lib/rs-smpi-fold.so", root);
-    else
-        snprintf(o->foldlib, sizeof o->foldlib, "%s", e);
-    snprintf(o->smpirun, sizeof o->smpirun, "%s", (e = getenv("SMPIRUN")) && *e ? e : "smpirun");
-    RS_CHECK(access(o->bench, X_OK) == 0, "%s is missing: build it with 'make' (needs libsimgrid-dev: make deps)", o->bench);
-    RS_CHECK(access(o->gen, X_OK) == 0, "%s is missing: build it with 'make'", o->gen);
-    RS_CHECK(access(o->foldlib, F_OK) == 0, "%s is missing: build it with 'make'", o->foldlib);
-    RS_CHECK(runnable(o->smpirun), "%s not found (make deps installs libsimgrid-dev)", o->smpirun);
-    return 0;
-}
-
 const sim_list *sim_sizes_for(const sim_opts *o, int p)
 {
     for (int i = 0; i < o->nsizes_at; i++)

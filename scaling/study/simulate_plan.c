@@ -3,9 +3,8 @@
  * and checked-or-folded set of sizes, each with its expected wall time for the order
  * (longest first) and the ETA.  Points that are not run become skip rows with a note.
  *
- * The files of a planned folder WORK: plat/pP.{xml,hosts,groups,params} (platform-gen),
- * settings (what --run-job needs), jobs/list ("ID W" a line, in plan order), and per job
- * jobs/ID.env (KEY=VALUE lines) and jobs/ID.sizes (one size a line). */
+ * The platforms are WORK/plat/pP.{xml,hosts,groups,params} (platform-gen); the jobs'
+ * files, simulate_files.c's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -294,47 +293,6 @@ static void plan_jobs(const sim_opts *o, sim_plan *pl, const sim_list *preset)
     }
 }
 
-/* ---- the files ------------------------------------------------------------------ */
-
-static int write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    RS_CHECK(f && fputs(text, f) >= 0 && fclose(f) == 0, "cannot write %s: %s", path, strerror(errno));
-    return 0;
-}
-
-static int write_jobs(const sim_opts *o, const sim_plan *pl, const char *work)
-{
-    char path[4400], text[16384];
-    snprintf(text, sizeof text, "eager=%lld\nhier_groups=%s\nhier_max=%d\nreduce=%s\nplatform=%s\n"
-             "bench=%s\nfoldlib=%s\nsmpirun=%s\n", o->eager, o->hier_groups, o->hier_max,
-             o->reduce ? o->reduce : "", o->platform, o->bench, o->foldlib, o->smpirun);
-    snprintf(path, sizeof path, "%s/settings", work);
-    if (write_text(path, text) != 0)
-        return -1;
-    size_t n = 0;
-    static char list[1 << 20];
-    list[0] = 0;
-    for (int i = 0; i < pl->njobs; i++) {
-        const sim_job *j = &pl->job[i];
-        snprintf(text, sizeof text, "P=%d\nKIND=%s\nNAME=%s\nALGOS=%s\nFOLD=%d\nSEL=%s\nW=%lld\nNS=%d\n", j->p,
-                 j->kind, j->name, j->algos, j->fold, j->sel, j->w, j->ns);
-        snprintf(path, sizeof path, "%s/jobs/%s.env", work, j->id);
-        if (write_text(path, text) != 0)
-            return -1;
-        size_t t = 0;
-        for (int s = 0; s < j->ns; s++)
-            t += (size_t)snprintf(text + t, sizeof text - t, "%lld\n", j->sizes[s]);
-        snprintf(path, sizeof path, "%s/jobs/%s.sizes", work, j->id);
-        if (write_text(path, text) != 0)
-            return -1;
-        if (n < sizeof list - 64)
-            n += (size_t)snprintf(list + n, sizeof list - n, "%s %lld\n", j->id, j->w);
-    }
-    snprintf(path, sizeof path, "%s/jobs/list", work);
-    return write_text(path, list);
-}
-
 int sim_plan_make(const sim_opts *o, const char *work, int regenerate, int write, sim_plan *pl)
 {
     memset(pl, 0, sizeof *pl);
@@ -352,7 +310,7 @@ int sim_plan_make(const sim_opts *o, const char *work, int regenerate, int write
     if (o->experiment && preset_sizes(o->preset, &preset, &pl->fused) != 0)
         return -1;
     plan_jobs(o, pl, &preset);
-    return write ? write_jobs(o, pl, work) : 0;
+    return write ? sim_plan_write(o, pl, work) : 0;
 }
 
 void sim_plan_free(sim_plan *pl)
@@ -362,45 +320,3 @@ void sim_plan_free(sim_plan *pl)
     memset(pl, 0, sizeof *pl);
 }
 
-/* KEY=VALUE lines of a file: VALUE of KEY into buf ("" if none); 0 if the file is there. */
-int sim_kv(const char *path, const char *key, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    char line[8192];
-    size_t n = strlen(key);
-    buf[0] = 0;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, key, n) == 0 && line[n] == '=') {
-            line[strcspn(line, "\n")] = 0;
-            snprintf(buf, len, "%s", line + n + 1);
-            break;
-        }
-    fclose(f);
-    return 0;
-}
-
-int sim_plan_read_job(const char *work, const char *id, sim_job *j)
-{
-    char path[4300], v[64];
-    memset(j, 0, sizeof *j);
-    snprintf(path, sizeof path, "%s/jobs/%s.env", work, id);
-    RS_CHECK(access(path, R_OK) == 0, "--run-job: no simulation %s in %s", id, work);
-    snprintf(j->id, sizeof j->id, "%s", id);
-    sim_kv(path, "P", v, sizeof v);
-    j->p = atoi(v);
-    sim_kv(path, "FOLD", v, sizeof v);
-    j->fold = atoi(v);
-    sim_kv(path, "KIND", j->kind, sizeof j->kind);
-    sim_kv(path, "NAME", j->name, sizeof j->name);
-    sim_kv(path, "ALGOS", j->algos, sizeof j->algos);
-    sim_kv(path, "SEL", j->sel, sizeof j->sel);
-    snprintf(path, sizeof path, "%s/jobs/%s.sizes", work, id);
-    FILE *f = fopen(path, "r");
-    RS_CHECK(f, "--run-job: %s has no sizes in %s", id, work);
-    while (j->ns < SIM_MAXS && fscanf(f, "%lld", &j->sizes[j->ns]) == 1)
-        j->ns++;
-    fclose(f);
-    return 0;
-}
