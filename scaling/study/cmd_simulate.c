@@ -72,6 +72,8 @@ static int by_weight(const void *a, const void *b)
 static int run_all(const sim_opts *o, const sim_plan *pl, const char *work, long long *elapsed)
 {
     char points[4300], nodes[4096] = "";
+    snprintf(points, sizeof points, "%s/points", work);
+    study_remove_tree(points);   /* every job runs again, as the plan may have changed */
     snprintf(points, sizeof points, "%s/points.txt", work);
     const sim_job **order = malloc(sizeof *order * (size_t)(pl->njobs + 1));
     RS_ASSERT(order != NULL);

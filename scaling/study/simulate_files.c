@@ -29,21 +29,24 @@ static int runnable(const char *prog)
     return 0;
 }
 
+/* PATH: the environment's VAR where set (the tests' and a user's stand-ins), else the
+ * build's FILE. */
+static void program(char *path, size_t len, const char *var, const char *file)
+{
+    const char *e = getenv(var);
+    if (e && *e)
+        snprintf(path, len, "%s", e);
+    else
+        snprintf(path, len, "%s/%s", study_root(), file);
+}
+
 int sim_opts_programs(sim_opts *o)
 {
-    const char *root = study_root(), *e;
-    snprintf(o->bench, sizeof o->bench, "%s", (e = getenv("RS_SMPI_BENCH")) ? e : "");
-    if (!e)
-        snprintf(o->bench, sizeof o->bench, "%s/build/bin/allreduce-bench-smpi", root);
-    if (!(e = getenv("RS_PLATFORM_GEN")))
-        snprintf(o->gen, sizeof o->gen, "%s/build/bin/platform-gen", root);
-    else
-        snprintf(o->gen, sizeof o->gen, "%s", e);
-    if (!(e = getenv("RS_SMPI_FOLDLIB")))
-        snprintf(o->foldlib, sizeof o->foldlib, "%s/build/lib/rs-smpi-fold.so", root);
-    else
-        snprintf(o->foldlib, sizeof o->foldlib, "%s", e);
-    snprintf(o->smpirun, sizeof o->smpirun, "%s", (e = getenv("SMPIRUN")) && *e ? e : "smpirun");
+    program(o->bench, sizeof o->bench, "RS_SMPI_BENCH", "build/bin/allreduce-bench-smpi");
+    program(o->gen, sizeof o->gen, "RS_PLATFORM_GEN", "build/bin/platform-gen");
+    program(o->foldlib, sizeof o->foldlib, "RS_SMPI_FOLDLIB", "build/lib/rs-smpi-fold.so");
+    const char *e = getenv("SMPIRUN");
+    snprintf(o->smpirun, sizeof o->smpirun, "%s", e && *e ? e : "smpirun");
     RS_CHECK(access(o->bench, X_OK) == 0, "%s is missing: build it with 'make' (needs libsimgrid-dev: make deps)", o->bench);
     RS_CHECK(access(o->gen, X_OK) == 0, "%s is missing: build it with 'make'", o->gen);
     RS_CHECK(access(o->foldlib, F_OK) == 0, "%s is missing: build it with 'make'", o->foldlib);

@@ -2,7 +2,6 @@
  * then every value checked, in the order the errors are reported, before anything is
  * made.  A bad value is one line (rs_lasterr), the caller prints it and exits 2. */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
