@@ -72,7 +72,8 @@ void ar_set_reduce_charge(ar_charge_fn fn, void *arg);
 /* ---- the cost model ----------------------------------------------------------------
  * Hockney / Thakur-Rabenseifner-Gropp: a message of n bytes costs alpha + n*beta, and
  * reducing n bytes locally costs n*gamma.  Each algorithm's model_s() returns its
- * predicted time in seconds for an allreduce of `bytes` on p ranks. */
+ * predicted time in seconds for an allreduce of `bytes` on p ranks.  The messages a
+ * call sends, every rank's (what simulating it costs), are ar_traffic.h's. */
 typedef struct {
     double alpha_s;          /* latency per message (s) */
     double beta_s_per_byte;  /* transfer time per byte (s/B) = 1 / link bandwidth */

@@ -11,7 +11,7 @@
 # Targets: json (the JSON reader: machine.json, results), opts (the option parser and
 # the list/size/thread parsers behind it), corpus (the corpus loader, word and char),
 # checkpoint (rnn-train's checkpoint loader, resealed inputs and raw ones), sizes
-# (allreduce-bench --sizes FILE), csv (result CSV and simulate-write --meta), platform
+# (allreduce-bench --sizes FILE), csv (the result-CSV readers), platform
 # (the RS_SMPI_GROUPS groups file and group-from-host-name of the SMPI builds).
 # fuzz_srcs_NAME are compiled for the target with its sanitizers and coverage;
 # fuzz_objs_NAME are the ordinary build's objects, linked as they are (checkpoint: the
@@ -31,7 +31,7 @@ fuzz_objs_checkpoint := $(filter-out $(OBJ)/models/checkpoint.o $(OBJ)/models/sh
                         $(COLL_LIB_OBJ) $(KERNELS_OBJ)
 fuzz_libs_checkpoint := $(MODELS_LIBS) $(MPI_LINK)
 fuzz_srcs_sizes    := $(FUZZ_COMMON) collectives/bench_sizes.c
-fuzz_srcs_csv      := $(FUZZ_COMMON) scaling/meta_file.c
+fuzz_srcs_csv      := $(FUZZ_COMMON)
 fuzz_srcs_platform := $(FUZZ_COMMON) scaling/host_groups.c
 FUZZ_LIBS    := $(FEATURE_LIBS) -lcjson -lnettle -ldl -lm -fopenmp
 

@@ -13,7 +13,6 @@
 #                                   platform properties; collectives/bench_fit.c measures
 #                                   where a platform has none)
 #   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
-#   build/bin/simulate-write        scaling/simulate's CSV and JSON, written by common/record.c
 #   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
 #                                   (scaling/conv_fit.c; the study's collect runs it)
 #   make scaling                    the convergence study (scaling/converge.sh: build/bin/study
@@ -24,7 +23,8 @@
 #   make check-scaling              the study driver, the fit, the composition and the
 #                                   model-size study (test/scaling/run.sh)
 #   make simulate                   the allreduce sweep, ~19 min here on 2 cores (QUICK=1: minutes;
-#                                   FULL=1: every algorithm at every size and node count, hours)
+#                                   FULL=1: every algorithm at every size and node count, hours):
+#                                   scaling/sweep.sh, which launches build/bin/study run simulate
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
 # Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default: the cores)
 
@@ -37,7 +37,6 @@ SIMULATE_DEFINED := 1
 SMPI_BENCH := $(BIN)/allreduce-bench-smpi
 SMPI_FOLD  := $(BUILD)/lib/rs-smpi-fold.so
 PLATFORM_GEN := $(BIN)/platform-gen
-SIM_WRITE    := $(BIN)/simulate-write
 
 # Everything the real allreduce-bench links but its platform file, and the SMPI one.
 SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out collectives/bench_native.c,$(COLL_SRC)))
@@ -59,7 +58,7 @@ else
 PROGRAMS += allreduce-bench-smpi-skipped
 endif
 SCALING_FIT  := $(BIN)/scaling-fit
-PROGRAMS += $(PLATFORM_GEN) $(SIM_WRITE) $(SCALING_FIT)
+PROGRAMS += $(PLATFORM_GEN) $(SCALING_FIT)
 EXTRA_CHECKS += check-smpi check-scaling
 SCALING_DEFINED := 1
 
@@ -96,13 +95,10 @@ $(PLATFORM_GEN): $(OBJ)/scaling/platforms/platform_gen.o $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)
 
-$(SIM_WRITE): $(OBJ)/scaling/simulate_write.o $(OBJ)/scaling/meta_file.o $(COMMON_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(LDLIBS)
 
 # ---- the SMPI tests: p = 64 on two groups, every algorithm checked, two runs equal ----
 ifeq ($(HAVE_SMPICC),1)
-check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE) $(SMPI_TRAIN) $(BIN)/rnn-train $(BIN)/study
+check-smpi: $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SMPI_TRAIN) $(BIN)/rnn-train $(BIN)/study
 	@SMPIRUN="$(SMPIRUN)" sh test/smpi/run.sh $(SMPI_BENCH) $(PLATFORM_GEN)
 else
 check-smpi:
@@ -112,7 +108,7 @@ endif
 # ---- the sweep: every point, or QUICK=1 for a few minutes --------------------------
 SIM_OUT ?=
 simulate: deps
-	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(SIM_WRITE) $(BIN)/study
+	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(BIN)/study
 	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) FULL=$(FULL) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)
 
 # ---- the convergence study: steps-to-target against the global batch ------------------

@@ -8,9 +8,11 @@
 #include "compose_study.h"
 #include "fsio.h"
 #include "models_study.h"
+#include "simulate_sweep.h"
 #include "study.h"
 
-static const study_def *const studies[] = {&models_study, &converge_study, &compose_study};
+static const study_def *const studies[] = {&models_study, &converge_study, &compose_study,
+                                           &simulate_study};
 #define NSTUDIES ((int)(sizeof studies / sizeof studies[0]))
 
 static int drive(int argc, char **argv, int collect_only)

@@ -137,20 +137,21 @@ int study_save_settings(const study_run *r)
 
 static void note_signal(int sig) { (void)sig; }
 
-/* scaling/study.sh over the points file: its exit status.  Ctrl-C reaches it too (one
- * process group): it records the stop and exits 130, which this waits for. */
-static int run_points(const study_run *r, int jobs)
+int study_run_points(const char *dir, const char *points, int jobs, int out_fd)
 {
-    char j[16];
+    char j[16], sh[4200];
     snprintf(j, sizeof j, "%d", jobs);
+    snprintf(sh, sizeof sh, "%s/scaling/study.sh", study_root());
     struct sigaction wait_for_it = {.sa_handler = note_signal}, old_int, old_term;
     sigaction(SIGINT, &wait_for_it, &old_int);
     sigaction(SIGTERM, &wait_for_it, &old_term);
-    fflush(stdout);   /* what the plan printed comes before the points' lines */
+    fflush(NULL);   /* what the plan printed comes before the points' lines */
     pid_t pid = fork();
     if (pid == 0) {
         setenv("JOBS", j, 1);
-        execlp("sh", "sh", "scaling/study.sh", "run", r->dir, r->points, (char *)NULL);
+        if (out_fd >= 0)
+            dup2(out_fd, 1);
+        execlp("sh", "sh", sh, "run", dir, points, (char *)NULL);
         _exit(127);
     }
     int st = 0;
@@ -172,11 +173,16 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
     size_t l = strlen(r.dir);
     while (l > 1 && r.dir[l - 1] == '/')
         r.dir[--l] = 0;
-    char file[2300];
-    snprintf(file, sizeof file, "%s/%s_settings.txt", r.dir, d->name);
-    snprintf(r.points, sizeof r.points, "%s/%s_points.txt", r.dir, d->name);
-    const char *jenv = getenv("JOBS");
-    int saved, jobs = jenv && *jenv ? atoi(jenv) : d->jobs;
+    if (d->work)
+        snprintf(r.work, sizeof r.work, "%s/%s", r.dir, d->work);
+    else
+        snprintf(r.work, sizeof r.work, "%s", r.dir);
+    char file[2400];
+    snprintf(file, sizeof file, "%s/%s_settings.txt", r.work, d->name);
+    snprintf(r.points, sizeof r.points, "%s/%s_points.txt", r.work, d->name);
+    const char *jvar = d->jobs_var ? d->jobs_var : "JOBS", *jenv = getenv(jvar);
+    int saved, jobs = jenv && *jenv ? atoi(jenv) : d->jobs > 0 ? d->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    r.jobs = jobs > 0 ? jobs : 1;
     if (collect_only) {
         RS_CHECK(access(file, F_OK) == 0 && access(r.points, F_OK) == 0,
                  "%s: no %s study (run build/bin/study run %s %s)", r.dir, d->name, d->name, r.dir);
@@ -188,14 +194,14 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
         d->check(&r) != 0)
         return -1;
     RS_CHECK(jenv == NULL || (jobs > 0 && jenv[strspn(jenv, "0123456789")] == 0),
-             "JOBS=%s: '%s' is not a positive integer", jenv, jenv);
+             "%s=%s: '%s' is not a positive integer (e.g. %s=2)", jvar, jenv, jenv, jvar);
     if (getenv("STUDY_CHECK") && *getenv("STUDY_CHECK"))
         return 0;
     if (!run_arg || !*run_arg) {
         RS_CHECK(rs_mkdir_p("results/runs") == 0, "cannot create results/runs: %s", strerror(errno));
         RS_CHECK(mkdir(r.dir, 0777) == 0, "%s already exists; not overwriting it", r.dir);
     }
-    RS_CHECK(rs_mkdir_p(r.dir) == 0, "cannot create %s: %s", r.dir, strerror(errno));
+    RS_CHECK(rs_mkdir_p(r.work) == 0, "cannot create %s: %s", r.work, strerror(errno));
     if (!saved && rs_write_atomic(file, settings_writer, &r) != 0)
         return -1;
     printf("%s: run folder %s\n", d->name, r.dir);
@@ -214,9 +220,9 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
             fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
             return 1;
         }
-        if (r.added == 0 && !first)
-            break;
-        rc = run_points(&r, jobs);
+        if ((r.added == 0 && !first) || access(r.points, F_OK) != 0)
+            break;   /* nothing added, or nothing to run at all */
+        rc = study_run_points(r.work, r.points, r.jobs, -1);
         if (rc < 0)
             return -1;
         if (rc == 130 || rc == 143) {

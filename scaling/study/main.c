@@ -7,7 +7,7 @@
 static const study_cmd cmds[] = {
     {"get", "one value of a CSV or JSON file (a column of a row, a dotted JSON key)", cmd_get},
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
-    {"run", "a study (models, converge): settings, points, tables, report", cmd_run},
+    {"run", "a study (models, converge, compose, simulate): settings, points, tables, report", cmd_run},
     {"collect", "a study's tables and report again from its finished points", cmd_collect},
     {"point", "one point of a points file, run in its folder (GNU parallel, Slurm)", cmd_point},
     {"pending", "the points of a points file still to run", cmd_pending},
@@ -18,6 +18,8 @@ static const study_cmd cmds[] = {
     {"concat", "one table of several CSVs with the same columns (make bench's parts)", cmd_concat},
     {"likwid", "make bench COUNTERS=likwid's probe: can likwid-perfctr count here", cmd_likwid},
     {"new-run", "a new results/runs/<stamp>-<host>/ folder, created and printed", cmd_new_run},
+    {"simulate", "allreduce at scale under SimGrid SMPI (scaling/simulate; --help)", cmd_simulate},
+    {"simulate-report", "report.md's section on allreduce at scale from a run folder", cmd_simulate_report},
 };
 #define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))
 

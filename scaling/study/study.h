@@ -25,5 +25,7 @@ int cmd_roofline(int argc, char **argv);
 int cmd_concat(int argc, char **argv);
 int cmd_likwid(int argc, char **argv);
 int cmd_new_run(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_simulate_report(int argc, char **argv);
 
 #endif

@@ -10,6 +10,14 @@ STUDY_OBJ += $(OBJ)/models/model_layout.o
 $(OBJ)/scaling/study/compose_plan.o: INC += -Imodels
 PROGRAMS  += $(BIN)/study
 
+# The simulate planner counts messages with collectives/ar_traffic.c, which is MPI-free:
+# built here with $(CC), apart from the MPI library's objects.
+STUDY_OBJ += $(OBJ)/study/collectives/ar_traffic.o
+$(OBJ)/scaling/study/%.o: INC += -Icollectives
+$(OBJ)/study/collectives/%.o: collectives/%.c $(SAN_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 $(BIN)/study: $(STUDY_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)

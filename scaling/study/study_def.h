@@ -39,17 +39,24 @@ typedef struct study_def study_def;
 typedef struct {
     const study_def *def;
     char dir[2048];                        /* the run folder */
-    char points[2300];                     /* RUN/NAME_points.txt */
+    char work[2200];                       /* where the points run: RUN, or RUN/def->work */
+    char points[2300];                     /* WORK/NAME_points.txt */
     const char *value[STUDY_MAX_SETTINGS]; /* the settings, in def->settings order */
     int added;                             /* points the last plan call added */
     void *state;                           /* the study's own, between plan calls */
+    int jobs;                              /* points run at once */
 } study_run;
 
 struct study_def {
     const char *name;
     const study_setting *settings;
     int nsettings;
-    int jobs;                              /* JOBS when the environment gives none */
+    int jobs;                              /* JOBS when the environment gives none (0: the
+                                              cores) */
+    const char *jobs_var;                  /* that variable's name (NULL: JOBS) */
+    /* NULL: the settings, the points file and points/ in RUN; else in RUN/WORK, the
+     * study's scratch (its collect may remove it once the results are written) */
+    const char *work;
     /* "NAME=value": a saved settings file without NAME (a folder made before the
      * setting was) ran value; NULL-terminated (NULL: such a file is refused) */
     const char *const *absent;
@@ -72,8 +79,14 @@ int study_drive(const study_def *d, const char *run, int collect_only);
 
 /* A new run folder's name, results/runs/<UTC stamp>-<host>: made here only (driver.c). */
 void study_new_run_name(char *buf, size_t len);
+/* scaling/study.sh run DIR POINTS, JOBS at once (its stdout to out_fd, unless -1): its
+ * exit status (130/143 when stopped: Ctrl-C reaches it too, and this waits for it). */
+int study_run_points(const char *dir, const char *points, int jobs, int out_fd);
 
 /* ---- for the studies (study_lib.c) ---- */
+/* The repository's root: the folder above build/bin/study (the current folder if the
+ * program runs from elsewhere). */
+const char *study_root(void);
 const char *study_value(const study_run *r, const char *name);
 /* A setting's value replaced (one the study settles itself; study_save_settings keeps it). */
 void study_set_value(study_run *r, const char *name, const char *value);
@@ -94,6 +107,8 @@ const char *study_cell(const rs_table *t, const char *col, char *buf, size_t len
 const char *study_cell_at(const rs_table *t, int row, const char *col, char *buf, size_t len);
 /* `rnn-train --check-args ARGS` (ARGS split at spaces): -1 with "WHAT: rnn-train says: ..." */
 int study_train_check(const char *what, const char *args);
+/* PATH and all below it removed (rm -rf). */
+void study_remove_tree(const char *path);
 /* RUN/PATH moved to RUN/old-K/ (the first K free for its name), so nothing is overwritten. */
 int study_keep_aside(const study_run *r, const char *path);
 /* The section between <!-- NAME --> marks of RUN/scaling_report.md replaced (or added). */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,21 @@
 #include "check.h"
 #include "fsio.h"
 #include "study_def.h"
+
+const char *study_root(void)
+{
+    static char root[4096];
+    if (root[0])
+        return root;
+    ssize_t n = readlink("/proc/self/exe", root, sizeof root - 1);
+    root[n > 0 ? n : 0] = 0;
+    size_t l = strlen(root);
+    if (l > 16 && strcmp(root + l - 16, "/build/bin/study") == 0)
+        root[l - 16] = 0;
+    else
+        snprintf(root, sizeof root, ".");
+    return root;
+}
 
 const char *study_value(const study_run *r, const char *name)
 {
@@ -60,7 +76,7 @@ int study_add(study_run *r, const char *name, double weight, const char *ok, con
 int study_point_state(const study_run *r, const char *name)
 {
     char path[8192], rc[32] = "", why[1024] = "", line[1024];
-    snprintf(path, sizeof path, "%s/points/%.255s/rc", r->dir, name);
+    snprintf(path, sizeof path, "%s/points/%.255s/rc", r->work, name);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
@@ -69,7 +85,7 @@ int study_point_state(const study_run *r, const char *name)
     fclose(f);
     if (atoi(rc) == 0 && rc[0] == '0')
         return 1;
-    snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", r->dir, name);
+    snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", r->work, name);
     if ((f = fopen(path, "r"))) {
         while (fgets(line, sizeof line, f))
             if (line[0] != '\n')
@@ -78,14 +94,14 @@ int study_point_state(const study_run *r, const char *name)
     }
     why[strcspn(why, "\n")] = 0;
     rs_seterr("the point %s failed%s%s (logs: %s/points/%.255s/); nothing more to run", name,
-              why[0] ? ": " : "", why, r->dir, name);
+              why[0] ? ": " : "", why, r->work, name);
     return -1;
 }
 
 rs_table *study_point_csv(const study_run *r, const char *name, const char *file)
 {
     char path[8192];
-    snprintf(path, sizeof path, "%s/points/%.255s/%s", r->dir, name, file);
+    snprintf(path, sizeof path, "%s/points/%.255s/%s", r->work, name, file);
     return access(path, R_OK) == 0 ? rs_table_read_csv(path) : NULL;
 }
 
@@ -142,6 +158,18 @@ int study_train_check(const char *what, const char *args)
     const char *w = strncmp(why, "rnn-train: ", 11) == 0 ? why + 11 : why;
     rs_seterr("%s: rnn-train says: %s", what, w);
     return -1;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void study_remove_tree(const char *path)
+{
+    nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int study_keep_aside(const study_run *r, const char *path)

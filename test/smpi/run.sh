@@ -10,7 +10,7 @@
 #      into equal ones (3 x 16) by --group-max;
 #   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
 #      leaves simulated times unchanged: scaling/simulate checked vs folded (and its
-#      JSON, from build/bin/simulate-write, holds the CSV's rows); the sweep's way
+#      JSON, from build/bin/study simulate, holds the CSV's rows); the sweep's way
 #      (--plan, --run-job, --collect) gives one run's rows; scaling/sweep.sh joins its
 #      parts and keeps results; allreduce-bench --timed-only times as without it; the
 #      books (every rank's count of wrong elements) add up in a checked folded run;
@@ -122,7 +122,7 @@ if [ -s "$tmp/fold_1G.csv" ] && [ -s "$tmp/fold_1M.csv" ]; then
         ok "p=16, 4 MiB: checked and folded runs give the same p50_us ($(echo "$ta" | tr '\n' ' '))" ||
         bad "checked vs folded differ: [$a] vs [$b]"
 fi
-if [ -s "$tmp/fold_1G.json" ]; then  # simulate-write: the same rows as JSON, with metadata
+if [ -s "$tmp/fold_1G.json" ]; then  # the same rows as JSON, with metadata
     nj=0; while study_get "$tmp/fold_1G.json" rows.$nj.algo > /dev/null 2>&1; do nj=$((nj + 1)); done
     nc=$(($(wc -l < "$tmp/fold_1G.csv") - 1))
     [ "$(study_get "$tmp/fold_1G.json" study 2> /dev/null)" = simulate ] &&

@@ -1,0 +1,178 @@
+/* simulate_job.c — one planned simulation (--run-job ID): all its sizes in one smpirun;
+ * if that run dies (not just "wrong"), each size alone, so that one crashing point does
+ * not lose the others, and a note per size that failed.  scaling/simulate_job.sh
+ * launches smpirun (the settings scaling/smpi_env.sh holds); this decides what to run.
+ *
+ * Beside the job's files it writes ID.csv (or ID.sK.csv, one per size run alone),
+ * ID.log and ID.err (smpirun's output), ID.failed ("SIZE exit RC: WHY" lines), ID.rss
+ * (peak memory, KB, with GNU time), ID.seconds, ID.cpu and ID.rc, written last. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "proc.h"
+#include "simulate.h"
+#include "study_def.h"
+
+static int nonempty(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* One smpirun of job j over the sizes in SIZES into OUT: its exit status. */
+static int run_one(const char *work, const sim_job *j, const char *sizes, const char *out, double *cpu)
+{
+    char set[4300], v[8][4200], plat[4300], log[4300], err[4300], rss[4300], script[4300];
+    snprintf(set, sizeof set, "%s/settings", work);
+    static const char *const keys[] = {"eager", "hier_groups", "hier_max", "reduce", "platform",
+                                       "bench", "foldlib", "smpirun"};
+    for (int i = 0; i < 8; i++)
+        sim_kv(set, keys[i], v[i], sizeof v[i]);
+    char env[24][4400];
+    int n = 0;
+#define ENV(...) snprintf(env[n++], sizeof env[0], __VA_ARGS__)
+    ENV("SIM_P=%d", j->p);
+    ENV("SIM_KIND=%s", j->kind);
+    ENV("SIM_NAME=%s", j->name);
+    ENV("SIM_ALGOS=%s", j->algos);
+    ENV("SIM_SEL=%s", j->sel);
+    ENV("SIM_FOLD=%d", j->fold);
+    ENV("SIM_EAGER=%s", v[0]);
+    ENV("SIM_HIER_GROUPS=%s", v[1]);
+    ENV("SIM_HIER_MAX=%s", v[2]);
+    ENV("SIM_REDUCE=%s", v[3]);
+    ENV("SIM_PLATFORM=%s", v[4]);
+    ENV("SIM_BENCH=%s", v[5]);
+    ENV("SIM_FOLDLIB=%s", v[6]);
+    ENV("SMPIRUN=%s", v[7]);
+#undef ENV
+    char *envp[25];
+    for (int i = 0; i < n; i++)
+        envp[i] = env[i];
+    envp[n] = NULL;
+    snprintf(plat, sizeof plat, "%s/plat/p%d", work, j->p);
+    snprintf(log, sizeof log, "%s/jobs/%s.log", work, j->id);
+    snprintf(err, sizeof err, "%s/jobs/%s.err", work, j->id);
+    snprintf(rss, sizeof rss, "%s/jobs/%s.rss", work, j->id);
+    snprintf(script, sizeof script, "%s/scaling/simulate_job.sh", study_root());
+    char *argv[] = {"sh", script, plat, (char *)sizes, (char *)out, rss, NULL};
+    double c = 0;
+    int rc = proc_run(argv, envp, log, err, 1, &c);
+    *cpu += c;
+    return rc;
+}
+
+/* The last line of the job's stderr that says something (not a backtrace), as a CSV
+ * note can hold it: commas and double quotes replaced, at most 160 bytes. */
+static void last_words(const char *work, const char *id, char *why, size_t len)
+{
+    char path[4300], line[4096];
+    snprintf(path, sizeof path, "%s/jobs/%s.err", work, id);
+    FILE *f = fopen(path, "r");
+    why[0] = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!line[0] || strncmp(line + strspn(line, " "), "->", 2) == 0 || strncmp(line, "Backtrace", 9) == 0)
+            continue;
+        snprintf(why, len < 161 ? len : 161, "%.160s", line);
+    }
+    if (f)
+        fclose(f);
+    for (char *c = why; *c; c++)
+        *c = *c == ',' ? ';' : *c == '"' ? '\'' : *c;
+}
+
+/* ID.s*.csv of an earlier attempt. */
+static void remove_parts(const char *work, const char *id)
+{
+    char dir[4300], path[4600], prefix[64];
+    snprintf(dir, sizeof dir, "%s/jobs", work);
+    snprintf(prefix, sizeof prefix, "%s.s", id);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && l > 4 && strcmp(e->d_name + l - 4, ".csv") == 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
+/* WORK/jobs/ID.EXT written (mode "w") or appended to ("a"). */
+static void write_file(const char *work, const char *id, const char *ext, const char *mode, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void write_file(const char *work, const char *id, const char *ext, const char *mode, const char *fmt, ...)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/jobs/%s.%s", work, id, ext);
+    FILE *f = fopen(path, mode);
+    if (!f)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fclose(f);
+}
+
+int sim_run_job(const char *work, const char *id)
+{
+    sim_job j;
+    if (sim_plan_read_job(work, id, &j) != 0)
+        return -1;
+    char csv[4300], sizes[4300], failed[4300], path[4300];
+    snprintf(csv, sizeof csv, "%s/jobs/%s.csv", work, id);
+    snprintf(sizes, sizeof sizes, "%s/jobs/%s.sizes", work, id);
+    snprintf(failed, sizeof failed, "%s/jobs/%s.failed", work, id);
+    time_t t0 = time(NULL);
+    double cpu = 0;
+    unlink(csv);
+    unlink(failed);
+    remove_parts(work, id);
+    snprintf(path, sizeof path, "%s/jobs/%s.rss", work, id);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/jobs/%s.rc", work, id);
+    unlink(path);
+    int rc = run_one(work, &j, sizes, csv, &cpu), ran = 0;
+    if ((rc != 0 && rc != 1) || !nonempty(csv)) {   /* it died: each size alone */
+        unlink(csv);
+        for (int k = 1; k <= j.ns; k++) {
+            char one[4300], out[4300];
+            snprintf(one, sizeof one, "%s/jobs/%s.s%d.sizes", work, id, k);
+            snprintf(out, sizeof out, "%s/jobs/%s.s%d.csv", work, id, k);
+            FILE *f = fopen(one, "w");
+            RS_CHECK(f && fprintf(f, "%lld\n", j.sizes[k - 1]) > 0 && fclose(f) == 0, "cannot write %s", one);
+            int r = run_one(work, &j, one, out, &cpu);
+            if ((r != 0 && r != 1) || !nonempty(out)) {
+                char why[256];
+                last_words(work, id, why, sizeof why);
+                write_file(work, id, "failed", "a", "%lld exit %d: %s\n", j.sizes[k - 1], r, why);
+                unlink(out);
+            } else
+                ran = 1;
+        }
+        rc = nonempty(failed) ? 3 : 0;
+    } else
+        ran = 1;
+    write_file(work, id, "seconds", "w", "%lld\n", (long long)(time(NULL) - t0));
+    write_file(work, id, "cpu", "w", "%.1f\n", cpu);
+    snprintf(path, sizeof path, "%s/jobs/%s.rc.tmp", work, id);
+    FILE *f = fopen(path, "w");
+    RS_CHECK(f && fprintf(f, "%d\n", rc) > 0 && fclose(f) == 0, "cannot write %s", path);
+    char done[4300];
+    snprintf(done, sizeof done, "%s/jobs/%s.rc", work, id);
+    RS_CHECK(rename(path, done) == 0, "cannot write %s: %s", done, strerror(errno));
+    return ran;
+}

@@ -1,0 +1,374 @@
+/* simulate_opts.c — the options of `study simulate` (scaling/simulate --help): parsed,
+ * then every value checked, in the order the errors are reported, before anything is
+ * made.  A bad value is one line (rs_lasterr), the caller prints it and exits 2. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "simulate.h"
+#include "study_def.h"
+
+/* The project's algorithms simulate runs (collectives/allreduce.c's registry, but
+ * ordered, a test oracle, and library, which is SMPI's own MPI_Allreduce here). */
+static const char *const project_algos[] = {"ring", "segring", "recdbl", "rabenseifner",
+                                            "binomial", "hier", "torus2d"};
+/* SMPI 3.32 built-ins run by `--algo smpi`: the classic families (recursive doubling,
+ * Rabenseifner, ring, SMP-aware, two-level, Open MPI's and MPICH's selections).  Any of
+ * --cfg=smpi/allreduce:help works. */
+static const char *const smpi_algos[] = {"rdb", "rab1", "rab_rdb", "lr", "smp_rsag", "ompi",
+                                         "mpich", "mvapich2", "mvapich2_two_level"};
+#define NPROJECT ((int)(sizeof project_algos / sizeof project_algos[0]))
+#define NSMPI ((int)(sizeof smpi_algos / sizeof smpi_algos[0]))
+
+static const char usage_text[] =
+    "usage: scaling/simulate [options]        (allreduce at scale under SimGrid SMPI)\n"
+    "  --platform NAME     taihulight (default), fattree or torus (scaling/platforms/README.md)\n"
+    "  --nodes LIST        node counts, one rank per node (default 2,4,8,...,512,800,1024)\n"
+    "  --sizes LIST        message sizes in bytes: 4,64k,1M or MIN:MAX (doubling) or\n"
+    "                      MIN:MAX:F (times F); default 4:64M:4\n"
+    "  --sizes-large LIST  sizes for node counts >= 512 (default: --sizes)\n"
+    "  --sizes-at P:LIST   the sizes at node count P alone (e.g. 800:4,1M,64M; default: the\n"
+    "                      above; may be given for several P)\n"
+    "  --sizes-ring LIST   of those, the sizes the ring-like algorithms (ring, segring,\n"
+    "                      smpi:lr, smpi:smp_rsag) run at node counts >= 512 (default: all):\n"
+    "                      they cost ~2p^2 simulated messages, 1.5-5 min of wall time per call\n"
+    "                      at 800 nodes; the others get a row saying they were not run\n"
+    "  --algo LIST         project algorithms (ring,segring,recdbl,rabenseifner,binomial,hier,\n"
+    "                      torus2d), SMPI built-ins as smpi:NAME (smpi:rdb, smpi:lr, ...),\n"
+    "                      bound, or the groups project, smpi, all (default all)\n"
+    "  --placement HOW     consecutive (default), roundrobin or random (rank -> node order)\n"
+    "  --seed N            seed of the random placement (default 1)\n"
+    "  --experiment caffe  the Sunway TaihuLight study's experiment instead: Caffe-style per-tensor, per-time-\n"
+    "                      step allreduces (SMPI's default algorithm) against one fused\n"
+    "                      allreduce with hier, for the LSTM-512 gradients (--preset FILE)\n"
+    "  --preset FILE       the experiment's tensors (default scaling/presets/caffe_lstm512.txt)\n"
+    "  --csv FILE          write the results as CSV (never overwrites)\n"
+    "  --json FILE         write the results as JSON (never overwrites)\n"
+    "  --jobs N            simulations at once (default 2; each is one process)\n"
+    "  --reduce-gbytes-per-s X   the gamma model (default: the platform's, 30)\n"
+    "  --platform-args \"ARGS\"    more platform-gen options (e.g. \"--oversubscription 8\")\n"
+    "  --hier-groups HOW   equal (default: platform groups cut to equal size) or whole\n"
+    "  --hier-max-group N  equal groups of at most N ranks (default 32; allreduce-bench --group-max)\n"
+    "  --eager-bytes N     messages up to N bytes go eagerly, without waiting for the\n"
+    "                      receiver (smpi/async-small-thresh; default 65536)\n"
+    "  --mem-budget BYTES  real (checked) buffers allowed in all ranks together; larger\n"
+    "                      sizes are folded and not checked (default 2G)\n"
+    "  --skip-ring-repeats leave out segring and smpi:lr where they send the ring's messages\n"
+    "                      exactly (a count p divides; segring with one segment per chunk):\n"
+    "                      a row says so (with ring in --algo)\n"
+    "  --quick             a few small points (smoke test)\n"
+    "  --keep DIR          keep the work folder (platforms, logs) in DIR\n"
+    "  --plan              with --keep: write the platforms and the simulations to run there,\n"
+    "                      run none (make simulate schedules every part's together)\n"
+    "  --run-job ID[,ID]   with --keep: run those simulations of a planned folder (exit 1\n"
+    "                      when none of them gave a row)\n"
+    "  --collect           with --keep and the options given to --plan: the table, CSV,\n"
+    "                      JSON and summary from the simulations that ran\n"
+    "  --help              this text\n"
+    "Exit: 0 ok, 1 a project algorithm gave a wrong result or could not be simulated\n"
+    "(SMPI built-ins' failures are reported, not counted), 2 bad usage.\n";
+
+long long sim_bytes_of(const char *s)
+{
+    size_t l = strlen(s);
+    double m = 1;
+    if (l > 0) {
+        switch (s[l - 1]) {
+        case 'k': case 'K': m = 1024; break;
+        case 'm': case 'M': m = 1048576; break;
+        case 'g': case 'G': m = 1073741824; break;
+        }
+    }
+    if (m > 1)
+        l--;
+    if (l == 0 || strspn(s, "0123456789") < l || l > 15)
+        return -1;
+    return (long long)(strtod(s, NULL) * m);
+}
+
+/* A size list (LIST, MIN:MAX or MIN:MAX:F) into out; what: the option, for messages. */
+static int expand_sizes(const char *spec, const char *what, sim_list *out)
+{
+    out->n = 0;
+    const char *colon = strchr(spec, ':');
+    if (colon) {
+        char lo_s[64], hi_s[64];
+        const char *rest = colon + 1, *c2 = strchr(rest, ':');
+        snprintf(lo_s, sizeof lo_s, "%.*s", (int)(colon - spec), spec);
+        snprintf(hi_s, sizeof hi_s, "%.*s", (int)(c2 ? c2 - rest : (long)strlen(rest)), rest);
+        long long lo = sim_bytes_of(lo_s), hi = sim_bytes_of(hi_s);
+        RS_CHECK(lo >= 1 && hi >= lo, "%s: '%s' is not MIN:MAX with 1 <= MIN <= MAX (e.g. 4:64M)", what, spec);
+        const char *f = c2 ? c2 + 1 : "2";
+        RS_CHECK(*f && f[strspn(f, "0123456789")] == 0 && strlen(f) < 10 && atol(f) >= 2,
+                 "%s: '%s': the factor must be an integer >= 2", what, spec);
+        for (double s = (double)lo; s <= (double)hi; s *= atol(f)) {
+            RS_CHECK(out->n < SIM_MAXS, "%s: '%s' makes more than %d sizes", what, spec, SIM_MAXS);
+            out->v[out->n++] = (long long)s;
+        }
+        return 0;
+    }
+    char copy[4096], *save;
+    snprintf(copy, sizeof copy, "%s", spec);
+    for (char *t = strtok_r(copy, ", \t\n", &save); t; t = strtok_r(NULL, ", \t\n", &save)) {
+        long long b = sim_bytes_of(t);
+        RS_CHECK(b >= 1, "%s: '%s' is not a size in bytes (e.g. 4, 64k, 1M)", what, t);
+        RS_CHECK(out->n < SIM_MAXS, "%s: more than %d sizes", what, SIM_MAXS);
+        out->v[out->n++] = b;
+    }
+    return 0;
+}
+
+static int is_uint(const char *s) { return *s && s[strspn(s, "0123456789")] == 0 && strlen(s) < 10; }
+
+static int by_value(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+static int parse_nodes(sim_opts *o)
+{
+    const char *arg = o->nodes_arg;
+    if (!arg)
+        arg = o->experiment ? "1,2,4,8,16,32,64,128,256,512,800"
+              : o->quick    ? "4,16,64,256"
+                            : "2,4,8,16,32,64,128,256,512,800,1024";
+    char copy[4096], *save;
+    snprintf(copy, sizeof copy, "%s", arg);
+    o->nnodes = 0;
+    for (char *t = strtok_r(copy, ", \t\n", &save); t; t = strtok_r(NULL, ", \t\n", &save)) {
+        RS_CHECK(is_uint(t) && atoi(t) >= 1, "--nodes: '%s' is not a node count >= 1 (e.g. --nodes 2,64,800)", t);
+        int p = atoi(t);
+        RS_CHECK(p >= 2 || o->experiment, "--nodes: %d: an allreduce needs at least 2 nodes", p);
+        RS_CHECK(p <= 32768, "--nodes: %d: more than the checking inputs support (32768)", p);
+        RS_CHECK(o->nnodes < SIM_MAXN, "--nodes: more than %d node counts", SIM_MAXN);
+        o->nodes[o->nnodes++] = p;
+    }
+    RS_CHECK(o->nnodes > 0, "--nodes: '%s' names no node count (e.g. --nodes 2,64,800)", arg);
+    qsort(o->nodes, (size_t)o->nnodes, sizeof o->nodes[0], by_value);
+    int n = 0;
+    for (int i = 0; i < o->nnodes; i++)
+        if (n == 0 || o->nodes[i] != o->nodes[n - 1])
+            o->nodes[n++] = o->nodes[i];
+    o->nnodes = n;
+    o->maxp = o->nodes[n - 1];
+    return 0;
+}
+
+static void add_name(char (*list)[32], int *n, const char *name)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp(list[i], name) == 0)
+            return;
+    if (*n < SIM_MAXA)
+        snprintf(list[(*n)++], 32, "%s", name);
+}
+
+static int parse_algos(sim_opts *o)
+{
+    char copy[4096], *save;
+    snprintf(copy, sizeof copy, "%s", o->algos ? o->algos : "all");
+    for (char *a = strtok_r(copy, ", \t\n", &save); a; a = strtok_r(NULL, ", \t\n", &save)) {
+        int all = strcmp(a, "all") == 0, known = 0;
+        if (all || strcmp(a, "project") == 0)
+            for (int i = 0; i < NPROJECT; i++)
+                add_name(o->project, &o->nproject, project_algos[i]);
+        if (all || strcmp(a, "smpi") == 0)
+            for (int i = 0; i < NSMPI; i++)
+                add_name(o->smpi, &o->nsmpi, smpi_algos[i]);
+        if (all || strcmp(a, "bound") == 0)
+            o->bound = 1;
+        if (all || strcmp(a, "project") == 0 || strcmp(a, "smpi") == 0 || strcmp(a, "bound") == 0)
+            continue;
+        if (strncmp(a, "smpi:", 5) == 0) {
+            const char *n = a + 5;
+            RS_CHECK(*n && n[strspn(n, "abcdefghijklmnopqrstuvwxyz0123456789_")] == 0 && strlen(n) < 32,
+                     "--algo: '%s' is not an SMPI algorithm name (e.g. smpi:rdb)", a);
+            add_name(o->smpi, &o->nsmpi, n);
+            continue;
+        }
+        RS_CHECK(strcmp(a, "library") != 0, "--algo: 'library' is SMPI's MPI_Allreduce here: name the "
+                 "built-in, e.g. smpi:ompi (SMPI's default choice)");
+        for (int i = 0; i < NPROJECT; i++)
+            known |= strcmp(a, project_algos[i]) == 0;
+        RS_CHECK(known, "--algo: unknown algorithm '%s' (expected one of: ring,segring,recdbl,rabenseifner,"
+                 "binomial,hier,torus2d, smpi:NAME, bound, project, smpi, all)", a);
+        add_name(o->project, &o->nproject, a);
+    }
+    if (o->experiment) {
+        o->nproject = o->nsmpi = o->bound = 0;
+        add_name(o->project, &o->nproject, "hier");
+        add_name(o->smpi, &o->nsmpi, "ompi");
+    }
+    return 0;
+}
+
+static int oneof(const char *v, const char *a, const char *b, const char *c)
+{
+    return strcmp(v, a) == 0 || strcmp(v, b) == 0 || (c && strcmp(v, c) == 0);
+}
+
+/* Every value, in the order scaling/simulate has always reported them. */
+static int check(sim_opts *o, const char *jobs, const char *hier_max, const char *eager)
+{
+    RS_CHECK(oneof(o->platform, "taihulight", "fattree", "torus"),
+             "--platform: unknown platform '%s' (expected taihulight, fattree or torus)", o->platform);
+    RS_CHECK(oneof(o->placement, "consecutive", "roundrobin", "random"),
+             "--placement: unknown placement '%s' (expected consecutive, roundrobin or random)", o->placement);
+    RS_CHECK(oneof(o->hier_groups, "equal", "whole", NULL), "--hier-groups: '%s' (expected equal or whole)",
+             o->hier_groups);
+    RS_CHECK(!o->experiment || strcmp(o->experiment, "caffe") == 0,
+             "--experiment: unknown experiment '%s' (expected caffe)", o->experiment);
+    RS_CHECK(is_uint(jobs) && atoi(jobs) >= 1, "--jobs: '%s' is not a positive integer", jobs);
+    RS_CHECK(is_uint(hier_max) && atoi(hier_max) >= 1, "--hier-max-group: '%s' is not a positive integer", hier_max);
+    RS_CHECK((is_uint(o->seed_text) && atol(o->seed_text) >= 1) || strcmp(o->seed_text, "0") == 0,
+             "--seed: '%s' is not an integer >= 0", o->seed_text);
+    RS_CHECK(*eager && eager[strspn(eager, "0123456789")] == 0 && strlen(eager) < 16,
+             "--eager-bytes: '%s' is not a size in bytes", eager);
+    o->jobs = atoi(jobs);
+    o->hier_max = atoi(hier_max);
+    o->eager = atoll(eager);
+    o->budget = sim_bytes_of(o->mem_budget);
+    RS_CHECK(o->budget >= 0, "--mem-budget: '%s' is not a size (e.g. 2G)", o->mem_budget);
+    if (o->reduce)
+        RS_CHECK(o->reduce[strspn(o->reduce, "0123456789.eE+-")] == 0 && strtod(o->reduce, NULL) > 0,
+                 "--reduce-gbytes-per-s: '%s' is not a rate > 0 (GB/s)", o->reduce);
+    if (parse_nodes(o) != 0)
+        return -1;
+    if (expand_sizes(o->sizes ? o->sizes : o->quick ? "4,1k,64k,1M,4M" : "4:64M:4", "--sizes", &o->small) != 0 ||
+        expand_sizes(o->sizes_large ? o->sizes_large : o->sizes ? o->sizes : o->quick ? "4,1k,64k,1M,4M" : "4:64M:4",
+                     "--sizes-large", &o->large) != 0)
+        return -1;
+    for (int i = 0; i < o->nsizes_at; i++) {
+        const char *spec = o->sizes_at[i], *colon = strchr(spec, ':');
+        char p[32] = "";
+        if (colon)
+            snprintf(p, sizeof p, "%.*s", (int)(colon - spec), spec);
+        RS_CHECK(colon && is_uint(p) && atoi(p) >= 1, "--sizes-at: '%s' is not P:LIST (e.g. 800:4,1M,64M)", spec);
+        o->at_p[i] = atoi(p);
+        if (expand_sizes(colon + 1, "--sizes-at", &o->at[i]) != 0)
+            return -1;
+    }
+    o->ring = o->large;
+    if (o->sizes_ring && expand_sizes(o->sizes_ring, "--sizes-ring", &o->ring) != 0)
+        return -1;
+    const sim_list *lists[SIM_MAXAT + 2] = {&o->small, &o->large};
+    for (int i = 0; i < o->nsizes_at; i++)
+        lists[2 + i] = &o->at[i];
+    for (int l = 0; l < 2 + o->nsizes_at; l++)
+        for (int i = 0; i < lists[l]->n; i++)
+            RS_CHECK(lists[l]->v[i] <= 1073741824, "--sizes: %lld bytes is more than this driver simulates "
+                     "(at most 1G)", lists[l]->v[i]);
+    if (parse_algos(o) != 0)
+        return -1;
+    RS_CHECK(!o->experiment || access(o->preset, R_OK) == 0, "--preset: cannot open %s", o->preset);
+    const char *out[2] = {o->csv, o->json};
+    for (int i = 0; i < 2; i++) {
+        if (!out[i])
+            continue;
+        RS_CHECK(access(out[i], F_OK) != 0, "%s exists; results are never overwritten (choose another name)", out[i]);
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", out[i]);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash == dir ? (void)(dir[1] = 0) : (void)(*slash = 0);
+        else
+            snprintf(dir, sizeof dir, ".");
+        RS_CHECK(access(dir, W_OK | X_OK) == 0, "cannot write %s (no such folder, or not writable)", out[i]);
+    }
+    return 0;
+}
+
+const sim_list *sim_sizes_for(const sim_opts *o, int p)
+{
+    for (int i = 0; i < o->nsizes_at; i++)
+        if (o->at_p[i] == p)
+            return &o->at[i];
+    return p >= 512 ? &o->large : &o->small;
+}
+
+int sim_opts_parse(sim_opts *o, int argc, char **argv)
+{
+    memset(o, 0, sizeof *o);
+    o->platform = "taihulight";
+    o->placement = "consecutive";
+    o->hier_groups = "equal";
+    o->mem_budget = "2G";
+    o->seed_text = "1";
+    static char preset[4200];
+    snprintf(preset, sizeof preset, "%s/scaling/presets/caffe_lstm512.txt", study_root());
+    o->preset = preset;
+    const char *jobs = getenv("SIM_JOBS") && *getenv("SIM_JOBS") ? getenv("SIM_JOBS") : "2";
+    const char *hier_max = "32", *eager = "65536";
+    size_t n = (size_t)snprintf(o->cmdline, sizeof o->cmdline, "scaling/simulate");
+    for (int i = 1; i < argc && n < sizeof o->cmdline; i++)
+        n += (size_t)snprintf(o->cmdline + n, sizeof o->cmdline - n, " %s", argv[i]);
+    static const struct {
+        const char *name;
+        size_t field;   /* offsetof in sim_opts, or a local (below) */
+    } strs[] = {
+#define F(opt, member) {opt, __builtin_offsetof(sim_opts, member)}
+        F("--platform", platform), F("--nodes", nodes_arg), F("--sizes", sizes), F("--sizes-large", sizes_large),
+        F("--sizes-ring", sizes_ring), F("--algo", algos), F("--placement", placement), F("--seed", seed_text),
+        F("--experiment", experiment), F("--preset", preset), F("--csv", csv), F("--json", json),
+        F("--reduce-gbytes-per-s", reduce), F("--platform-args", platform_args), F("--hier-groups", hier_groups),
+        F("--mem-budget", mem_budget), F("--keep", keep), F("--run-job", run_ids),
+#undef F
+    };
+    for (int i = 1; i < argc; i++) {
+        char opt[256];
+        const char *a = argv[i], *val = NULL, *eq = strchr(a, '=');
+        if (strncmp(a, "--", 2) == 0 && eq) {   /* --opt=value */
+            snprintf(opt, sizeof opt, "%.*s", (int)(eq - a), a);
+            val = eq + 1;
+        } else
+            snprintf(opt, sizeof opt, "%s", a);
+        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 1;
+        }
+        int flag = 1;
+        if (strcmp(opt, "--quick") == 0)
+            o->quick = 1;
+        else if (strcmp(opt, "--skip-ring-repeats") == 0)
+            o->skip_repeats = 1;
+        else if (strcmp(opt, "--plan") == 0)
+            o->plan = 1;
+        else if (strcmp(opt, "--collect") == 0)
+            o->collect = 1;
+        else
+            flag = 0;
+        RS_CHECK(!flag || !val, "unknown option '%s' (see --help)", val ? val : "");
+        if (flag)
+            continue;
+        int known = 0;
+        static const char *const locals[] = {"--jobs", "--hier-max-group", "--eager-bytes", "--sizes-at"};
+        for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
+            known |= strcmp(opt, strs[k].name) == 0;
+        for (size_t k = 0; k < 4; k++)
+            known |= strcmp(opt, locals[k]) == 0;
+        RS_CHECK(known && strncmp(a, "--", 2) == 0, "unknown option '%s' (see --help)", opt);
+        if (!val)
+            val = i + 1 < argc ? argv[++i] : NULL;
+        RS_CHECK(val && *val, "%s: missing value (see --help)", opt);
+        for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
+            if (strcmp(opt, strs[k].name) == 0)
+                *(const char **)((char *)o + strs[k].field) = val;
+        if (strcmp(opt, "--jobs") == 0)
+            jobs = val;
+        else if (strcmp(opt, "--hier-max-group") == 0)
+            hier_max = val;
+        else if (strcmp(opt, "--eager-bytes") == 0)
+            eager = val;
+        else if (strcmp(opt, "--sizes-at") == 0) {
+            RS_CHECK(o->nsizes_at < SIM_MAXAT, "--sizes-at: more than %d", SIM_MAXAT);
+            o->sizes_at[o->nsizes_at++] = val;
+        }
+    }
+    if (check(o, jobs, hier_max, eager) != 0)
+        return -1;
+    RS_CHECK(!(o->plan || o->run_ids || o->collect) || o->keep,
+             "--plan, --run-job and --collect need --keep DIR (the planned folder)");
+    RS_CHECK(!o->run_ids || o->run_ids[strspn(o->run_ids, "abcdefghijklmnopqrstuvwxyz0123456789,")] == 0,
+             "--run-job: '%s' is not a list of simulation ids (e.g. j0001,j0002)", o->run_ids);
+    return 0;
+}
