@@ -85,10 +85,7 @@ static rs_table *table_of(const study_run *r, const conv_base *b, const conv_row
     }
     char buf[2600];
     snprintf(buf, sizeof buf, "scaling/converge.sh %s", r->dir);
-    rs_table_meta(text, "command", buf);
-    rs_utc_now(buf, sizeof buf);
-    rs_table_meta(text, "date_utc", buf);
-    rs_table_meta(text, "commit", rs_build_commit());
+    study_meta_std(text, buf);
     rs_table_meta(text, "target_ppl", b->target);
     rs_table_meta(text, "kn3_valid_ppl", b->kn3);
     rs_table_meta(text, "train_tokens", b->ntrain);

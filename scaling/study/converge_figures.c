@@ -20,18 +20,6 @@
 #include "converge_study.h"
 #include "fsio.h"
 
-static const char *cell(const rs_table *t, int row, const char *col)
-{
-    int c = rs_table_col_index(t, col);
-    return c >= 0 && rs_cell_isset(t, row, c) ? rs_cell_str(t, row, c) : "";
-}
-
-static int is_one(const rs_table *t, int row, const char *col)
-{
-    const char *v = cell(t, row, col);
-    return *v && atof(v) == 1;
-}
-
 /* " word" appended to the list, unless once is set and the list has it. */
 static void add_word(char *list, size_t size, const char *word, int once)
 {
@@ -65,13 +53,13 @@ int conv_figure_vars(const char *dir, char *buf, size_t len)
     rs_table *t = read_text(dir, "scaling_convergence.csv"), *g = read_text(dir, "converge_grid.csv");
     RS_CHECK(t, "no %s/scaling_convergence.csv", dir);
     if (g && rs_table_nrows(g) > 0)   /* the base optimizer: the grid's first row's */
-        snprintf(base, sizeof base, "%s", cell(g, 0, "optimizer"));
+        snprintf(base, sizeof base, "%s", conv_cell(g, 0, "optimizer"));
     int nf = conv_read_fits(dir, fits, 256), nr = rs_table_nrows(t), any = 0, nfirst = 0;
     for (int i = 0; i < nf; i++) {
         const char *steps = "0";
         for (int k = 0; k < nr; k++)
-            if (is_one(t, k, "best") && atof(cell(t, k, "N")) == 1 && atof(cell(t, k, "b")) == atof(fits[i].b))
-                steps = cell(t, k, "steps_to_target");
+            if (conv_is_one(t, k, "best") && atof(conv_cell(t, k, "N")) == 1 && atof(conv_cell(t, k, "b")) == atof(fits[i].b))
+                steps = conv_cell(t, k, "steps_to_target");
         add_word(fb, sizeof fb, fits[i].b, 0);
         add_word(fs, sizeof fs, fits[i].s, 0);
         add_word(fe, sizeof fe, fits[i].e, 0);
@@ -81,29 +69,29 @@ int conv_figure_vars(const char *dir, char *buf, size_t len)
     double lo = 0, hi = 0, B0 = 1;
     const char *lr0 = "1";
     for (int k = 0; k < nr; k++) {
-        double B = atof(cell(t, k, "global_batch"));
-        if (is_one(t, k, "best")) {
+        double B = atof(conv_cell(t, k, "global_batch"));
+        if (conv_is_one(t, k, "best")) {
             lo = !any || B < lo ? B : lo;
             hi = !any || B > hi ? B : hi;
             any = 1;
         }
-        if (strcmp(cell(t, k, "optimizer"), base) != 0 && *cell(t, k, "steps_to_target"))
-            add_word(others, sizeof others, cell(t, k, "optimizer"), 1);
-        if (!is_one(t, k, "best_of_optimizer"))
+        if (strcmp(conv_cell(t, k, "optimizer"), base) != 0 && *conv_cell(t, k, "steps_to_target"))
+            add_word(others, sizeof others, conv_cell(t, k, "optimizer"), 1);
+        if (!conv_is_one(t, k, "best_of_optimizer"))
             continue;
         char s[600];
-        snprintf(s, sizeof s, "%s:%s", cell(t, k, "optimizer"), cell(t, k, "b"));
-        add_word(bl, sizeof bl, cell(t, k, "b"), 1);
+        snprintf(s, sizeof s, "%s:%s", conv_cell(t, k, "optimizer"), conv_cell(t, k, "b"));
+        add_word(bl, sizeof bl, conv_cell(t, k, "b"), 1);
         add_word(series, sizeof series, s, 1);
-        if (strcmp(cell(t, k, "optimizer"), base) == 0 && (!nfirst++ || B < B0)) {
+        if (strcmp(conv_cell(t, k, "optimizer"), base) == 0 && (!nfirst++ || B < B0)) {
             B0 = B;
-            lr0 = cell(t, k, "lr");
+            lr0 = conv_cell(t, k, "lr");
         }
     }
     rs_table *bs = read_text(dir, "scaling_bsimple.csv");
     for (int k = 0; bs && k < rs_table_nrows(bs); k++) {
         char s[600];
-        snprintf(s, sizeof s, "%s:%s", cell(bs, k, "N"), cell(bs, k, "b"));
+        snprintf(s, sizeof s, "%s:%s", conv_cell(bs, k, "N"), conv_cell(bs, k, "b"));
         add_word(runs, sizeof runs, s, 1);
     }
     snprintf(buf, len, "fb=\"%s\"; fs=\"%s\"; fe=\"%s\"; fc=\"%s\"; p1=\"%s\"; bl=\"%s\"; base=\"%s\"; others=\"%s\"; "

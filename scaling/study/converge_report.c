@@ -31,18 +31,6 @@ static int by_keys(const void *a, const void *b)
     return strcmp(x->line, y->line);
 }
 
-static const char *cell(const rs_table *t, int row, const char *col)
-{
-    int c = rs_table_col_index(t, col);
-    return c >= 0 && rs_cell_isset(t, row, c) ? rs_cell_str(t, row, c) : "";
-}
-
-static int is_one(const rs_table *t, int row, const char *col)
-{
-    const char *v = cell(t, row, col);
-    return *v && atof(v) == 1;
-}
-
 int conv_read_fits(const char *dir, conv_fit_row *f, int most)
 {
     char path[2600];
@@ -98,11 +86,11 @@ static void best_table(FILE *out, const rs_table *t, const conv_fit_row *f, int 
     fprintf(out, "| b | N | global batch | optimizer | lr | warmup | steps to target | tokens | epochs | fit | regime |\n"
                  "| ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
     for (int i = 0; i < rs_table_nrows(t) && n < MOST; i++) {
-        if (!is_one(t, i, "best"))
+        if (!conv_is_one(t, i, "best"))
             continue;
-        const char *b = cell(t, i, "b");
+        const char *b = conv_cell(t, i, "b");
         const conv_fit_row *fr = fit_of(f, nf, b);
-        double B = atof(cell(t, i, "global_batch"));
+        double B = atof(conv_cell(t, i, "global_batch"));
         char fit[64] = "", Bt[64];
         const char *regime = "";
         if (fr) {
@@ -111,10 +99,10 @@ static void best_table(FILE *out, const rs_table *t, const conv_fit_row *f, int 
             regime = B <= C / 10 ? "perfect" : B >= C * 10 ? "maximal" : "diminishing";
         }
         awk_num(B, Bt, sizeof Bt);
-        l[n] = (sorted_line){{atof(b), atof(cell(t, i, "N")), 0}, ""};
+        l[n] = (sorted_line){{atof(b), atof(conv_cell(t, i, "N")), 0}, ""};
         snprintf(l[n++].line, sizeof l->line, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", b,
-                 cell(t, i, "N"), Bt, cell(t, i, "optimizer"), cell(t, i, "lr"), cell(t, i, "warmup"),
-                 cell(t, i, "steps_to_target"), cell(t, i, "tokens"), cell(t, i, "epochs"), fit, regime);
+                 conv_cell(t, i, "N"), Bt, conv_cell(t, i, "optimizer"), conv_cell(t, i, "lr"), conv_cell(t, i, "warmup"),
+                 conv_cell(t, i, "steps_to_target"), conv_cell(t, i, "tokens"), conv_cell(t, i, "epochs"), fit, regime);
     }
     print_sorted(out, l, n);
 }
@@ -122,7 +110,7 @@ static void best_table(FILE *out, const rs_table *t, const conv_fit_row *f, int 
 /* Rows i and j are of the same (b, N). */
 static int same_bn(const rs_table *t, int i, int j)
 {
-    return strcmp(cell(t, i, "b"), cell(t, j, "b")) == 0 && strcmp(cell(t, i, "N"), cell(t, j, "N")) == 0;
+    return strcmp(conv_cell(t, i, "b"), conv_cell(t, j, "b")) == 0 && strcmp(conv_cell(t, i, "N"), conv_cell(t, j, "N")) == 0;
 }
 
 /* Each (b, N) without a best point, then the count of points by outcome. */
@@ -137,22 +125,22 @@ static void misses(FILE *out, const rs_table *t, sorted_line *l)
         for (int j = i; j < nr && first; j++) {
             if (!same_bn(t, i, j))
                 continue;
-            if (is_one(t, j, "best"))
+            if (conv_is_one(t, j, "best"))
                 got = 1;
-            else if (strcmp(cell(t, j, "status"), "reached") != 0) {
+            else if (strcmp(conv_cell(t, j, "status"), "reached") != 0) {
                 tried++;
-                why = cell(t, j, "status");
+                why = conv_cell(t, j, "status");
             }
         }
         if (!first || got)
             continue;
-        l[n] = (sorted_line){{atof(cell(t, i, "b")), atof(cell(t, i, "N")), 0}, ""};
+        l[n] = (sorted_line){{atof(conv_cell(t, i, "b")), atof(conv_cell(t, i, "N")), 0}, ""};
         snprintf(l[n++].line, sizeof l->line, "- b = %s, N = %s: no point reached the target (%d tried; last: %s)",
-                 cell(t, i, "b"), cell(t, i, "N"), tried, why);
+                 conv_cell(t, i, "b"), conv_cell(t, i, "N"), tried, why);
     }
     print_sorted(out, l, n);
     for (int i = 0; i < nr; i++) {
-        const char *st = cell(t, i, "status");
+        const char *st = conv_cell(t, i, "status");
         reached += strcmp(st, "reached") == 0;
         div += strcmp(st, "diverged") == 0;
         inf += strncmp(st, "infeasible", 10) == 0;
@@ -167,17 +155,17 @@ static int optimizers(const rs_table *t, sorted_line *l)
 {
     int n = 0, nr = rs_table_nrows(t);
     for (int i = 0; i < nr && n < MOST; i++) {
-        if (!is_one(t, i, "best_of_optimizer"))
+        if (!conv_is_one(t, i, "best_of_optimizer"))
             continue;
         int other = 0;
         for (int j = 0; j < nr && !other; j++)
-            other = same_bn(t, i, j) && strcmp(cell(t, i, "optimizer"), cell(t, j, "optimizer")) != 0;
+            other = same_bn(t, i, j) && strcmp(conv_cell(t, i, "optimizer"), conv_cell(t, j, "optimizer")) != 0;
         if (!other)
             continue;
-        l[n] = (sorted_line){{atof(cell(t, i, "b")), atof(cell(t, i, "N")), atof(cell(t, i, "steps_to_target"))}, ""};
-        snprintf(l[n++].line, sizeof l->line, "| %s | %s | %s | %s | %s | %s | %s |", cell(t, i, "b"),
-                 cell(t, i, "N"), cell(t, i, "global_batch"), cell(t, i, "optimizer"), cell(t, i, "lr"),
-                 cell(t, i, "warmup"), cell(t, i, "steps_to_target"));
+        l[n] = (sorted_line){{atof(conv_cell(t, i, "b")), atof(conv_cell(t, i, "N")), atof(conv_cell(t, i, "steps_to_target"))}, ""};
+        snprintf(l[n++].line, sizeof l->line, "| %s | %s | %s | %s | %s | %s | %s |", conv_cell(t, i, "b"),
+                 conv_cell(t, i, "N"), conv_cell(t, i, "global_batch"), conv_cell(t, i, "optimizer"), conv_cell(t, i, "lr"),
+                 conv_cell(t, i, "warmup"), conv_cell(t, i, "steps_to_target"));
     }
     return n;
 }
@@ -188,22 +176,22 @@ static void lr_rule(FILE *out, const rs_table *t, sorted_line *l)
 {
     int n = 0, nr = rs_table_nrows(t);
     for (int i = 0; i < nr && n < MOST; i++) {   /* one line per (b, B): the fewest steps */
-        if (strcmp(cell(t, i, "optimizer"), "momentum") != 0 || !*cell(t, i, "steps_to_target"))
+        if (strcmp(conv_cell(t, i, "optimizer"), "momentum") != 0 || !*conv_cell(t, i, "steps_to_target"))
             continue;
         int k = 0;
-        while (k < n && !(atof(cell(t, i, "b")) == l[k].k[0] && strcmp(cell(t, i, "b"), l[k].line) == 0 &&
-                          strcmp(cell(t, i, "global_batch"), l[k].line + 32) == 0))
+        while (k < n && !(atof(conv_cell(t, i, "b")) == l[k].k[0] && strcmp(conv_cell(t, i, "b"), l[k].line) == 0 &&
+                          strcmp(conv_cell(t, i, "global_batch"), l[k].line + 32) == 0))
             k++;
-        double s = atof(cell(t, i, "steps_to_target"));
+        double s = atof(conv_cell(t, i, "steps_to_target"));
         if (k < n && s >= l[k].k[2])
             continue;
         if (k == n) {
-            l[n++] = (sorted_line){{atof(cell(t, i, "b")), atof(cell(t, i, "global_batch")), 0}, ""};
-            snprintf(l[k].line, 32, "%s", cell(t, i, "b"));
-            snprintf(l[k].line + 32, 32, "%s", cell(t, i, "global_batch"));
+            l[n++] = (sorted_line){{atof(conv_cell(t, i, "b")), atof(conv_cell(t, i, "global_batch")), 0}, ""};
+            snprintf(l[k].line, 32, "%s", conv_cell(t, i, "b"));
+            snprintf(l[k].line + 32, 32, "%s", conv_cell(t, i, "global_batch"));
         }
         l[k].k[2] = s;
-        snprintf(l[k].line + 64, 64, "%s", cell(t, i, "lr"));
+        snprintf(l[k].line + 64, 64, "%s", conv_cell(t, i, "lr"));
     }
     for (int i = 0; i < n; i++)   /* sort by b, then B: the steps key is not needed */
         l[i].k[2] = 0;
@@ -288,7 +276,7 @@ int conv_report(const study_run *r, FILE *out)
             "first evaluation at or under it; evaluations every ~1/20 of the fewest steps it could take,\n"
             "and a point whose interval came out over 1/11 of its steps is rerun with a finer one, so\n"
             "every count is within 10%% of the crossing (`resolved` = 1 in scaling_convergence.csv).\n\n",
-            S("MODEL"), others, S("LR_FACTORS"), S("SEED"), rs_table_nrows(t) ? cell(t, 0, "target_ppl") : "",
+            S("MODEL"), others, S("LR_FACTORS"), S("SEED"), rs_table_nrows(t) ? conv_cell(t, 0, "target_ppl") : "",
             S("TARGET_X"), S("EVAL_STREAMS"));
     best_table(out, t, fits, nf, lines);
     fprintf(out, "\n");

@@ -80,20 +80,6 @@ static int has_file(const char *dir, const char *name, const char *file)
     return access(path, F_OK) == 0;
 }
 
-/* stderr.txt says the run diverged. */
-static int diverged(const char *dir, const char *name)
-{
-    char path[8192], line[4096];
-    snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", dir, name);
-    FILE *f = fopen(path, "r");
-    int d = 0;
-    while (f && !d && fgets(line, sizeof line, f))
-        d = strstr(line, "diverg") != NULL;
-    if (f)
-        fclose(f);
-    return d;
-}
-
 /* Why a point could not run: its infeasible note, "infeasible: " once, commas as ';'. */
 static void infeasible(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -140,7 +126,7 @@ static void point_row(const study_run *r, const conv_base *b, conv_row *row)
             char steps[64];
             snprintf(f[CR_STATUS], sizeof f[CR_STATUS], "not reached within %s steps",
                      conv_last(s, "steps", steps, sizeof steps));
-        } else if (diverged(dir, name)) {
+        } else if (study_point_says(dir, name, "diverg")) {
             snprintf(f[CR_STATUS], sizeof f[CR_STATUS], "diverged");
             f[CR_PPL][0] = 0;
         } else
@@ -228,4 +214,16 @@ void conv_rows_free(conv_rows *rows)
         free(rows->row);
         free(rows);
     }
+}
+
+const char *conv_cell(const rs_table *t, int row, const char *col)
+{
+    int c = rs_table_col_index(t, col);
+    return c >= 0 && rs_cell_isset(t, row, c) ? rs_cell_str(t, row, c) : "";
+}
+
+int conv_is_one(const rs_table *t, int row, const char *col)
+{
+    const char *v = conv_cell(t, row, col);
+    return *v && atof(v) == 1;
 }

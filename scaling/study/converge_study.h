@@ -93,5 +93,9 @@ rs_table *conv_point_text(const char *dir, const char *name, const char *file);
 const char *conv_last(const rs_table *t, const char *col, char *buf, size_t len);
 /* The number of words of a space-separated list, each into words[] (most at most). */
 int conv_words(char *list, char **words, int most);
+/* A cell of row ROW as its text ("" when unset or no such column), and whether it is 1
+ * (the best flags of scaling_convergence.csv). */
+const char *conv_cell(const rs_table *t, int row, const char *col);
+int conv_is_one(const rs_table *t, int row, const char *col);
 
 #endif

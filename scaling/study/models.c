@@ -141,19 +141,6 @@ static void params_of(const study_run *r, const char *name, char *buf, size_t le
         fclose(f);
 }
 
-static int diverged(const study_run *r, const char *name)
-{
-    char path[8192], line[4096];
-    snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", r->dir, name);
-    FILE *f = fopen(path, "r");
-    int d = 0;
-    while (f && !d && fgets(line, sizeof line, f))
-        d = strstr(line, "diverg") != NULL;
-    if (f)
-        fclose(f);
-    return d;
-}
-
 /* One point's row, as text (the table is typed when written). */
 static void point_row(const study_run *r, rs_table *t, const char *name, const rs_table *kn3)
 {
@@ -203,7 +190,7 @@ static void point_row(const study_run *r, rs_table *t, const char *name, const r
         SET("status", "not run");
     else if (st > 0)
         FROM("status", s, "stop");
-    else if (diverged(r, name))
+    else if (study_point_says(r->dir, name, "diverg"))
         SET("status", "diverged");
     else {
         snprintf(buf, sizeof buf, "failed (exit %d)", rc);
@@ -276,10 +263,7 @@ static int collect(study_run *r)
         point_row(r, text, names[i], kn3);
     char buf[2600];
     snprintf(buf, sizeof buf, "build/bin/study run models %s", r->dir);
-    rs_table_meta(text, "command", buf);
-    rs_utc_now(buf, sizeof buf);
-    rs_table_meta(text, "date_utc", buf);
-    rs_table_meta(text, "commit", rs_build_commit());
+    study_meta_std(text, buf);
     rs_table_meta(text, "corpus", V("CORPUS"));
     rs_table_meta(text, "vocab", study_cell(kn3, "vocab", buf, sizeof buf));
     for (int i = 0; i < r->def->nsettings; i++) {

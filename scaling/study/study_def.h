@@ -105,6 +105,10 @@ rs_table *study_point_csv(const study_run *r, const char *name, const char *file
 const char *study_cell(const rs_table *t, const char *col, char *buf, size_t len);
 /* The same in row ROW (0-based). */
 const char *study_cell_at(const rs_table *t, int row, const char *col, char *buf, size_t len);
+/* 1 if DIR/points/NAME/stderr.txt has WORD on a line ("diverg": the run diverged). */
+int study_point_says(const char *dir, const char *name, const char *word);
+/* The metadata every study table starts with: command, date_utc, the build's commit. */
+void study_meta_std(rs_table *t, const char *command);
 /* `rnn-train --check-args ARGS` (ARGS split at spaces): -1 with "WHAT: rnn-train says: ..." */
 int study_train_check(const char *what, const char *args);
 /* PATH and all below it removed (rm -rf). */

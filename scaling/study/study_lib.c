@@ -14,6 +14,8 @@
 
 #include "check.h"
 #include "fsio.h"
+#include "meta.h"
+#include "cpu.h"
 #include "study_def.h"
 
 const char *study_root(void)
@@ -117,6 +119,28 @@ const char *study_cell_at(const rs_table *t, int row, const char *col, char *buf
     if (c >= 0 && row >= 0 && row < rs_table_nrows(t))
         rs_cell_text(t, row, c, buf, len);
     return buf;
+}
+
+int study_point_says(const char *dir, const char *name, const char *word)
+{
+    char path[8192], line[4096];
+    snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", dir, name);
+    FILE *f = fopen(path, "r");
+    int said = 0;
+    while (f && !said && fgets(line, sizeof line, f))
+        said = strstr(line, word) != NULL;
+    if (f)
+        fclose(f);
+    return said;
+}
+
+void study_meta_std(rs_table *t, const char *command)
+{
+    char now[64];
+    rs_table_meta(t, "command", command);
+    rs_utc_now(now, sizeof now);
+    rs_table_meta(t, "date_utc", now);
+    rs_table_meta(t, "commit", rs_build_commit());
 }
 
 int study_train_check(const char *what, const char *args)
