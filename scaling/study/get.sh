@@ -1,5 +1,5 @@
 # get.sh — the shell face of `build/bin/study get` (cmd_get.c), sourced by the scripts
-# that read result files back (plot/, test/, scaling/study_lib.sh), so that a CSV or JSON
+# that read result files back (test/), so that a CSV or JSON
 # is parsed in one place, common/record.c's reader (quoted cells and all), never by awk,
 # sed or cut.  Source it from the repository root, or set study_bin first:
 #   study_bin               the tool; a check that takes a BIN_DIR sets $BIN_DIR/study
