@@ -254,8 +254,8 @@ help:
 	@echo "  make simulate   allreduce at 2..1024 simulated nodes under SimGrid SMPI"
 	@echo "                  (QUICK=1: a few points; FULL=1: every algorithm everywhere; SIM_JOBS=N)"
 	@echo "  make scaling    steps-to-target against the global batch into a new results/runs/<stamp>-<host>/"
-	@echo "  make fuzz       fuzz the readers of user input for SECONDS=60 each (libFuzzer, clang)"
 	@echo "                  (QUICK=1: a coarse grid, ~10 min; RUN=DIR resumes a run; JOBS=K points at once)"
+	@echo "  make fuzz       fuzz the readers of user input for SECONDS=60 each (libFuzzer, clang)"
 	@echo "  make clean      remove $(BUILD)/"
 	@echo "variables: CC=$(CC) OPT=$(OPT) CFLAGS= WERROR=1 QUICK=1 THREADS=N RUN=DIR JOBS=K"
 

@@ -125,7 +125,7 @@ for p in 2 4; do [ -f "$run/allreduce_np$p.csv" ] && parts="$parts $run/allreduc
 [ -z "$parts" ] || $study concat "$run/allreduce.csv" $parts || { [ $status -eq 0 ] && status=1; }
 
 # allreduce at scale under SimGrid SMPI: the short preset of `make simulate` (the full
-# sweep is its own target: ~50 min); it writes its figures and simulate_report.md,
+# sweep is its own target: ~19 min on 2 cores); it writes its figures and simulate_report.md,
 # which report.md includes.  Not in the one-minute QUICK run.
 if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v smpirun >/dev/null; then
     step simulate_sweep env QUICK=1 sh scaling/sweep.sh "$run"

@@ -130,7 +130,7 @@ check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study $(PLATFORM_GEN)
 # settings are checked first (STUDY_CHECK=1), before anything is created.
 scaling: deps
 	@$(MAKE) --no-print-directory all
-	@run="$(RUN)"; [ -n "$$run" ] || run=results/runs/$$(date -u +%Y%m%dT%H%M%SZ)-$$(hostname -s 2>/dev/null || hostname); \
+	@run="$(RUN)"; [ -n "$$run" ] || run=$$($(BIN)/study new-run --name) || exit 2; \
 	for s in converge compose models; do \
 	  STUDY_CHECK=1 QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/$$s.sh "$$run" || exit $$?; done; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \

@@ -187,6 +187,13 @@ int cmd_get(int argc, char **argv)
         rs_seterr("expected FILE and KEY, got %d argument%s (study get --help)", npos, npos == 1 ? "" : "s");
         rc = -1;
     }
+    int wheres = 0;
+    for (int i = 1; i < argc; i++)
+        wheres += strcmp(argv[i], "--where") == 0 || strncmp(argv[i], "--where=", 8) == 0;
+    if (rc == 0 && wheres > 1) {
+        rs_seterr("--where given %d times: give its conditions once, comma-separated (COL=V,COL2=W)", wheres);
+        rc = -1;
+    }
     if (rc == 0 && opt.row && strcmp(opt.row, "first") && strcmp(opt.row, "last") && atoi(opt.row) < 1) {
         rs_seterr("--row '%s': expected first, last or a row number from 1", opt.row);
         rc = -1;

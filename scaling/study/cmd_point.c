@@ -34,6 +34,17 @@ static int usage_error(const char *verb, const char *what)
     return 2;
 }
 
+/* --help: 1 (the usage printed) when argv asks for it. */
+static int help(int argc, char **argv, const char *usage)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: %s\nPoints files: scaling/study/points_file.h; scaling/study.sh runs them.\n", usage);
+            return 1;
+        }
+    return 0;
+}
+
 static int write_text(const char *dir, const char *file, const char *text)
 {
     char path[4400], tmp[4500];
@@ -190,6 +201,8 @@ static int open_points(const char *verb, int argc, char **argv, int nargs, pf_po
 int cmd_point(int argc, char **argv)
 {
     pf_points pts;
+    if (help(argc, argv, "study point RUN POINTS NAME|N   (one point, in RUN/points/NAME/)"))
+        return 0;
     if (argc != 4)
         return usage_error("point", "expected RUN POINTS NAME|N");
     if (open_points("point", argc - 1, argv, 2, &pts) != 0)
@@ -207,6 +220,8 @@ int cmd_point(int argc, char **argv)
 int cmd_pending(int argc, char **argv)
 {
     pf_points pts;
+    if (help(argc, argv, "study pending RUN POINTS [--failed]   (the points still to run)"))
+        return 0;
     int failed_only = argc == 4 && strcmp(argv[3], "--failed") == 0;
     if (argc == 4 && !failed_only)
         return usage_error("pending", "expected RUN POINTS [--failed]");
@@ -226,6 +241,8 @@ int cmd_pending(int argc, char **argv)
 int cmd_status(int argc, char **argv)
 {
     pf_points pts;
+    if (help(argc, argv, "study status RUN POINTS [--tally]   (the points counted by state)"))
+        return 0;
     int tally = argc == 4 && strcmp(argv[3], "--tally") == 0;
     if (argc == 4 && !tally)
         return usage_error("status", "expected RUN POINTS [--tally]");

@@ -2,9 +2,10 @@
  *
  * scaling/study.sh runs each point in RUN/points/NAME/ (cmd, rc, seconds, stdout.txt,
  * stderr.txt, and what the command wrote).  This reads them back into RUN/points.csv
- * (or --out FILE), one row per point in name order: point, status (done, failed, not
- * run, infeasible), exit_code, wall_seconds, command, result_file and result_rows (the
- * point's result CSV: summary.csv, else bench.csv, else the first other *.csv but
+ * (or --out FILE), one row per point in name order: point, status (done: its rc is
+ * one of its OK codes in the run's points files, else 0; failed, not run, infeasible),
+ * exit_code, wall_seconds, command, result_file and result_rows (the point's result
+ * CSV: summary.csv, else bench.csv, else the first other *.csv but
  * log.csv), note (why infeasible, or a failure's last stderr line), then the columns of
  * a one-row result CSV, the union over the points in first-seen order (a name that
  * clashes with the fixed ones gets "result_" before it).  Every cell is text as read.
@@ -18,6 +19,7 @@
 #include "check.h"
 #include "fsio.h"
 #include "opts.h"
+#include "points_file.h"
 #include "record.h"
 #include "study.h"
 
@@ -85,6 +87,46 @@ static rs_table *result_of(const char *dir, char *file, size_t len)
     return rs_table_read_csv(path);   /* a malformed one: NULL, the point noted */
 }
 
+/* rc counts as done: one of the point's OK codes in the run's points files (RUN/NAME_points.txt,
+ * points_file.h: "0,1" where exit 1 is an outcome), or 0 for a point none lists. */
+static int ok_code(const char *run_dir, const char *name, const char *rc)
+{
+    static char dir[4096];
+    static pf_points all[16];
+    static int nfiles = -1;
+    if (nfiles < 0 || strcmp(dir, run_dir) != 0) {
+        for (int i = 0; i < nfiles; i++)
+            pf_free(&all[i]);
+        nfiles = 0;
+        snprintf(dir, sizeof dir, "%s", run_dir);
+        struct dirent **f;
+        int n = scandir(run_dir, &f, NULL, alphasort);
+        for (int i = 0; i < n; i++) {
+            size_t l = strlen(f[i]->d_name);
+            char path[8192];
+            snprintf(path, sizeof path, "%s/%s", run_dir, f[i]->d_name);
+            if (nfiles < 16 && l > 11 && strcmp(f[i]->d_name + l - 11, "_points.txt") == 0 &&
+                pf_read(path, &all[nfiles]) == 0)
+                nfiles++;
+            free(f[i]);
+        }
+        if (n > 0)
+            free(f);
+    }
+    for (int i = 0; i < nfiles; i++) {
+        const pf_point *p = pf_find(&all[i], name);
+        if (p && strcmp(p->name, name) == 0) {
+            char ok[64], *save;
+            snprintf(ok, sizeof ok, "%s", p->ok);
+            for (char *c = strtok_r(ok, ",", &save); c; c = strtok_r(NULL, ",", &save))
+                if (strcmp(c, rc) == 0)
+                    return 1;
+            return 0;
+        }
+    }
+    return strcmp(rc, "0") == 0;
+}
+
 static int is_point(const struct dirent *e)
 {
     return e->d_name[0] != '.';
@@ -100,7 +142,8 @@ static void column_name(const char *name, char *buf, size_t len)
 }
 
 /* Pass 1 (t == NULL): the union of one-row results' columns into names; pass 2: rows. */
-static int scan(const char *points, struct dirent **e, int n, char **names, int *nnames, rs_table *t)
+static int scan(const char *run_dir, const char *points, struct dirent **e, int n, char **names,
+                int *nnames, rs_table *t)
 {
     char dir[4096], buf[4096], file[256], col[300];
     for (int i = 0; i < n; i++) {
@@ -125,7 +168,7 @@ static int scan(const char *points, struct dirent **e, int n, char **names, int 
             rs_set_str(t, r, "point", e[i]->d_name);
             read_line(dir, "rc", 0, rc, sizeof rc);
             read_line(dir, "infeasible", 0, inf, sizeof inf);
-            const char *status = inf[0] ? "infeasible" : !rc[0] ? "not run" : strcmp(rc, "0") == 0 ? "done" : "failed";
+            const char *status = inf[0] ? "infeasible" : !rc[0] ? "not run" : ok_code(run_dir, e[i]->d_name, rc) ? "done" : "failed";
             rs_set_str(t, r, "status", status);
             if (rc[0])
                 rs_set_str(t, r, "exit_code", rc);
@@ -172,7 +215,7 @@ static int run(const char *run_dir)
     char *names[MOST_COLS];
     int nnames = 0, rc = rs_check_writable(out);
     if (rc == 0)
-        rc = scan(points, e, n, names, &nnames, NULL);
+        rc = scan(run_dir, points, e, n, names, &nnames, NULL);
     rs_col cols[NFIXED + MOST_COLS];
     for (int i = 0; i < NFIXED; i++)
         cols[i] = (rs_col){fixed[i], RS_STR, 0};
@@ -180,7 +223,7 @@ static int run(const char *run_dir)
         cols[NFIXED + i] = (rs_col){names[i], RS_STR, 0};
     rs_table *t = rc == 0 ? rs_table_new("points", cols, NFIXED + nnames) : NULL;
     if (t) {
-        rc = scan(points, e, n, names, &nnames, t);
+        rc = scan(run_dir, points, e, n, names, &nnames, t);
         if (rc == 0)
             rc = rs_table_write_csv(t, out);
         if (rc == 0)

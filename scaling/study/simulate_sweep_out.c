@@ -176,6 +176,7 @@ static void record_costs(const study_run *r, const sim_part *parts, int n, long 
     if (nc > 0) {
         qsort(c, (size_t)nc, sizeof *c, longest);
         snprintf(path, sizeof path, "%s/simulate_points.txt", r->dir);
+        study_keep_aside(r, "simulate_points.txt");   /* an earlier sweep's, to old-K/ */
         FILE *f = fopen(path, "w");
         if (f) {
             fprintf(f, "part id nodes algorithm folded sizes seconds cpu_seconds max_rss_kb\n");
@@ -191,7 +192,7 @@ static void record_costs(const study_run *r, const sim_part *parts, int n, long 
     free(c);
 }
 
-/* FILES joined into RUN/FAM.csv (the header once), replacing it. */
+/* FILES joined into RUN/FAM.csv (the header once); an earlier one goes to old-K/. */
 static int write_text_csv(FILE *f, void *ctx) { return rs_table_print_csv(ctx, f); }
 
 static int join(const study_run *r, const char *fam, char **files, int n)
@@ -223,7 +224,10 @@ static int join(const study_run *r, const char *fam, char **files, int n)
     snprintf(path, sizeof path, "%s/%s.csv", r->dir, fam);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     unlink(tmp);
-    int rc = rs_write_atomic(tmp, write_text_csv, t) == 0 && rename(tmp, path) == 0 ? 0 : 1;
+    char name[300];
+    snprintf(name, sizeof name, "%s.csv", fam);   /* a sweep's earlier table goes to old-K/ */
+    int rc = rs_write_atomic(tmp, write_text_csv, t) == 0 && study_keep_aside(r, name) == 0 &&
+                     rename(tmp, path) == 0 ? 0 : 1;
     rs_table_free(t);
     return rc;
 }
@@ -284,7 +288,8 @@ static int report(const study_run *r)
     snprintf(md, sizeof md, "%s/simulate_report.md", r->dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", md);
     unlink(tmp);
-    if (rs_write_atomic(tmp, write_report, (void *)r->dir) != 0 || rename(tmp, md) != 0) {
+    if (rs_write_atomic(tmp, write_report, (void *)r->dir) != 0 ||
+        study_keep_aside(r, "simulate_report.md") != 0 || rename(tmp, md) != 0) {
         fprintf(stderr, "%s\n", rs_lasterr());
         unlink(tmp);
         return 1;

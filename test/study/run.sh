@@ -41,6 +41,7 @@ status "an unknown column" 2 "$st" get "$tmp/t.csv" nope
 status "a missing file" 2 "$st" get "$tmp/none.csv" lr
 status "--where without =" 2 "$st" get "$tmp/t.csv" lr --where N
 status "--row 0" 2 "$st" get "$tmp/t.csv" lr --row 0
+status "--where twice" 2 "$st" get "$tmp/t.csv" lr --where N=64 --where point=b
 same "--optional: a missing file is an empty line" "" "$($st get "$tmp/none.csv" lr --optional)"
 status "--optional: exit 0" 0 "$st" get "$tmp/t.csv" nope --optional
 printf 'a,b\n1,2,3\n' > "$tmp/bad.csv"
@@ -76,9 +77,11 @@ printf 'warming up\nrnn-train: diverged at step 9\n\n' > "$p/p2/stderr.txt"
 echo "rnn-train --bench 20" > "$p/p3/cmd"; echo 0 > "$p/p3/rc"
 printf 'tokens_per_s,step_ms_median\n2042.37,8.5\n' > "$p/p3/bench.csv"
 echo "infeasible: 800 workers need 48% of the corpus per step" > "$p/p4/infeasible"
+mkdir -p "$p/p5"; echo "rnn-train --target-ppl 1" > "$p/p5/cmd"; echo 1 > "$p/p5/rc"
+printf 'p5 1 0,1 rnn-train --target-ppl 1\n' > "$r/x_points.txt"   # exit 1 is an outcome here
 status "points on a run folder" 0 "$st" points "$r"
 t=$r/points.csv
-same "statuses in name order" "$(printf 'done\nfailed\ndone\ninfeasible')" "$($st get "$t" status --all)"
+same "statuses in name order (p5's exit 1 is one of its OK codes)" "$(printf 'done\nfailed\ndone\ninfeasible\ndone')" "$($st get "$t" status --all)"
 same "a result's cell" "210.5" "$($st get "$t" valid_ppl --where point=p1)"
 same "the union: bench.csv's column too" "2042.37" "$($st get "$t" tokens_per_s --where point=p3)"
 same "a clashing name gets result_" "x" "$($st get "$t" result_status --where point=p1)"
