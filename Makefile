@@ -138,8 +138,7 @@ $(OBJ)/test/test_peak.o $(OBJ)/test/test_gemm.o: INC += $(MB_INC)
 # ---- set-up -------------------------------------------------------------------------
 DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \
             libsleef-dev libpapi-dev papi-tools likwid libcriterion-dev gnuplot-nox \
-            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv nettle-dev libcjson-dev parallel \
-            dict-gcide wordnet-base dict-foldoc
+            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv nettle-dev libcjson-dev parallel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:

@@ -33,9 +33,10 @@
 # Each normalised source and the joined file are checked against their sha256, so a
 # different package version (or a damaged file) is never used silently: the message
 # names the source that differs.  Idempotent and quiet when the file is present; prints
-# one line when it writes it.  Needs the packages (make deps installs them; dict-gcide
-# pulls in dictd) and the three prose files (fetch_corpus.sh, fetch_sotu.sh,
-# fetch_kjv.sh); Debian's mawk for the awk.
+# one line when it writes it.  The dictionaries come from their packages' files where
+# installed, else from their .debs (apt-get download, unpacked under the build folder:
+# nothing installed, so dict-gcide's dictd server is not needed); the three prose files
+# from fetch_corpus.sh, fetch_sotu.sh and fetch_kjv.sh; Debian's mawk for the awk.
 # Usage: sh models/fetch_big.sh [BUILD_DIR]     (default build)
 set -eu
 
@@ -44,10 +45,6 @@ DEST=$BUILD/data/big
 FILE=$DEST/big.txt
 SHA256=99b359ab4f311fab4762770ec6180e2ef5e9a421790d6716f600251dc4ad161b
 HERE=$(dirname "$0")
-GCIDE=/usr/share/dictd/gcide.dict.dz
-FOLDOC=/usr/share/dictd/foldoc.dict.dz
-WORDNET=/usr/share/wordnet
-
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 if [ -f "$FILE" ] && [ "$(sha_of "$FILE")" = "$SHA256" ]; then
@@ -56,9 +53,6 @@ fi
 need() {   # FILE PACKAGE-OR-SCRIPT
     [ -r "$1" ] || { echo "fetch_big: $1 is missing ($2)" >&2; exit 1; }
 }
-need "$GCIDE" "apt-get install dict-gcide, or make deps"
-need "$FOLDOC" "apt-get install dict-foldoc, or make deps"
-need "$WORDNET/data.noun" "apt-get install wordnet-base, or make deps"
 need "$BUILD/data/kjv/kjv.txt" "apt-get install bible-kjv, then sh models/fetch_kjv.sh"
 need "$BUILD/data/sotu/sotu.txt" "sh models/fetch_sotu.sh"
 need "$BUILD/data/moby-dick/data.txt" "sh models/fetch_corpus.sh"
@@ -66,6 +60,20 @@ need "$BUILD/data/moby-dick/data.txt" "sh models/fetch_corpus.sh"
 mkdir -p "$DEST"
 TMP=$(mktemp -d "$DEST/.fetch.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT INT TERM
+# The dictionaries' data files, from the installed packages or else from their .debs
+# unpacked here (apt-get download: nothing installed, so no dictd server comes with them)
+from_deb() {   # PACKAGE PATH: PATH as the installed package has it, or from its .deb
+    [ -r "$2" ] && { echo "$2"; return 0; }
+    [ -r "$TMP/root$2" ] && { echo "$TMP/root$2"; return 0; }
+    (cd "$TMP" && apt-get download "$1" > /dev/null 2>&1) && dpkg-deb -x "$TMP"/"$1"_*.deb "$TMP/root" &&
+        [ -r "$TMP/root$2" ] && { echo "$TMP/root$2"; return 0; }
+    echo "fetch_big: cannot get $2 from Debian's $1 (apt-get download $1)" >&2
+    return 1
+}
+GCIDE=$(from_deb dict-gcide /usr/share/dictd/gcide.dict.dz) || exit 1
+FOLDOC=$(from_deb dict-foldoc /usr/share/dictd/foldoc.dict.dz) || exit 1
+NOUNS=$(from_deb wordnet-base /usr/share/wordnet/data.noun) || exit 1
+WORDNET=$(dirname "$NOUNS")
 echo "fetch_big: GCIDE, WordNet, FOLDOC, KJV, SOTU, Moby Dick -> $FILE"
 
 # prose with blank lines between paragraphs -> one paragraph a line
