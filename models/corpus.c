@@ -468,6 +468,9 @@ int corpus_resolve(const char *name, char *path, size_t len)
         {"kjv", "data/kjv/kjv.txt",
          "`apt-get install bible-kjv`, then `sh models/fetch_kjv.sh` (or `make corpus`)"},
         {"sotu", "data/sotu/sotu.txt", "`make deps` or `sh models/fetch_sotu.sh`"},
+        {"big", "data/big/big.txt",
+         "`make deps`, or `apt-get install dict-gcide wordnet-base dict-foldoc bible-kjv`, then "
+         "`make corpus`"},
     };
     int k = -1;
     for (int i = 0; i < RS_ARRAY_LEN(named); i++)
@@ -476,7 +479,7 @@ int corpus_resolve(const char *name, char *path, size_t len)
     if (k < 0) {
         snprintf(path, len, "%s", name);
         RS_CHECK(access(name, R_OK) == 0, "--corpus %s: no such corpus (expected mobydick, kjv, "
-                 "sotu or a readable text file: %s)", name, strerror(errno));
+                 "sotu, big or a readable text file: %s)", name, strerror(errno));
         return 0;
     }
     const char *rel = named[k].rel;

@@ -62,7 +62,8 @@ void corpus_free(corpus *c);
  * executable first, then from the working folder); "kjv" -> build/data/kjv/kjv.txt
  * (the King James Bible, one verse per line: models/fetch_kjv.sh); "sotu" ->
  * build/data/sotu/sotu.txt (the State of the Union addresses: models/fetch_sotu.sh);
- * anything else is a path.  0, or -1 with a line saying how to fetch it. */
+ * "big" -> build/data/big/big.txt (10.9 M tokens from two dictionaries, WordNet and the
+ * three above: models/fetch_big.sh); anything else is a path.  0, or -1 with a line saying how to fetch it. */
 int corpus_resolve(const char *name, char *path, size_t len);
 
 /* ---- batching: B parallel streams over a split, windows of T steps ----

@@ -76,7 +76,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"classes", RS_OPT_INT, &f->classes, "N", "class-factorized softmax with N classes by unigram frequency (RNNLM) [0: full softmax]", 0, 1 << 24},
         {"vocab", RS_OPT_INT, &f->vocab, "N", "vocabulary cap incl. <unk>/<eos> [10000 words; all chars]", 2, 1 << 24},
         {"level", RS_OPT_STR, &f->level, "LEVEL", "word or char [word]", 0, 0},
-        {"corpus", RS_OPT_STR, &o->corpus, "NAME", "mobydick, kjv (King James Bible), sotu (State of the Union addresses) or a text FILE [mobydick]", 0, 0},
+        {"corpus", RS_OPT_STR, &o->corpus, "NAME", "mobydick, kjv (King James Bible), sotu (State of the Union addresses), big (10.9 M tokens: models/fetch_big.sh) or a text FILE [mobydick]", 0, 0},
         {"optimizer", RS_OPT_STR, &f->optim, "NAME", "sgd, momentum, nesterov, adam, lars (layer-wise trust ratio on momentum) or lamb (on adam) [sgd]", 0, 0},
         {"lr", RS_OPT_DBL_GT, &o->lr, "X", "learning rate [sgd 1, momentum/nesterov 0.1, adam 0.002, lars 10, lamb 0.1]", 0, 1e30},
         {"lr-scale", RS_OPT_STR, &f->lr_scale, "NAME", "scale --lr with the global batch B: none, linear (x B/B0) or sqrt (x sqrt(B/B0)); --warmup stays in steps (LEGW) [none]", 0, 0},

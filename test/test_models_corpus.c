@@ -1,14 +1,15 @@
 /* test_models_corpus.c — the text side of rnn-train: the tokenizer, split and
  * vocabulary rules and the training streams; the Kneser-Ney trigram baseline (it sums
  * to 1 for every kind of context; --model kn3 reports its perplexities); the sentence
- * completion questions and their scoring; --corpus sotu loads and trains (where make
- * deps fetched it).  Runs from the repository root (`make test`). */
+ * completion questions and their scoring; --corpus sotu and --corpus big load and train
+ * (where make deps fetched them).  Runs from the repository root (`make test`). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "completion.h"
@@ -98,6 +99,33 @@ Test(models, sotu_corpus_trains_and_completes)
     cr_expect(isfinite(ppl) && ppl > 1 && ppl < 2000, "valid ppl %g", ppl);
     cr_expect_eq(summary_num(js, "completion_questions"), 20);
     cr_expect(acc >= 0 && acc <= 1, "completion accuracy %g", acc);
+}
+
+/* --corpus big (models/fetch_big.sh, run by make deps: the dictionaries' .debs unpacked):
+ * big enough for the Sunway TaihuLight study's regime, a step of 8,000 sequences of 35
+ * tokens at most 3% of an epoch; split 90/5/5; it trains. */
+Test(models, big_corpus_holds_the_regime_and_trains)
+{
+    char path[4096], js[300], split[96];
+    if (corpus_resolve("big", path, sizeof path) != 0)   /* says how to get it */
+        cr_skip_test("%s", rs_lasterr());
+    tmp_path(js, sizeof js, "big.json");
+    train_opts o;
+    small_opts(&o, NULL, NULL, 3);
+    o.corpus = "big";
+    o.vocab_cap = 2000;
+    o.cfg.classes = 45;
+    o.json = js;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    meta_str(js, "tokens_train_valid_test", split, sizeof split);
+    long ntrain = 0, nvalid = 0, ntest = 0;
+    cr_assert_eq(sscanf(split, "%ld/%ld/%ld", &ntrain, &nvalid, &ntest), 3, "split '%s'", split);
+    cr_expect(ntrain + nvalid + ntest >= 10000000, "split %s: fewer than 10 M tokens", split);
+    cr_expect(8000 * 35 <= 0.03 * ntrain, "split %s: a step of 8,000 x 35 tokens is %.2f%% of an epoch",
+              split, 100.0 * 8000 * 35 / ntrain);
+    cr_expect(nvalid > 0.04 * ntrain && ntest > 0.04 * ntrain, "split %s", split);
+    double ppl = summary_num(js, "valid_ppl");
+    cr_expect(isfinite(ppl) && ppl > 1 && ppl < 2000, "valid ppl %g", ppl);
 }
 
 /* ---- the Kneser-Ney trigram baseline ---- */

@@ -114,7 +114,7 @@ Test(train_cli, products_that_overflow_an_int)
 Test(train_cli, corpus_that_does_not_exist)
 {
     expect_refused((const char *[]){"--corpus", "nonsense", NULL},
-                   "--corpus nonsense: no such corpus (expected mobydick, kjv, sotu or a readable text file");
+                   "--corpus nonsense: no such corpus (expected mobydick, kjv, sotu, big or a readable text file");
 }
 
 /* A check that needs the corpus read (the class count against the vocabulary) fails
