@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "compose_study.h"
+#include "figures.h"
 #include "fsio.h"
 
 static const char *const schemes[] = {"fused-library", "fused-hier", "per-tensor"};
@@ -33,11 +34,16 @@ static int on_path(const char *prog)
     return 0;
 }
 
-/* plot/NAME.gp with the variables VARS (gnuplot assignments): 0 or 1. */
+/* plot/NAME.gp with the variables VARS (gnuplot assignments) and those it takes from
+ * the run (figure_vars): 0 or 1. */
 static int draw(const study_run *r, const char *name, const char *vars)
 {
-    char expr[8192], gp[256];
-    snprintf(expr, sizeof expr, "%s; out='%s/figures/%s.png'", vars, r->dir, name);
+    char expr[16384], gp[256], values[8192];
+    if (figure_vars(r->dir, name, values, sizeof values) != 0) {
+        fprintf(stderr, "compose: %s\n", rs_lasterr());
+        return 1;
+    }
+    snprintf(expr, sizeof expr, "%s; out='%s/figures/%s.png'; %s", vars, r->dir, name, values);
     snprintf(gp, sizeof gp, "plot/%s.gp", name);
     fflush(stdout);
     pid_t pid = fork();

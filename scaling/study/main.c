@@ -12,7 +12,7 @@ static const study_cmd cmds[] = {
     {"point", "one point of a points file, run in its folder (GNU parallel, Slurm)", cmd_point},
     {"pending", "the points of a points file still to run", cmd_pending},
     {"status", "a points file's points counted by state", cmd_status},
-    {"figure-vars", "the gnuplot values of a convergence run's figures (its fits)", cmd_figure_vars},
+    {"figure-vars", "the gnuplot values a run's figure takes from its CSVs (plot/figures.sh)", cmd_figure_vars},
     {"report", "a run folder's report.md: the machine, the targets, every study, the claims", cmd_report},
     {"roofline", "a run's roofline points (roofline.csv) and roofs for plot/roofline.gp", cmd_roofline},
     {"concat", "one table of several CSVs with the same columns (make bench's parts)", cmd_concat},
