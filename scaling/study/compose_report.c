@@ -22,18 +22,6 @@
 static const char *const schemes[] = {"fused-library", "fused-hier", "per-tensor"};
 static const char *const figures[] = {"scaling_efficiency", "scaling_breakdown", "scaling_time_to_target"};
 
-static int on_path(const char *prog)
-{
-    char path[4096], file[4400], *save;
-    snprintf(path, sizeof path, "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    for (char *d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        snprintf(file, sizeof file, "%s/%s", d, prog);
-        if (access(file, X_OK) == 0)
-            return 1;
-    }
-    return 0;
-}
-
 /* plot/NAME.gp with the variables VARS (gnuplot assignments) and those it takes from
  * the run (figure_vars): 0 or 1. */
 static int draw(const study_run *r, const char *name, const char *vars)
@@ -65,7 +53,7 @@ static int draw_all(const study_run *r, const rs_table *target)
     char vars[8192], dir[2300];
     int status = 0;
     snprintf(dir, sizeof dir, "%s/figures", r->dir);
-    if (!on_path("gnuplot"))
+    if (!study_runnable("gnuplot"))
         return 0;
     if (rs_mkdir_p(dir) != 0) {
         fprintf(stderr, "compose: cannot create %s\n", dir);

@@ -48,10 +48,7 @@ static rs_table *read_csv(const char *dir, const char *file)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    if (access(path, F_OK) != 0) {
-        rs_seterr("no %s (the figure's CSV)", path);
-        return NULL;
-    }
+    RS_CHECK_NULL(access(path, F_OK) == 0, "no %s (the figure's CSV)", path);
     return rs_table_read_csv_text(path);
 }
 
