@@ -24,16 +24,17 @@ for gp in plot/*.gp; do
     n=$name
     while [ ! -f "$run/$n.csv" ] && [ "${n%_*}" != "$n" ]; do n=${n%_*}; done
     csv="$run/$n.csv"
-    own=""   # figures drawn from other CSVs, or that need values computed from the run
+    own=""   # figures drawn from other CSVs
     case $name in
-    scaling_convergence*|scaling_bsimple) own=$(build/bin/study figure-vars "$run") ;;
     scaling_breakdown) csv="$run/scaling_weak.csv" ;;
     scaling_efficiency) csv="$run/scaling_weak.csv"
-        own="weak='$csv'; strong='$run/scaling_strong.csv'"
+        own="weak='$csv'; strong='$run/scaling_strong.csv';"
         [ -f "$run/scaling_strong.csv" ] || csv="" ;;
     esac
     [ -f "$csv" ] || continue
-    if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; $extra $own" "$gp"; then
+    # the values computed from the run's CSVs (a first row's, the sizes present, ...)
+    vars=$(build/bin/study figure-vars "$run" "$name") || { status=1; continue; }
+    if gnuplot -e "csv='$csv'; out='$run/figures/$name.png'; $extra $own $vars" "$gp"; then
         echo "figures: $run/figures/$name.png"; drawn=$((drawn + 1))
     else
         echo "figures: $gp failed on $csv" >&2; status=1

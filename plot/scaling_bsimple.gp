@@ -2,9 +2,10 @@
 # as the trainer logs it (rnn-train's b_simple column), for the best point of each N,
 # beside the fitted B_crit of the steps-to-target curve.  From a convergence study's run
 # folder (its collect writes scaling_bsimple.csv: N, b, global_batch, step, tokens,
-# b_simple; `build/bin/study figure-vars RUN` gives runs, "N:b" each, and fc, B_crit per fit):
+# b_simple; `build/bin/study figure-vars RUN scaling_bsimple` gives runs, "N:b" each,
+# and fc, B_crit per fit):
 # gnuplot -e "csv='RUN/scaling_bsimple.csv'; out='RUN/figures/scaling_bsimple.png';
-#             $(build/bin/study figure-vars RUN)" plot/scaling_bsimple.gp
+#             $(build/bin/study figure-vars RUN scaling_bsimple)" plot/scaling_bsimple.gp
 if (!exists("runs")) runs = ''
 if (!exists("fc")) fc = ''
 color(i) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #e377c2 #7f7f7f #bcbd22 #17becf", (i - 1) % 10 + 1)

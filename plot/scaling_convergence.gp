@@ -3,10 +3,10 @@
 # of each other one tried, one colour per per-worker batch b, the perfect-
 # scaling line through its N = 1 point (steps x b / B), the fit S_min + E_min / B and
 # B_crit with the regimes around it.  From a convergence study's run folder (make
-# scaling; `build/bin/study figure-vars RUN` gives the values computed from the run: the
-# fit's fb, fs, fe, fc, p1, and bl, base, others, xr):
+# scaling; `build/bin/study figure-vars RUN scaling_convergence` gives the values
+# computed from the run: the fit's fb, fs, fe, fc, p1, and bl, base, others, xr):
 # gnuplot -e "csv='RUN/scaling_convergence.csv'; out='RUN/figures/scaling_convergence.png';
-#             $(build/bin/study figure-vars RUN)" plot/scaling_convergence.gp
+#             $(build/bin/study figure-vars RUN scaling_convergence)" plot/scaling_convergence.gp
 if (!exists("fb")) fb = ''
 if (!exists("fs")) fs = ''
 if (!exists("fe")) fe = ''

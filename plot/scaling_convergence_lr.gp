@@ -2,10 +2,10 @@
 # one line per (optimizer, per-worker batch b): the learning rate of the point with the
 # fewest steps to the target for each N, beside the linear and square-root scaling rules
 # through the first point of the base optimizer.  From a convergence study's run folder
-# (`build/bin/study figure-vars RUN` gives series, "optimizer:b" each, first, "B lr" of
-# the base optimizer's smallest B, and base):
+# (`build/bin/study figure-vars RUN scaling_convergence_lr` gives series, "optimizer:b"
+# each, first, "B lr" of the base optimizer's smallest B, and base):
 # gnuplot -e "csv='RUN/scaling_convergence.csv'; out='RUN/figures/scaling_convergence_lr.png';
-#             $(build/bin/study figure-vars RUN)" plot/scaling_convergence_lr.gp
+#             $(build/bin/study figure-vars RUN scaling_convergence_lr)" plot/scaling_convergence_lr.gp
 if (!exists("base")) base = 'momentum'
 if (!exists("series")) series = ''
 if (!exists("first")) first = ''

@@ -2,13 +2,14 @@
 # node count, one panel per message size, one curve per algorithm (project algorithms
 # solid, SMPI built-ins dashed), and the lower bound (thick black).  From the CSV of
 # scaling/simulate (make simulate: RUN/simulate.csv).
-# gnuplot -e "csv='RUN/simulate.csv'; out='RUN/figures/simulate_nodes.png'" plot/simulate_nodes.gp
-# optional: -e "sizes='4 65536 4194304 67108864'" (bytes, one panel each; default: those
-# four, or 1 MiB in place of one the run lacks)
+# gnuplot -e "csv='RUN/simulate.csv'; out='RUN/figures/simulate_nodes.png';
+#             $(build/bin/study figure-vars RUN simulate_nodes)" plot/simulate_nodes.gp
+# figure-vars gives sizes, the panels (bytes, one panel each): of 4 B, 64 KiB, 4 MiB and
+# 64 MiB, those the run has, 1 MiB in place of one it lacks; or -e "sizes='4 65536'"
+if (!exists("sizes")) sizes = '4 65536 4194304 67108864'
 set datafile separator ','
 set datafile columnheaders
-# default panels: those of 4 B, 64 KiB, 4 MiB, 64 MiB the run has (1 MiB if one lacks)
-if (!exists("sizes")) sizes = system(sprintf("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"bytes\") c = i; next } { has[$c] = 1 } END { n = split(\"4 65536 4194304 67108864 1048576\", w, \" \"); for (i = 1; i <= n; i++) if (has[w[i]] && k < 4) { printf \"%%s%%s\", (k ? \" \" : \"\"), w[i]; k++ } }' %s", csv))
+set datafile missing NaN
 
 algos = "ring segring recdbl rabenseifner binomial hier torus2d smpi:rdb smpi:rab1 smpi:rab_rdb smpi:lr smpi:smp_rsag smpi:ompi smpi:mpich smpi:mvapich2 smpi:mvapich2_two_level bound"
 color(i) = word("#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #17becf #bcbd22 #7f7f7f #aec7e8 #ffbb78 #98df8a #ff9896 #c5b0d5 #c49c94 #000000", i)
@@ -30,9 +31,10 @@ stats csv using (strcol('platform') eq '' ? 0 : 1) nooutput
 plat = ''
 stats csv using (plat = strcol('platform'), plat2 = strcol('placement'), 0) nooutput
 
-# rows(ALGO, KEY, VALUE, X, Y): "X Y" of the rows of ALGO whose column KEY is VALUE, sorted
-sq = "'"
-rows(a, k, v, x, y) = sprintf("< awk -F, -v a=%s -v k=%s -v v=%s -v x=%s -v y=%s %sNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c[\"algo\"] == a && $c[k] == v && $c[y] != \"\" { print $c[x], $c[y] }%s %s | sort -g", a, k, v, x, y, sq, sq, csv)
+# X(a, k, v, x): a row's column x where it is of algorithm a and its column k is v, else
+# NaN (skipped); a curve's points are joined in x order (smooth unique: one row per
+# algorithm, node count and size)
+X(a, k, v, x) = strcol('algo') eq a && column(k) == v ? column(x) : NaN
 human(b) = b >= 1048576 ? sprintf('%g MiB', b / 1048576.0) : b >= 1024 ? sprintf('%g KiB', b / 1024.0) : sprintf('%g B', b)
 
 n = words(sizes)
@@ -42,8 +44,6 @@ set terminal pngcairo size 1400,(rows * 560) font 'sans,10'
 set output out
 set termoption noenhanced  # algorithm names have underscores
 set multiplot layout rows,cols title sprintf('allreduce simulated under SimGrid SMPI (%s, %s placement): time against node count', plat, plat2)
-set datafile separator whitespace
-set datafile nocolumnheaders
 set logscale x 2
 set logscale y
 set xlabel 'nodes (one rank per node)'
@@ -53,7 +53,7 @@ set key top left font 'sans,7' spacing 0.85 maxrows 9
 do for [k = 1:n] {
     s = word(sizes, k) + 0
     set title sprintf('%s', human(s))
-    plot for [j = 1:words(idx)] rows(word(algos, ai(j)), 'bytes', sprintf('%d', s), 'p', 'p50_us') using 1:2 \
+    plot for [j = 1:words(idx)] csv using (X(word(algos, ai(j)), 'bytes', s, 'p')):'p50_us' smooth unique \
         with linespoints lw width(ai(j)) pt 7 ps 0.45 dt dash(ai(j)) lc rgb color(ai(j)) title word(algos, ai(j))
 }
 unset multiplot

@@ -7,7 +7,7 @@
 #   SIM_P SIM_KIND (project|smpi) SIM_NAME SIM_ALGOS SIM_SEL (SMPI's coll-selector)
 #   SIM_FOLD (1: folded buffers) SIM_EAGER SIM_HIER_GROUPS SIM_HIER_MAX SIM_REDUCE
 #   SIM_PLATFORM SIM_BENCH SIM_FOLDLIB SMPIRUN
-# The smpirun settings are scaling/smpi_env.sh's (scaling/train-sim shares them).
+# The smpirun settings are scaling/smpi_env.sh's (scaling/train_sim_job.sh shares them).
 # Exit: smpirun's.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

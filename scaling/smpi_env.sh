@@ -1,5 +1,6 @@
-# smpi_env.sh — the smpirun settings scaling/simulate and scaling/train-sim share;
-# sourced (POSIX sh).  Each function prints words to splice into a command line:
+# smpi_env.sh — the smpirun settings scaling/simulate and scaling/train-sim share,
+# sourced (POSIX sh) by their jobs, simulate_job.sh and train_sim_job.sh.  Each function
+# prints words to splice into a command line:
 #
 #   smpi_cfg EAGER        the network model and collectives: CM02 without cross-traffic,
 #                         no injected MPI_Wtime delay, eager sends up to EAGER bytes,

@@ -1,27 +1,28 @@
-/* cmd_figvars.c — `study figure-vars RUN`: the gnuplot -e assignments a convergence
- * run's figures take (plot/scaling_convergence*.gp: per fitted b its S_min, E_min,
- * B_crit and steps at N = 1; the base optimizer), for plot/figures.sh. */
+/* cmd_figvars.c — `study figure-vars RUN FIGURE`: the gnuplot -e assignments
+ * plot/FIGURE.gp takes computed from RUN's CSVs (figure_vars.c says which), for
+ * plot/figures.sh; nothing for a figure that takes none. */
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
-#include "converge_study.h"
+#include "figures.h"
 #include "study.h"
 
 int cmd_figure_vars(int argc, char **argv)
 {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: study figure-vars RUN\nThe gnuplot -e values of RUN's convergence figures (from its "
-               "scaling_convergence.csv and scaling_fit.json).\n");
+        printf("usage: study figure-vars RUN FIGURE\nThe gnuplot -e values plot/FIGURE.gp takes from RUN's CSVs "
+               "(a convergence run's fits, a first row's values, the sizes present, sorted series).\n");
         return 0;
     }
-    if (argc != 2) {
-        fprintf(stderr, "study figure-vars: expected RUN, a convergence study's folder (study figure-vars --help)\n");
+    if (argc != 3) {
+        fprintf(stderr, "study figure-vars: expected RUN FIGURE, a run folder and a plot/FIGURE.gp "
+                        "(study figure-vars --help)\n");
         return 2;
     }
-    char vars[16384];
-    if (conv_figure_vars(argv[1], vars, sizeof vars) != 0) {
-        fprintf(stderr, "study figure-vars: %s (run the convergence study on %s first)\n", rs_lasterr(), argv[1]);
+    char vars[32768];
+    if (figure_vars(argv[1], argv[2], vars, sizeof vars) != 0) {
+        fprintf(stderr, "study figure-vars: %s\n", rs_lasterr());
         return 2;
     }
     printf("%s\n", vars);

@@ -16,28 +16,22 @@
 
 #include "check.h"
 #include "compose_study.h"
+#include "figures.h"
 #include "fsio.h"
 
 static const char *const schemes[] = {"fused-library", "fused-hier", "per-tensor"};
 static const char *const figures[] = {"scaling_efficiency", "scaling_breakdown", "scaling_time_to_target"};
 
-static int on_path(const char *prog)
-{
-    char path[4096], file[4400], *save;
-    snprintf(path, sizeof path, "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    for (char *d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        snprintf(file, sizeof file, "%s/%s", d, prog);
-        if (access(file, X_OK) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* plot/NAME.gp with the variables VARS (gnuplot assignments): 0 or 1. */
+/* plot/NAME.gp with the variables VARS (gnuplot assignments) and those it takes from
+ * the run (figure_vars): 0 or 1. */
 static int draw(const study_run *r, const char *name, const char *vars)
 {
-    char expr[8192], gp[256];
-    snprintf(expr, sizeof expr, "%s; out='%s/figures/%s.png'", vars, r->dir, name);
+    char expr[16384], gp[256], values[8192];
+    if (figure_vars(r->dir, name, values, sizeof values) != 0) {
+        fprintf(stderr, "compose: %s\n", rs_lasterr());
+        return 1;
+    }
+    snprintf(expr, sizeof expr, "%s; out='%s/figures/%s.png'; %s", vars, r->dir, name, values);
     snprintf(gp, sizeof gp, "plot/%s.gp", name);
     fflush(stdout);
     pid_t pid = fork();
@@ -59,7 +53,7 @@ static int draw_all(const study_run *r, const rs_table *target)
     char vars[8192], dir[2300];
     int status = 0;
     snprintf(dir, sizeof dir, "%s/figures", r->dir);
-    if (!on_path("gnuplot"))
+    if (!study_runnable("gnuplot"))
         return 0;
     if (rs_mkdir_p(dir) != 0) {
         fprintf(stderr, "compose: cannot create %s\n", dir);

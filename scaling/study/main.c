@@ -12,13 +12,14 @@ static const study_cmd cmds[] = {
     {"point", "one point of a points file, run in its folder (GNU parallel, Slurm)", cmd_point},
     {"pending", "the points of a points file still to run", cmd_pending},
     {"status", "a points file's points counted by state", cmd_status},
-    {"figure-vars", "the gnuplot values of a convergence run's figures (its fits)", cmd_figure_vars},
+    {"figure-vars", "the gnuplot values a run's figure takes from its CSVs (plot/figures.sh)", cmd_figure_vars},
     {"report", "a run folder's report.md: the machine, the targets, every study, the claims", cmd_report},
     {"roofline", "a run's roofline points (roofline.csv) and roofs for plot/roofline.gp", cmd_roofline},
     {"concat", "one table of several CSVs with the same columns (make bench's parts)", cmd_concat},
     {"likwid", "make bench COUNTERS=likwid's probe: can likwid-perfctr count here", cmd_likwid},
     {"new-run", "a new results/runs/<stamp>-<host>/ folder, created and printed", cmd_new_run},
     {"simulate", "allreduce at scale under SimGrid SMPI (scaling/simulate; --help)", cmd_simulate},
+    {"train-sim", "rnn-train's training step at scale under SimGrid SMPI (scaling/train-sim; --help)", cmd_train_sim},
     {"simulate-report", "report.md's section on allreduce at scale from a run folder", cmd_simulate_report},
 };
 #define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))

@@ -14,9 +14,11 @@
 
 #include "check.h"
 #include "cpu.h"
+#include "figures.h"
 #include "fsio.h"
 #include "meta.h"
 #include "models_study.h"
+#include "proc.h"
 
 static const study_setting settings[] = {
     {"HIDDEN_LIST", "128 256 512 1024", "128 256", SET_POS_INTS, NULL},
@@ -222,12 +224,17 @@ static int point_names(const study_run *r, char names[][128], int most)
 
 static int draw(const study_run *r)
 {
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "command -v gnuplot >/dev/null || exit 0; mkdir -p '%s/figures' && "
-             "gnuplot -e \"csv='%s/scaling_models.csv'; out='%s/figures/scaling_models.png'\" "
-             "plot/scaling_models.gp", r->dir, r->dir, r->dir);
-    int rc = system(cmd);
-    if (rc != 0) {
+    char values[8192], dir[2600], e[16384];
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        return 0;
+    snprintf(dir, sizeof dir, "%s/figures", r->dir);
+    if (rs_mkdir_p(dir) != 0 || figure_vars(r->dir, "scaling_models", values, sizeof values) != 0) {
+        printf("models: %s\n", rs_lasterr());
+        return 1;
+    }
+    snprintf(e, sizeof e, "csv='%s/scaling_models.csv'; out='%s/scaling_models.png'; %s", r->dir, dir, values);
+    char *argv[] = {"gnuplot", "-e", e, "plot/scaling_models.gp", NULL};
+    if (proc_run(argv, NULL, NULL, NULL, 0, NULL) != 0) {
         printf("models: plot/scaling_models.gp failed\n");
         return 1;
     }

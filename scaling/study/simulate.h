@@ -128,6 +128,9 @@ void sim_human(double bytes, char *buf, size_t len);
 
 /* The text of column COL in row R of a text table ("" if none). */
 const char *sim_cell(const rs_table *t, int r, const char *col);
+/* The value of KEY in a platform's parameters (platform-gen's PREFIX.params: "KEY VALUE
+ * # source" lines) into buf: 0, or -1 ("" in buf) where the file or the key is missing. */
+int sim_platform_param(const char *params, const char *key, char *buf, size_t len);
 /* A number as awk prints one: integers in int range as integers, else %.6g. */
 void sim_awk_num(double x, char *buf, size_t len);
 

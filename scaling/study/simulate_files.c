@@ -13,44 +13,17 @@
 #include "simulate.h"
 #include "study_def.h"
 
-/* A program on PATH (or a path): 1 when it can run. */
-static int runnable(const char *prog)
-{
-    if (strchr(prog, '/'))
-        return access(prog, X_OK) == 0;
-    char path[8192], *save;
-    snprintf(path, sizeof path, "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-    for (char *d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-        char f[8400];
-        snprintf(f, sizeof f, "%s/%s", d, prog);
-        if (access(f, X_OK) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* PATH: the environment's VAR where set (the tests' and a user's stand-ins), else the
- * build's FILE. */
-static void program(char *path, size_t len, const char *var, const char *file)
-{
-    const char *e = getenv(var);
-    if (e && *e)
-        snprintf(path, len, "%s", e);
-    else
-        snprintf(path, len, "%s/%s", study_root(), file);
-}
-
 int sim_opts_programs(sim_opts *o)
 {
-    program(o->bench, sizeof o->bench, "RS_SMPI_BENCH", "build/bin/allreduce-bench-smpi");
-    program(o->gen, sizeof o->gen, "RS_PLATFORM_GEN", "build/bin/platform-gen");
-    program(o->foldlib, sizeof o->foldlib, "RS_SMPI_FOLDLIB", "build/lib/rs-smpi-fold.so");
+    study_program(o->bench, sizeof o->bench, "RS_SMPI_BENCH", "build/bin/allreduce-bench-smpi");
+    study_program(o->gen, sizeof o->gen, "RS_PLATFORM_GEN", "build/bin/platform-gen");
+    study_program(o->foldlib, sizeof o->foldlib, "RS_SMPI_FOLDLIB", "build/lib/rs-smpi-fold.so");
     const char *e = getenv("SMPIRUN");
     snprintf(o->smpirun, sizeof o->smpirun, "%s", e && *e ? e : "smpirun");
     RS_CHECK(access(o->bench, X_OK) == 0, "%s is missing: build it with 'make' (needs libsimgrid-dev: make deps)", o->bench);
     RS_CHECK(access(o->gen, X_OK) == 0, "%s is missing: build it with 'make'", o->gen);
     RS_CHECK(access(o->foldlib, F_OK) == 0, "%s is missing: build it with 'make'", o->foldlib);
-    RS_CHECK(runnable(o->smpirun), "%s not found (make deps installs libsimgrid-dev)", o->smpirun);
+    RS_CHECK(study_runnable(o->smpirun), "%s not found (make deps installs libsimgrid-dev)", o->smpirun);
     return 0;
 }
 

@@ -102,18 +102,25 @@ static int make_platforms(const sim_opts *o, const char *work, int regenerate)
     return 0;
 }
 
-/* Parameter KEY of the largest platform (its .params: "KEY VALUE  # source" lines). */
-static void param(const sim_opts *o, const char *work, const char *key, char *buf, size_t len)
+int sim_platform_param(const char *params, const char *key, char *buf, size_t len)
 {
-    char path[4300], line[4096], k[256], v[256];
-    snprintf(path, sizeof path, "%s/plat/p%d.params", work, o->maxp);
-    FILE *f = fopen(path, "r");
+    char line[4096], k[256], v[256];
+    FILE *f = fopen(params, "r");
     buf[0] = 0;
     while (f && !buf[0] && fgets(line, sizeof line, f))
         if (sscanf(line, "%255s %255s", k, v) == 2 && strcmp(k, key) == 0)
             snprintf(buf, len, "%.*s", (int)len - 1, v);
     if (f)
         fclose(f);
+    return buf[0] ? 0 : -1;
+}
+
+/* Parameter KEY of the largest platform. */
+static void param(const sim_opts *o, const char *work, const char *key, char *buf, size_t len)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/plat/p%d.params", work, o->maxp);
+    sim_platform_param(path, key, buf, len);
 }
 
 /* ---- jobs ----------------------------------------------------------------------- */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "figures.h"
 #include "fsio.h"
 #include "proc.h"
 #include "simulate.h"
@@ -267,8 +268,13 @@ static int figures(const study_run *r)
     int status = 0;
     static const char *const gps[] = {"simulate_nodes", "simulate_sizes"};
     for (int i = 0; i < 2; i++) {
-        char e[9000], gp[4400], *argv[] = {"gnuplot", "-e", e, gp, NULL};
-        snprintf(e, sizeof e, "csv='%s'; out='%s/%s.png'", csv, dir, gps[i]);
+        char e[18000], gp[4400], values[8192], *argv[] = {"gnuplot", "-e", e, gp, NULL};
+        if (figure_vars(r->dir, gps[i], values, sizeof values) != 0) {
+            printf("simulate: %s\n", rs_lasterr());
+            status = 1;
+            continue;
+        }
+        snprintf(e, sizeof e, "csv='%s'; out='%s/%s.png'; %s", csv, dir, gps[i], values);
         snprintf(gp, sizeof gp, "%s/plot/%s.gp", study_root(), gps[i]);
         if (proc_run(argv, NULL, NULL, NULL, 0, NULL) == 0)
             printf("simulate: %s/%s.png\n", dir, gps[i]);

@@ -27,5 +27,6 @@ int cmd_likwid(int argc, char **argv);
 int cmd_new_run(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_simulate_report(int argc, char **argv);
+int cmd_train_sim(int argc, char **argv);
 
 #endif

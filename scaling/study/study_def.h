@@ -87,6 +87,11 @@ int study_run_points(const char *dir, const char *points, int jobs, int out_fd);
 /* The repository's root: the folder above build/bin/study (the current folder if the
  * program runs from elsewhere). */
 const char *study_root(void);
+/* A program on PATH (or a path): 1 when it can run. */
+int study_runnable(const char *prog);
+/* PATH: the environment's VAR where set (the tests' and a user's stand-ins), else the
+ * build's FILE under the root. */
+void study_program(char *path, size_t len, const char *var, const char *file);
 const char *study_value(const study_run *r, const char *name);
 /* A setting's value replaced (one the study settles itself; study_save_settings keeps it). */
 void study_set_value(study_run *r, const char *name, const char *value);

@@ -33,6 +33,30 @@ const char *study_root(void)
     return root;
 }
 
+int study_runnable(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return access(prog, X_OK) == 0;
+    char path[8192], *save;
+    snprintf(path, sizeof path, "%s", getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    for (char *d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char f[8400];
+        snprintf(f, sizeof f, "%s/%s", d, prog);
+        if (access(f, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+void study_program(char *path, size_t len, const char *var, const char *file)
+{
+    const char *e = getenv(var);
+    if (e && *e)
+        snprintf(path, len, "%s", e);
+    else
+        snprintf(path, len, "%s/%s", study_root(), file);
+}
+
 const char *study_value(const study_run *r, const char *name)
 {
     for (int i = 0; i < r->def->nsettings; i++)

@@ -1,0 +1,296 @@
+/* train_sim.c — `study train-sim` (scaling/train-sim; --help): rnn-train's training step
+ * at scale under SimGrid SMPI.  Per node count P and allreduce algorithm, in a work
+ * folder (--keep DIR, else a temporary one): platform-gen's platform pP (made once),
+ * then one smpirun of build/bin/rnn-train-smpi --bench through scaling/train_sim_job.sh
+ * (the smpirun settings, GNU time -v), then its CSV's rows with platform, compute,
+ * folded and this machine's cost, wall_s and rss_mib (from GNU time's report).  The
+ * rows go to --csv FILE, else to the console as a table.
+ * Exit: 0 ok, 1 a simulation failed (the tail of its stderr is shown), 2 bad usage (one
+ * line), 130 interrupted. */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsio.h"
+#include "proc.h"
+#include "record.h"
+#include "simulate.h"
+#include "study.h"
+#include "study_def.h"
+#include "train_sim.h"
+
+static volatile sig_atomic_t stopped;
+static void stop(int sig) { stopped = sig; }
+
+static const char *const added[] = {"platform", "compute", "folded", "wall_s", "rss_mib"};
+
+static int work_folder(const ts_opts *o, char *work, size_t len)
+{
+    if (o->keep) {
+        RS_CHECK(rs_mkdir_p(o->keep) == 0 && realpath(o->keep, work), "--keep: cannot create %s", o->keep);
+        return 0;
+    }
+    const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(work, len, "%s/rnnscale-train-sim-XXXXXX", tmp);
+    RS_CHECK(mkdtemp(work), "cannot create a work folder");
+    return 0;
+}
+
+/* PLAT (.xml, .hosts, .groups, .params) for P nodes, unless made already; the node's
+ * speed in flop/s as its host_gflops gives it. */
+static int platform(const ts_opts *o, const char *plat, const char *p, char *speed, size_t len)
+{
+    char xml[4400], out[8192], params[4400], gflops[256];
+    snprintf(xml, sizeof xml, "%s.xml", plat);
+    if (access(xml, F_OK) != 0) {
+        char *argv[] = {(char *)o->gen, "--platform", (char *)o->platform, "--nodes", (char *)p, "--out",
+                        (char *)plat, NULL};
+        if (proc_capture(argv, 1, out, sizeof out) != 0) {
+            size_t n = strlen(out);
+            while (n > 0 && out[n - 1] == '\n')
+                out[--n] = 0;
+            RS_CHECK(0, "platform-gen: %s", strncmp(out, "platform-gen: ", 14) == 0 ? out + 14 : out);
+        }
+    }
+    snprintf(params, sizeof params, "%s.params", plat);
+    speed[0] = 0;
+    if (sim_platform_param(params, "host_gflops", gflops, sizeof gflops) == 0)
+        sim_awk_num(strtod(gflops, NULL) * 1e9, speed, len);
+    return 0;
+}
+
+/* One smpirun into OUT.{csv,log,err,time}: its exit status. */
+static int launch(const ts_opts *o, const char *plat, const char *out, const char *p, const char *algo,
+                  const char *speed, int folded)
+{
+    char env[8][4400], log[4500], err[4500], csv[4500], script[4400];
+    int n = 0;
+    snprintf(env[n++], sizeof env[0], "TS_P=%s", p);
+    snprintf(env[n++], sizeof env[0], "TS_COMPUTE=%s", o->compute);
+    snprintf(env[n++], sizeof env[0], "TS_SIMCOMP=%s", strcmp(o->compute, "run") == 0 ? "yes" : "no");
+    snprintf(env[n++], sizeof env[0], "TS_SPEED=%s", speed);
+    snprintf(env[n++], sizeof env[0], "TS_GROUPS=%s%s", strcmp(o->platform, "torus") == 0 ? plat : "",
+             strcmp(o->platform, "torus") == 0 ? ".groups" : "");
+    snprintf(env[n++], sizeof env[0], "TS_FOLD=%d", folded);
+    snprintf(env[n++], sizeof env[0], "TS_FOLDLIB=%s", o->foldlib);
+    snprintf(env[n++], sizeof env[0], "SMPIRUN=%s", o->smpirun);
+    char *envp[9];
+    for (int i = 0; i < n; i++)
+        envp[i] = env[i];
+    envp[n] = NULL;
+    snprintf(script, sizeof script, "%s/scaling/train_sim_job.sh", study_root());
+    snprintf(csv, sizeof csv, "%s.csv", out);
+    snprintf(log, sizeof log, "%s.log", out);
+    snprintf(err, sizeof err, "%s.err", out);
+    /* rnn-train's flags: ours, --gemm blocked (a later --gemm replaces it), the user's */
+    char **argv = calloc((size_t)o->ntrain + 32, sizeof *argv);
+    RS_ASSERT(argv != NULL);
+    int k = 0;
+    char *head[] = {"sh", script, (char *)plat, (char *)out, (char *)o->train, "--bench", (char *)o->bench, "--sync",
+                    (char *)o->sync, "--allreduce", (char *)algo, "--group-max", (char *)o->hier_max, "--csv", csv,
+                    "--gemm", "blocked"};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        argv[k++] = head[i];
+    for (int i = 0; i < o->ntrain; i++)
+        argv[k++] = o->train_args[i];
+    if (o->eval_every) {
+        argv[k++] = "--eval-every";
+        argv[k++] = (char *)o->eval_every;
+    }
+    if (strtol(o->eval_ranks, NULL, 10) != 0) {
+        argv[k++] = "--eval-ranks";
+        argv[k++] = (char *)o->eval_ranks;
+    }
+    argv[k] = NULL;
+    int rc = proc_run(argv, envp, log, err, 0, NULL);
+    free(argv);
+    return rc;
+}
+
+/* GNU time -v's wall clock (h:mm:ss or m:ss, in seconds) and peak memory (MiB). */
+static void cost(const char *out, char *wall, char *rss, size_t len)
+{
+    char path[4500], line[8192];
+    snprintf(path, sizeof path, "%s.time", out);
+    FILE *f = fopen(path, "r");
+    wall[0] = rss[0] = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        char *v = strstr(line, ": ");
+        if (!v)
+            continue;
+        v += 2;
+        if (strstr(line, "Elapsed (wall clock)")) {
+            double s = 0;
+            for (char *t = v, *end; *t && *t != '\n'; t = *end == ':' ? end + 1 : end) {
+                s = s * 60 + strtod(t, &end);
+                if (end == t)
+                    break;
+            }
+            sim_awk_num(s, wall, len);
+        } else if (strstr(line, "Maximum resident set size"))
+            snprintf(rss, len, "%.0f", strtod(v, NULL) / 1024);
+    }
+    if (f)
+        fclose(f);
+}
+
+/* The run's rows (OUT.csv) added to *rows, the table made from its header if none. */
+static int add_rows(rs_table **rows, const char *out, const ts_opts *o, int folded, const char *wall,
+                    const char *rss)
+{
+    char path[4500];
+    snprintf(path, sizeof path, "%s.csv", out);
+    rs_table *t = rs_table_read_csv_text(path);
+    if (!t)
+        return -1;
+    int nc = rs_table_ncols(t);
+    if (!*rows) {
+        rs_col *cols = calloc((size_t)nc + 5, sizeof *cols);
+        RS_ASSERT(cols != NULL);
+        for (int c = 0; c < nc; c++)
+            cols[c] = (rs_col){rs_table_col(t, c)->name, RS_STR, 0};
+        for (int c = 0; c < 5; c++)
+            cols[nc + c] = (rs_col){added[c], RS_STR, 0};
+        *rows = rs_table_new("train-sim", cols, nc + 5);
+        free(cols);
+    }
+    int same = rs_table_ncols(*rows) == nc + 5;
+    for (int c = 0; same && c < nc; c++)
+        same = strcmp(rs_table_col(*rows, c)->name, rs_table_col(t, c)->name) == 0;
+    if (!same) {
+        rs_seterr("%s: its columns are not the first run's", path);
+        rs_table_free(t);
+        return -1;
+    }
+    const char *ours[] = {o->platform, o->compute, folded ? "1" : "0", wall, rss};
+    for (int r = 0; r < rs_table_nrows(t); r++) {
+        int row = rs_table_row(*rows);
+        for (int c = 0; c < nc; c++)
+            if (rs_cell_isset(t, r, c))
+                rs_set_str(*rows, row, rs_table_col(t, c)->name, rs_cell_str(t, r, c));
+        for (int c = 0; c < 5; c++)
+            if (*ours[c])
+                rs_set_str(*rows, row, added[c], ours[c]);
+    }
+    rs_table_free(t);
+    return 0;
+}
+
+/* The last 5 lines of FILE on stderr. */
+static void tail5(const char *file)
+{
+    char *line[5] = {0};
+    size_t cap[5] = {0};
+    long n = 0;
+    FILE *f = fopen(file, "r");
+    while (f && getline(&line[n % 5], &cap[n % 5], f) >= 0)
+        n++;
+    for (long i = n > 5 ? n - 5 : 0; i < n; i++)
+        fputs(line[i % 5], stderr);
+    for (int i = 0; i < 5; i++)
+        free(line[i]);
+    if (f)
+        fclose(f);
+}
+
+static int nonempty(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* P nodes, ALGO: 0 rows, 1 failed, -1 bad input (platform-gen refused), 130 stopped. */
+static int run_one(const ts_opts *o, const char *work, const char *p, const char *algo, rs_table **rows)
+{
+    char plat[4300], out[4400], speed[64], csv[4500], wall[64], rss[64];
+    snprintf(plat, sizeof plat, "%s/p%s", work, p);
+    snprintf(out, sizeof out, "%s/p%s-%s", work, p, algo);
+    if (platform(o, plat, p, speed, sizeof speed) != 0)
+        return -1;
+    int folded = strcmp(o->fold, "yes") == 0 || (strcmp(o->fold, "auto") == 0 && strtol(p, NULL, 10) > 16);
+    int rc = launch(o, plat, out, p, algo, speed, folded);
+    if (stopped)
+        return 130;
+    snprintf(csv, sizeof csv, "%s.csv", out);
+    if (rc == 0 && nonempty(csv)) {
+        cost(out, wall, rss, sizeof wall);
+        if (add_rows(rows, out, o, folded, wall, rss) == 0) {
+            printf("%s s, %s MiB\n", wall, rss);
+            return 0;
+        }
+        printf("FAILED\n");
+        fprintf(stderr, "train-sim: %s\n", rs_lasterr());
+        return 1;
+    }
+    printf("FAILED\n");
+    fflush(stdout);
+    char err[4500];
+    snprintf(err, sizeof err, "%s.err", out);
+    tail5(err);
+    return 1;
+}
+
+static int run_all(const ts_opts *o, const char *work)
+{
+    char nbuf[4096], abuf[4096], *nodes[1024], *algos[256];
+    int nn = ts_words(o->nodes, nbuf, sizeof nbuf, nodes, 1024), na = ts_words(o->algos, abuf, sizeof abuf, algos, 256);
+    rs_table *rows = NULL;
+    int fail = 0;
+    for (int i = 0; i < nn; i++)
+        for (int j = 0; j < na; j++) {
+            int rc = 130;
+            if (!stopped) {
+                printf("train-sim: %s nodes, %s, %s ... ", nodes[i], algos[j], o->compute);
+                fflush(stdout);
+                rc = run_one(o, work, nodes[i], algos[j], &rows);
+            }
+            if (rc == 130) {
+                printf("\ntrain-sim: interrupted\n");
+                rs_table_free(rows);
+                return 130;
+            }
+            if (rc < 0) {
+                fprintf(stderr, "train-sim: %s\n", rs_lasterr());
+                rs_table_free(rows);
+                return 2;
+            }
+            fail |= rc;
+        }
+    if (rows && o->csv) {
+        if (rs_table_write_csv(rows, o->csv) == 0)
+            printf("train-sim: wrote %s\n", o->csv);
+        else {
+            fprintf(stderr, "train-sim: %s\n", rs_lasterr());
+            fail = 1;
+        }
+    } else if (rows)
+        rs_table_print(rows, stdout, NULL);
+    rs_table_free(rows);
+    return fail;
+}
+
+int cmd_train_sim(int argc, char **argv)
+{
+    ts_opts o;
+    char work[4096];
+    int rc = ts_opts_parse(&o, argc, argv);
+    if (rc == 1)
+        return 0;
+    if (rc != 0 || work_folder(&o, work, sizeof work) != 0) {
+        fprintf(stderr, "train-sim: %s\n", rs_lasterr());
+        return 2;
+    }
+    /* Ctrl-C reaches the simulation too: this waits for it, then stops */
+    struct sigaction note = {.sa_handler = stop};
+    sigaction(SIGINT, &note, NULL);
+    sigaction(SIGTERM, &note, NULL);
+    rc = run_all(&o, work);
+    if (!o.keep)
+        study_remove_tree(work);
+    return rc;
+}
