@@ -70,14 +70,12 @@ static int make_platforms(const sim_opts *o, const char *work, int regenerate)
         argv[n + 1] = "--describe";
         argv[n + 2] = NULL;
         proc_capture(argv, 1, out, sizeof out);
-        const char *g = strstr(out, "\ngroup_size ");
-        if (!g && strncmp(out, "group_size ", 11) == 0)
-            g = out - 1;
+        const char *g = strncmp(out, "group_size ", 11) == 0 ? out : strstr(out, "\ngroup_size ");
         if (!g) {
             gen_error(out);
             return -1;
         }
-        int gs = atoi(g + 12);
+        int gs = atoi(g + (g == out ? 11 : 12));
         RS_CHECK(gs > 0, "platform-gen --describe: group_size %d", gs);
         if (!has_groups) {
             snprintf(groups, sizeof groups, "%d", (o->maxp + gs - 1) / gs);
