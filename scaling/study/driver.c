@@ -103,9 +103,9 @@ static int resolve(study_run *r, const char *file, int *saved)
                 if (strncmp(*a, s->name, n) == 0 && (*a)[n] == '=')
                     v = strdup(*a + n + 1);
             RS_CHECK(v, "%s has no %s: not a %s settings file (give a new folder)", file, s->name, d->name);
+            r->value[i] = v;   /* study_drive frees it, whatever happens next */
             RS_CHECK(!env || strcmp(env, v) == 0, "%s=%s: %s was started with %s=\"%s\" and keeps it "
                      "(unset %s to resume it, or give a new folder)", s->name, env, r->dir, s->name, v, s->name);
-            r->value[i] = v;
         } else if (env && (*env || s->kind == SET_OPT_INTS))
             r->value[i] = strdup(env);
         else
@@ -163,35 +163,46 @@ int study_run_points(const char *dir, const char *points, int jobs, int out_fd)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static int drive(study_run *r, const char *run_arg, int collect_only);
+
 int study_drive(const study_def *d, const char *run_arg, int collect_only)
 {
     study_run r = {.def = d};
+    int rc = drive(&r, run_arg, collect_only);
+    for (int i = 0; i < d->nsettings; i++)
+        free((char *)r.value[i]);
+    return rc;
+}
+
+static int drive(study_run *r, const char *run_arg, int collect_only)
+{
+    const study_def *d = r->def;
     if (run_arg && *run_arg)
-        snprintf(r.dir, sizeof r.dir, "%s", run_arg);
+        snprintf(r->dir, sizeof r->dir, "%s", run_arg);
     else
-        study_new_run_name(r.dir, sizeof r.dir);
-    size_t l = strlen(r.dir);
-    while (l > 1 && r.dir[l - 1] == '/')
-        r.dir[--l] = 0;
+        study_new_run_name(r->dir, sizeof r->dir);
+    size_t l = strlen(r->dir);
+    while (l > 1 && r->dir[l - 1] == '/')
+        r->dir[--l] = 0;
     if (d->work)
-        snprintf(r.work, sizeof r.work, "%s/%s", r.dir, d->work);
+        snprintf(r->work, sizeof r->work, "%s/%s", r->dir, d->work);
     else
-        snprintf(r.work, sizeof r.work, "%s", r.dir);
+        snprintf(r->work, sizeof r->work, "%s", r->dir);
     char file[2400];
-    snprintf(file, sizeof file, "%s/%s_settings.txt", r.work, d->name);
-    snprintf(r.points, sizeof r.points, "%s/%s_points.txt", r.work, d->name);
+    snprintf(file, sizeof file, "%s/%s_settings.txt", r->work, d->name);
+    snprintf(r->points, sizeof r->points, "%s/%s_points.txt", r->work, d->name);
     const char *jvar = d->jobs_var ? d->jobs_var : "JOBS", *jenv = getenv(jvar);
     int saved, jobs = jenv && *jenv ? atoi(jenv) : d->jobs > 0 ? d->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    r.jobs = jobs > 0 ? jobs : 1;
+    r->jobs = jobs > 0 ? jobs : 1;
     if (collect_only) {
-        RS_CHECK(access(file, F_OK) == 0 && access(r.points, F_OK) == 0,
-                 "%s: no %s study (run build/bin/study run %s %s)", r.dir, d->name, d->name, r.dir);
-        if ((d->prepare && d->prepare(&r, 1) != 0) || resolve(&r, file, &saved) != 0)
+        RS_CHECK(access(file, F_OK) == 0 && access(r->points, F_OK) == 0,
+                 "%s: no %s study (run build/bin/study run %s %s)", r->dir, d->name, d->name, r->dir);
+        if ((d->prepare && d->prepare(r, 1) != 0) || resolve(r, file, &saved) != 0)
             return -1;
-        return d->collect(&r);
+        return d->collect(r);
     }
-    if ((d->prepare && d->prepare(&r, access(file, F_OK) == 0) != 0) || resolve(&r, file, &saved) != 0 ||
-        d->check(&r) != 0)
+    if ((d->prepare && d->prepare(r, access(file, F_OK) == 0) != 0) || resolve(r, file, &saved) != 0 ||
+        d->check(r) != 0)
         return -1;
     RS_CHECK(jenv == NULL || (jobs > 0 && jenv[strspn(jenv, "0123456789")] == 0),
              "%s=%s: '%s' is not a positive integer (e.g. %s=2)", jvar, jenv, jenv, jvar);
@@ -199,19 +210,19 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
         return 0;
     if (!run_arg || !*run_arg) {
         RS_CHECK(rs_mkdir_p("results/runs") == 0, "cannot create results/runs: %s", strerror(errno));
-        RS_CHECK(mkdir(r.dir, 0777) == 0, "%s already exists; not overwriting it", r.dir);
+        RS_CHECK(mkdir(r->dir, 0777) == 0, "%s already exists; not overwriting it", r->dir);
     }
-    RS_CHECK(rs_mkdir_p(r.work) == 0, "cannot create %s: %s", r.work, strerror(errno));
-    if (!saved && rs_write_atomic(file, settings_writer, &r) != 0)
+    RS_CHECK(rs_mkdir_p(r->work) == 0, "cannot create %s: %s", r->work, strerror(errno));
+    if (!saved && rs_write_atomic(file, settings_writer, r) != 0)
         return -1;
-    printf("%s: run folder %s\n", d->name, r.dir);
+    printf("%s: run folder %s\n", d->name, r->dir);
     for (int i = 0; i < d->nsettings; i++)
-        printf("%s:   %s=\"%s\"\n", d->name, d->settings[i].name, r.value[i]);
+        printf("%s:   %s=\"%s\"\n", d->name, d->settings[i].name, r->value[i]);
     fflush(stdout);
     int status = 0;
     for (int first = 1;; first = 0) {   /* the first pass runs what a stopped run left */
-        r.added = 0;
-        int rc = d->plan(&r);
+        r->added = 0;
+        int rc = d->plan(r);
         if (rc < 0)
             return -1;
         if (rc == STUDY_PLAN_STOP)
@@ -220,18 +231,18 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
             fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
             return 1;
         }
-        if ((r.added == 0 && !first) || access(r.points, F_OK) != 0)
+        if ((r->added == 0 && !first) || access(r->points, F_OK) != 0)
             break;   /* nothing added, or nothing to run at all */
-        rc = study_run_points(r.work, r.points, r.jobs, -1);
+        rc = study_run_points(r->work, r->points, r->jobs, -1);
         if (rc < 0)
             return -1;
         if (rc == 130 || rc == 143) {
-            printf("%s: interrupted; rerun with RUN=%s to resume\n", d->name, r.dir);
+            printf("%s: interrupted; rerun with RUN=%s to resume\n", d->name, r->dir);
             return rc;
         }
         status |= rc != 0;
     }
-    int rc = d->collect(&r);
+    int rc = d->collect(r);
     if (rc < 0)
         fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
     return rc != 0 ? 1 : status;

@@ -72,6 +72,7 @@ void study_set_value(study_run *r, const char *name, const char *value)
     while (i < r->def->nsettings && strcmp(r->def->settings[i].name, name) != 0)
         i++;
     RS_ASSERT(i < r->def->nsettings);
+    free((char *)r->value[i]);
     r->value[i] = strdup(value);
     RS_ASSERT(r->value[i] != NULL);
 }
