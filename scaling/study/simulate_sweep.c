@@ -175,7 +175,8 @@ static int add_points(study_run *r, const sim_part *parts, int nparts)
         if (f)
             fclose(f);
     }
-    qsort(pt, (size_t)n, sizeof *pt, heaviest);
+    if (n > 0)   /* qsort of NULL is undefined even for 0 items */
+        qsort(pt, (size_t)n, sizeof *pt, heaviest);
     sim_group *g = calloc((size_t)n + (size_t)nparts + 1, sizeof *g);
     RS_ASSERT(g != NULL);
     int ng = 0;
