@@ -6,6 +6,7 @@
 
 static const study_cmd cmds[] = {
     {"get", "one value of a CSV or JSON file (a column of a row, a dotted JSON key)", cmd_get},
+    {"compare", "two tables row by row (two runs' logs): do they agree", cmd_compare},
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
     {"run", "a study (models, converge, compose, simulate): settings, points, tables, report", cmd_run},
     {"collect", "a study's tables and report again from its finished points", cmd_collect},

@@ -13,6 +13,7 @@ typedef struct {
 } study_cmd;
 
 int cmd_get(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_points(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_collect(int argc, char **argv);

@@ -62,16 +62,11 @@ same_bits() {
 # same_rows A.csv B.csv N WHAT: N rows, step, tokens and lr equal; train_loss and
 # valid_ppl as printed equal or one unit of the last printed digit apart (the header)
 same_rows() {
-    col "$1" step,tokens,train_loss,valid_ppl,lr --all > "$tmp/rows_a"
-    col "$2" step,tokens,train_loss,valid_ppl,lr --all > "$tmp/rows_b"
-    if awk -F '\t' -v want="$3" 'NR == FNR { t[$1] = $2; l[$1] = $3; p[$1] = $4; r[$1] = $5; next }
-            function units(a, b, k) { d = (a - b) * k; if (d < 0) d = -d; return int(d + 0.5) }
-            { n++; if (!($1 in l) || t[$1] != $2 || r[$1] != $5 ||
-              units(l[$1], $3, 1e6) > 1 || units(p[$1], $4, 1e4) > 1) bad = 1 }
-            END { exit (bad || n != want) }' "$tmp/rows_a" "$tmp/rows_b"; then
+    if "$study_bin" compare "$1" "$2" --equal tokens,lr --abs train_loss=1.5e-6,valid_ppl=1.5e-4 \
+        --rows "$3" > "$tmp/cmp" 2>&1; then
         echo "ok   $4: the same $3 log rows (train loss, valid ppl as printed)"
     else
-        echo "FAIL $4: log rows differ (or not $3):"; paste -d' ' "$1" "$2" | head -n 8; fail=1
+        echo "FAIL $4: log rows differ (or not $3): $(cat "$tmp/cmp")"; fail=1
     fi
 }
 
@@ -100,14 +95,11 @@ for p in 2 1 4; do
 done
 # B_simple's moving averages travel in the checkpoint: the resumed log's b_simple after
 # step 23 is the uninterrupted run's, to the digit
-col "$tmp/u.csv" step,b_simple --all > "$tmp/rows_a"
-col "$tmp/res2.csv" step,b_simple --all > "$tmp/rows_b"
-if awk -F '\t' 'NR == FNR { b[$1] = $2; next }
-            $1 > 23 { n++; if (!($1 in b) || $2 == "" || $2 != b[$1]) bad = 1 }
-            END { exit (bad || !n) }' "$tmp/rows_a" "$tmp/rows_b"; then
+if "$study_bin" compare "$tmp/u.csv" "$tmp/res2.csv" --after 23 --equal b_simple --filled b_simple \
+    > "$tmp/cmp" 2>&1; then
     echo "ok   resumed at P = 2: b_simple continues as in the uninterrupted run"
 else
-    echo "FAIL resumed at P = 2: b_simple differs from the uninterrupted run"; fail=1
+    echo "FAIL resumed at P = 2: b_simple differs from the uninterrupted run: $(cat "$tmp/cmp")"; fail=1
 fi
 
 echo "== --sync bucketed and per-tensor against fused (ordered)"
@@ -243,13 +235,9 @@ for k in 1 2; do
         { echo "FAIL: np=$((2 + k)) --eval-ranks $k:"; cat "$tmp/err"; fail=1; }
     h0=$(final_hash "$tmp/er0.out"); h=$(final_hash "$tmp/er$k.out")
     # step, tokens, train loss and lr as printed; valid ppl within 1e-9 relative
-    col "$tmp/er0.csv" valid_ppl --all > "$tmp/rows_a"
-    col "$tmp/er$k.csv" valid_ppl --all > "$tmp/rows_b"
-    a=$(col "$tmp/er0.csv" step,tokens,train_loss,lr --all); b=$(col "$tmp/er$k.csv" step,tokens,train_loss,lr --all)
-    if [ -n "$h0" ] && [ "$h0" = "$h" ] && [ -n "$a" ] && [ "$a" = "$b" ] &&
-        [ "$(wc -l < "$tmp/er$k.csv")" -eq 5 ] &&
-        awk 'NR == FNR { p[FNR] = $1; next } { d = ($1 - p[FNR]) / p[FNR]
-            if (d < 0) d = -d; if (d > 1e-9) bad = 1 } END { exit bad }' "$tmp/rows_a" "$tmp/rows_b"
+    if [ -n "$h0" ] && [ "$h0" = "$h" ] && [ "$(wc -l < "$tmp/er$k.csv")" -eq 5 ] &&
+        "$study_bin" compare "$tmp/er0.csv" "$tmp/er$k.csv" --equal tokens,train_loss,lr \
+            --rel valid_ppl=1e-9 --rows 4 > /dev/null 2>&1
     then
         echo "ok   np=$((2 + k)) --eval-ranks $k: the parameters and rows of np=2 --eval-async ($h)"
     else

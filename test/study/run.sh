@@ -66,6 +66,18 @@ status "a missing key" 2 "$st" get "$tmp/t.json" meta.nope
 printf '{"a": ' > "$tmp/broken.json"
 status "broken JSON" 2 "$st" get "$tmp/broken.json" a
 
+echo "== compare: two runs' logs row by row"
+printf 'step,tokens,train_loss,b_simple\n1,10,6.000001,\n2,20,5.9,3\n' > "$tmp/la.csv"
+printf 'step,tokens,train_loss,b_simple\n1,10,6.000002,\n2,20,5.9,3\n' > "$tmp/lb.csv"
+printf 'step,tokens,train_loss,b_simple\n1,10,6.000001,\n3,20,5.9,3\n' > "$tmp/lc.csv"
+status "within one unit of the printed digit" 0 "$st" compare "$tmp/la.csv" "$tmp/lb.csv" --equal tokens --abs train_loss=1.5e-6 --rows 2
+status "beyond the tolerance" 1 "$st" compare "$tmp/la.csv" "$tmp/lb.csv" --abs train_loss=5e-7
+status "a row count other than --rows" 1 "$st" compare "$tmp/la.csv" "$tmp/lb.csv" --rows 3
+status "a step A lacks" 1 "$st" compare "$tmp/la.csv" "$tmp/lc.csv" --equal tokens
+status "--after and --filled" 0 "$st" compare "$tmp/la.csv" "$tmp/lb.csv" --after 1 --equal b_simple --filled b_simple
+status "--filled on an empty cell" 1 "$st" compare "$tmp/la.csv" "$tmp/lb.csv" --filled b_simple
+status "an unknown column" 2 "$st" compare "$tmp/la.csv" "$tmp/lb.csv" --equal nope
+
 echo "== points"
 r=$tmp/run; p=$r/points
 mkdir -p "$p/p1" "$p/p2" "$p/p3" "$p/p4"
