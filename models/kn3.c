@@ -232,6 +232,10 @@ int kn3_run(const train_opts *o)
     }
     double secs = (double)(rs_now_ns() - t0) * 1e-9;
     double lv = kn3_eval(&m, c.valid, c.nvalid), lt = kn3_eval(&m, c.test, c.ntest);
+    /* --eval-tokens: the prefix of valid a neural run's evaluations score, so a target
+     * set from kn3 is on the same text */
+    long en = o->eval_tokens > 0 && o->eval_tokens < c.nvalid ? o->eval_tokens : 0;
+    double le = en ? kn3_eval(&m, c.valid, en) : NAN;
     int quiet = o->quiet;
     if (!quiet) {
         printf("corpus   %s (%ld bytes, sha256 %.16s...), %s level\n", c.path, c.bytes, c.sha256,
@@ -245,13 +249,15 @@ int kn3_run(const train_opts *o)
                    m.D[k][1], m.D[k][2]);
         printf("\nfinal    valid ppl %.2f, test ppl %.2f (%.4f bits per %s)\n", exp(lv), exp(lt),
                lt / log(2.0), c.level == LEVEL_CHAR ? "character" : "word");
+        if (en)
+            printf("         valid ppl on its first %ld tokens (--eval-tokens) %.2f\n", en, exp(le));
     }
     static const rs_col cols[] = {
         {"model", RS_STR, 0},          {"vocab", RS_INT, 0},
         {"tokens", RS_INT, 0},         {"trigram_types", RS_INT, 0},
         {"bigram_types", RS_INT, 0},   {"seconds", RS_DBL, 4},
         {"valid_ppl", RS_DBL, 5},      {"test_ppl", RS_DBL, 5},
-        {"test_bits_per_token", RS_DBL, 5},
+        {"test_bits_per_token", RS_DBL, 5}, {"eval_ppl", RS_DBL, 5},
         {"completion_questions", RS_INT, 0}, {"completion_accuracy", RS_DBL, 4},
     };
     completion_set q = {0};
@@ -284,6 +290,8 @@ int kn3_run(const train_opts *o)
     rs_set_dbl(t, row, "valid_ppl", exp(lv));
     rs_set_dbl(t, row, "test_ppl", exp(lt));
     rs_set_dbl(t, row, "test_bits_per_token", lt / log(2.0));
+    if (en)
+        rs_set_dbl(t, row, "eval_ppl", exp(le));
     if (q.n > 0) {
         rs_set_int(t, row, "completion_questions", q.n);
         rs_set_dbl(t, row, "completion_accuracy", acc);

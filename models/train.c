@@ -186,7 +186,7 @@ static int stop_on_signal(run_ctx *r)
  * carried state: the same row, the same schedule).  1 to stop, 0 to go on, -1. */
 static int evaluate_resumed(run_ctx *r)
 {
-    if (r->async || r->st.step == 0 || r->st.step % r->eval_every != 0 ||
+    if (r->async || !train_eval_due(r, r->st.step) ||
         r->st.last_eval_step == r->st.step)
         return 0;
     return train_evaluate(r, 1);
@@ -227,7 +227,7 @@ static int train_loop(run_ctx *r, long end)
         if (run_says(r))
             show_progress(r, start, loss, win_tok / win_s);
         int ckpt_due = r->o->ckpt_dir && r->st.step % r->ckpt_every == 0;
-        int early = ckpt_due && !r->async && r->st.step % r->eval_every == 0;
+        int early = ckpt_due && !r->async && train_eval_due(r, r->st.step);
         char prev[sizeof r->last_ckpt];
         long prev_step = r->last_ckpt_step;
         snprintf(prev, sizeof prev, "%s", r->last_ckpt);
@@ -296,6 +296,8 @@ static int finish(run_ctx *r)
         return RS_EXIT_USAGE;
     train_phase(r, what, 0);   /* now naming the final checkpoint */
     eval_result valid = r->last_valid, test;
+    if (r->eval_n < r->corp.nvalid)   /* the evaluations scored a prefix (--eval-tokens) */
+        train_eval_split(r, r->corp.valid, r->corp.nvalid, &valid);
     train_eval_split(r, r->corp.test, r->corp.ntest, &test);
     sha256_hex(r->m.params, (size_t)r->m.lay.total * sizeof(float), r->params_sha256);
     train_phase(r, "during --completion", 0);

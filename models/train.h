@@ -39,6 +39,10 @@ typedef struct {
                                 goes on; the schedule takes it one evaluation late */
     long eval_streams;       /* --eval-streams E: valid/test as E streams whatever the
                                 batch, so runs of any batch are scored alike (0: N x b) */
+    double eval_growth;      /* --eval-growth G: the evaluations' interval grows by G of the
+                                step (0: every eval_every steps) */
+    long eval_tokens;        /* --eval-tokens T: the evaluations during training score the
+                                first T valid tokens, the final valid and test all (0: all) */
     const char *ckpt_dir;    /* --checkpoint DIR */
     long ckpt_every;         /* --checkpoint-every steps (0: at each evaluation) */
     int resume;              /* --resume: continue from the newest checkpoint in DIR */

@@ -73,6 +73,7 @@ typedef struct run_ctx {
     stream_set train;
     long steps_per_epoch, eval_every, ckpt_every;
     int eval_groups;          /* valid/test are scored as eval_groups x b streams */
+    long eval_n;              /* the valid tokens the evaluations during training score */
     long step_limit;          /* from --steps / --epochs; 0: none (the loop does one pass) */
     double lr;
     double last_train_loss;   /* the train loss of the last evaluation row */
@@ -134,6 +135,8 @@ void train_eval_split(run_ctx *r, const int *data, long n, eval_result *ev);
 /* Evaluate on valid now, log a row, and (scheduled) feed the schedule and the target.
  * 1 to stop, 0 to go on, -1. */
 int train_evaluate(run_ctx *r, int scheduled);
+/* Step is an evaluation step (every eval_every, or --eval-growth's steps). */
+int train_eval_due(const run_ctx *r, long step);
 /* --eval-async: the second model (after the GEMM); --eval-ranks: training rank 0's
  * snapshot buffer. */
 int train_eval_setup(run_ctx *r);

@@ -159,7 +159,7 @@ int train_evaluate(run_ctx *r, int scheduled)
     if (train_dp_check_params(r) != 0)
         return -1;
     eval_row w = row_now(r);
-    train_eval_split(r, r->corp.valid, r->corp.nvalid, &w.valid);
+    train_eval_split(r, r->corp.valid, r->eval_n, &w.valid);
     if (was_safe)
         train_phase(r, "training", 1);
     w.eval_s = w.exposed_s = train_seconds_since(t0);
@@ -184,7 +184,7 @@ static void *eval_thread(void *arg)
     omp_set_max_active_levels(0);
     rs_unpin_thread();   /* started by the team's pinned thread 0: not on its CPU */
     uint64_t t0 = train_now_ns();
-    score_shard(a->r, &a->m, a->r->corp.valid, a->r->corp.nvalid, a->r->dp.rank, a->r->dp.P,
+    score_shard(a->r, &a->m, a->r->corp.valid, a->r->eval_n, a->r->dp.rank, a->r->dp.P,
                 a->sums);
     a->row.eval_s = train_seconds_since(t0);
     atomic_store(&a->done, 1);
@@ -244,7 +244,7 @@ int train_eval_serve(run_ctx *r)
     while (dp_eval_receive(r->m.params, r->m.lay.total)) {
         uint64_t t0 = train_now_ns();
         double part[DP_EVAL_RESULT];
-        score_shard(r, &r->m, r->corp.valid, r->corp.nvalid, e, K, part);
+        score_shard(r, &r->m, r->corp.valid, r->eval_n, e, K, part);
         part[2] = train_seconds_since(t0) / (double)K;   /* summed: the mean */
         dp_eval_reply(part);
     }
@@ -368,9 +368,21 @@ long train_eval_abandon(run_ctx *r)
     return a->dropped = a->row.step;
 }
 
+int train_eval_due(const run_ctx *r, long step)
+{
+    if (step <= 0 || r->o->eval_growth <= 0)
+        return step > 0 && step % r->eval_every == 0;
+    long e = r->eval_every;   /* a function of the step alone: a resumed run agrees */
+    while (e < step) {
+        long grow = (long)(r->o->eval_growth * (double)e);
+        e += grow > r->eval_every ? grow : r->eval_every;
+    }
+    return e == step;
+}
+
 int train_eval_after_step(run_ctx *r, int ckpt_due)
 {
-    int due = r->st.step % r->eval_every == 0;
+    int due = train_eval_due(r, r->st.step);
     if (!r->async)
         return due ? train_evaluate(r, 1) : 0;
     if (train_eval_poll(r) != 0)
@@ -386,7 +398,7 @@ int train_eval_after_step(run_ctx *r, int ckpt_due)
 int train_eval_launch_due(run_ctx *r)
 {
     const struct eval_async *a = r->async;
-    if (!a || a->pending || r->st.step == 0 || r->st.step % r->eval_every != 0 ||
+    if (!a || a->pending || !train_eval_due(r, r->st.step) ||
         r->st.last_eval_step == r->st.step)
         return 0;
     return launch(r);

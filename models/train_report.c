@@ -219,9 +219,10 @@ void train_print_header(const run_ctx *r)
            rs_pin_team_describe());
     print_gemm_auto(r);
     printf("train    %s lr %g (%s schedule, warmup %ld), clip %g; %ld steps per epoch; "
-           "eval every %ld steps\n",
+           "eval every %ld steps%s\n",
            optim_name(r->opt.kind), r->sched.lr0, sched_name(r->sched.kind), r->sched.warmup,
-           r->opt.clip, r->steps_per_epoch, r->eval_every);
+           r->opt.clip, r->steps_per_epoch, r->eval_every,
+           r->o->eval_growth > 0 ? ", then as the step grows by --eval-growth" : "");
     if (r->o->lr_scale != LR_SCALE_NONE)
         printf("lr-scale %s: lr %g = %g x %s(%ld/%ld) (global batch / base batch); warmup %ld "
                "steps, not scaled (LEGW: the same steps, more epochs)\n",

@@ -133,6 +133,9 @@ static int load_corpus_and_model(run_ctx *r, const char *path)
           "%ld/%ld tokens (use a smaller --batch or --eval-streams)", path, scored,
           r->corp.nvalid, r->corp.ntest);
     r->eval_groups = (int)(scored / o->cfg.batch);
+    r->eval_n = o->eval_tokens > 0 && o->eval_tokens < r->corp.nvalid ? o->eval_tokens : r->corp.nvalid;
+    RS_CHECK(r->eval_n / scored >= 2, "--eval-tokens %ld: fewer than 2 tokens for each of the %ld evaluation "
+             "streams (use at least %ld, or fewer --eval-streams)", o->eval_tokens, scored, 2 * scored);
     cfg.batch = o->cfg.batch;   /* the model runs one worker's streams */
     if (output_init() != 0)
         return -1;

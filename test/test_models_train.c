@@ -1,6 +1,7 @@
 /* test_models_train.c — the trainer end to end, in process and as build/bin/rnn-train:
  * the loss decreases on a tiny corpus; --target-ppl and --max-seconds stop where they
- * say; --eval-async logs what the synchronous evaluation logs and resumes alike; a
+ * say; --eval-tokens scores a prefix of valid, --eval-growth spaces the evaluations;
+ * --eval-async logs what the synchronous evaluation logs and resumes alike; a
  * sharded evaluation adds up to the whole split; bad input exits 2 with exactly one
  * line on stderr.  Runs from the repository root (`make test`). */
 #define _GNU_SOURCE
@@ -153,6 +154,57 @@ Test(models, async_eval_logs_what_sync_logs)
     }
     for (int i = 0; i < 4; i++)   /* synchronous: the loop is held for all of it */
         cr_expect_eq(ev[0][i], ex[0][i]);
+}
+
+/* --eval-tokens T scores the first T valid tokens during training: with T past the
+ * split the log is the same to the bit, with a short T the logged perplexities differ
+ * while training and the final valid (all of it) stay the same to the bit. */
+Test(models, eval_tokens_scores_a_prefix_during_training)
+{
+    char log[3][300], js[3][300];
+    const long T[3] = {0, 1L << 30, 200};
+    train_opts o;
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "et%d.csv", k), tmp_path(log[k], 300, name);
+        snprintf(name, sizeof name, "et%d.json", k), tmp_path(js[k], 300, name);
+        small_opts(&o, log[k], NULL, 40);
+        o.gemm = "blocked", o.threads = 1, o.json = js[k], o.eval_tokens = T[k];
+        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    }
+    static char r0[8192], r1[8192];
+    log_rows(log[0], r0, sizeof r0), log_rows(log[1], r1, sizeof r1);
+    cr_expect_str_eq(r0, r1, "--eval-tokens past the split logged other rows");
+    double all[8], part[8];
+    cr_assert_eq(log_column(log[0], "valid_ppl", all, 8), 4);
+    cr_assert_eq(log_column(log[2], "valid_ppl", part, 8), 4);
+    for (int i = 0; i < 4; i++)
+        cr_expect(all[i] != part[i] && isfinite(part[i]), "row %d: %.17g on all of valid and on 200 tokens", i,
+                  all[i]);
+    cr_expect(summary_num(js[0], "valid_ppl") == summary_num(js[2], "valid_ppl"), "final valid %.17g, %.17g",
+              summary_num(js[0], "valid_ppl"), summary_num(js[2], "valid_ppl"));
+    o.eval_tokens = 3;   /* fewer than 2 tokens a stream */
+    o.log = NULL, o.json = NULL;
+    cr_expect_eq(train_run(&o), RS_EXIT_USAGE);
+    cr_expect(strstr(rs_lasterr(), "--eval-tokens") != NULL, "%s", rs_lasterr());
+}
+
+/* --eval-growth: evaluations at E, then each time the step has grown by G of itself (at
+ * least E): E 2, G 0.5 over 40 steps logs 2 4 6 9 13 19 28 and the end, 40. */
+Test(models, eval_growth_spaces_the_evaluations)
+{
+    char log[300];
+    tmp_path(log, sizeof log, "growth.csv");
+    train_opts o;
+    small_opts(&o, log, NULL, 40);
+    o.gemm = "blocked", o.threads = 1, o.eval_every = 2, o.eval_growth = 0.5;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    double steps[16];
+    const double want[] = {2, 4, 6, 9, 13, 19, 28, 40};
+    int n = log_column(log, "step", steps, 16);
+    cr_assert_eq(n, 8, "%d rows", n);
+    for (int i = 0; i < 8; i++)
+        cr_expect_eq(steps[i], want[i], "row %d: step %g, want %g", i, steps[i], want[i]);
 }
 
 /* With --eval-async the schedule takes each result at fixed steps (the next evaluation
