@@ -121,7 +121,7 @@ $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
 
 .PHONY: check-scaling
 check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study $(PLATFORM_GEN)
-	@sh test/scaling/run.sh
+	@sh test/scaling/run.sh && sh test/scaling/regime.sh
 
 # The scaling tables (scaling/compose.sh) and the model-size study (scaling/models.sh)
 # follow in the same run folder, whatever the convergence study's points gave, unless a
@@ -131,10 +131,12 @@ check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study $(PLATFORM_GEN)
 scaling: deps
 	@$(MAKE) --no-print-directory all
 	@run="$(RUN)"; [ -n "$$run" ] || run=$$($(BIN)/study new-run --name) || exit 2; \
-	for s in converge compose models; do \
+	for s in converge regime compose models; do \
 	  STUDY_CHECK=1 QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/$$s.sh "$$run" || exit $$?; done; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \
 	if [ $$rc -eq 2 ] || [ $$rc -eq 130 ] || [ $$rc -eq 143 ]; then exit $$rc; fi; \
+	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/regime.sh "$$run"; c=$$?; \
+	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/compose.sh "$$run"; c=$$?; \
 	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run"; c=$$?; \

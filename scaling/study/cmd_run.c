@@ -8,11 +8,12 @@
 #include "compose_study.h"
 #include "fsio.h"
 #include "models_study.h"
+#include "regime_study.h"
 #include "simulate_sweep.h"
 #include "study.h"
 
 static const study_def *const studies[] = {&models_study, &converge_study, &compose_study,
-                                           &simulate_study};
+                                           &simulate_study, &regime_study};
 #define NSTUDIES ((int)(sizeof studies / sizeof studies[0]))
 
 static int drive(int argc, char **argv, int collect_only)

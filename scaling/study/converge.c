@@ -98,8 +98,9 @@ static int plan_only(const study_run *r)
     return STUDY_PLAN_STOP;
 }
 
-static int stage(study_run *r, conv_state *s)
+static int stage(study_run *r, void *state)
 {
+    conv_state *s = state;
     conv_rows *rows;
     int rc = 0, listed;
     switch (s->stage++) {
@@ -114,7 +115,7 @@ static int stage(study_run *r, conv_state *s)
     }
     case ST_KN3:
         if (study_point_state(r, "kn3") <= 0 || conv_base_read(r, &s->base) != 0)
-            return conv_point_failed(r, "kn3");
+            return study_point_failed(r, "kn3");
         printf("converge: kn3 valid ppl %s; target valid ppl %s (%s x kn3); %s train tokens\n", s->base.kn3,
                s->base.target, V("TARGET_X"), s->base.ntrain);
         return 0;
@@ -145,8 +146,6 @@ static int stage(study_run *r, conv_state *s)
     }
 }
 
-/* The next stages, until one adds points (the driver runs them and calls again) or the
- * plan is done (then nothing is added and the driver collects). */
 static int plan(study_run *r)
 {
     static conv_state state;
@@ -154,14 +153,7 @@ static int plan(study_run *r)
         memset(&state, 0, sizeof state);
         r->state = &state;
     }
-    conv_state *s = r->state;
-    int first = s->stage == ST_BASELINE;
-    while (s->stage != ST_DONE) {
-        int rc = stage(r, s);
-        if (rc != 0 || r->added > 0 || first)
-            return rc;
-    }
-    return 0;
+    return study_stages(r, &state.stage, ST_DONE, stage, &state);
 }
 
 const study_def converge_study = {

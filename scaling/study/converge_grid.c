@@ -142,42 +142,14 @@ int conv_gemm_points(study_run *r)
     return rc;
 }
 
-int conv_point_failed(const study_run *r, const char *name)
-{
-    if (study_point_state(r, name) < 0)
-        return 1;   /* its message says why */
-    char path[2600], line[1024], why[1024] = "";
-    snprintf(path, sizeof path, "%s/points/%s/stderr.txt", r->dir, name);
-    FILE *f = fopen(path, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (line[0] != '\n')
-            snprintf(why, sizeof why, "%s", line);
-    if (f)
-        fclose(f);
-    why[strcspn(why, "\n")] = 0;
-    rs_seterr("the point %s failed%s%s (logs: %s/points/%s/); nothing more to run", name, why[0] ? ": " : "",
-              why, r->dir, name);
-    return 1;
-}
-
 /* --gemm's value for the points at batch x: GEMM=plan: the picks gemm-bX recorded. */
 static int gemm_of(const grid *g, long x, char *buf, size_t len)
 {
     const char *gemm = study_value(g->r, "GEMM");
-    if (strcmp(gemm, "plan") != 0) {
-        snprintf(buf, len, "%s", gemm);
-        return 0;
-    }
-    char name[64], path[2600];
-    snprintf(name, sizeof name, "gemm-b%ld", x);
-    snprintf(path, sizeof path, "%s/points/%s/summary.json", g->r->dir, name);
-    rs_json *j = study_point_state(g->r, name) > 0 ? rs_json_load(path) : NULL;
-    const rs_json *p = j ? rs_json_path(j, "meta.gemm_plan") : NULL;
-    int ok = p && p->type == RS_JSTR && p->str[0];
-    if (ok)
-        snprintf(buf, len, "'%s'", p->str);
-    rs_json_free(j);
-    return ok ? 0 : conv_point_failed(g->r, name);
+    if (strcmp(gemm, "plan") == 0)
+        return study_gemm_plan(g->r, x, buf, len);
+    snprintf(buf, len, "%s", gemm);
+    return 0;
 }
 
 /* Appends the grid row of a point just added. */

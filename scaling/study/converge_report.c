@@ -314,6 +314,11 @@ int conv_report(const study_run *r, FILE *out)
         fprintf(out, "\n![best learning rate against the global batch](figures/scaling_convergence_lr.png)\n");
     if (exists(r->dir, "figures/scaling_bsimple.png"))
         fprintf(out, "\n![B_simple over training, the best point of each N](figures/scaling_bsimple.png)\n");
+    if (exists(r->dir, "regime_report.md")) {   /* the regime study's, where it ran here */
+        fprintf(out, "\n<!-- regime -->\n");
+        copy_file(out, r->dir, "regime_report.md", 1);
+        fprintf(out, "\n<!-- /regime -->\n");
+    }
     if (exists(r->dir, "scaling_models.md")) {   /* the model-size study's, where it ran here */
         fprintf(out, "\n<!-- scaling_models -->\n");
         copy_file(out, r->dir, "scaling_models.md", 1);

@@ -25,8 +25,6 @@ int conv_base_read(const study_run *r, conv_base *b);
 /* GEMM=plan: one point gemm-bX per batch X the grid runs (X = K b, K the workers a
  * group runs as one), which tunes --gemm auto; the grid's points name its picks. */
 int conv_gemm_points(study_run *r);
-/* 1, with rs_lasterr: the point NAME the plan needed failed or wrote nothing usable. */
-int conv_point_failed(const study_run *r, const char *name);
 /* NAME is an optimizer the grid has a learning rate for. */
 int conv_optimizer_known(const char *name);
 /* The base grid (momentum at every N and b; OPT_LIST and the warmup where OPT_N and

@@ -8,6 +8,9 @@ STUDY_OBJ := $(STUDY_SRC:%.c=$(OBJ)/%.o)
 # the composition study lays out the model's tensors as rnn-train does
 STUDY_OBJ += $(OBJ)/models/model_layout.o
 $(OBJ)/scaling/study/compose_plan.o: INC += -Imodels
+# the regime study fits S(B) with scaling-fit's code
+STUDY_OBJ += $(OBJ)/scaling/conv_fit.o
+$(OBJ)/scaling/study/regime%.o: INC += -Iscaling
 PROGRAMS  += $(BIN)/study
 
 # The simulate planner counts messages with collectives/ar_traffic.c, which is MPI-free:

@@ -16,6 +16,7 @@
 #include "fsio.h"
 #include "meta.h"
 #include "cpu.h"
+#include "json.h"
 #include "study_def.h"
 
 const char *study_root(void)
@@ -279,5 +280,48 @@ int study_report_section(const study_run *r, const char *name, const char *md_fi
     unlink(tmp);
     RS_CHECK(rs_write_atomic(tmp, section_writer, a) == 0 && rename(tmp, report) == 0,
              "cannot write %s: %s", report, rs_lasterr());
+    return 0;
+}
+
+int study_point_failed(const study_run *r, const char *name)
+{
+    if (study_point_state(r, name) < 0)
+        return 1;   /* its message says why */
+    char path[2600], line[1024], why[1024] = "";
+    snprintf(path, sizeof path, "%s/points/%s/stderr.txt", r->work, name);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (line[0] != '\n')
+            snprintf(why, sizeof why, "%s", line);
+    if (f)
+        fclose(f);
+    why[strcspn(why, "\n")] = 0;
+    rs_seterr("the point %s failed%s%s (logs: %s/points/%s/); nothing more to run", name, why[0] ? ": " : "",
+              why, r->work, name);
+    return 1;
+}
+
+int study_gemm_plan(const study_run *r, long batch, char *buf, size_t len)
+{
+    char name[64], path[2600];
+    snprintf(name, sizeof name, "gemm-b%ld", batch);
+    snprintf(path, sizeof path, "%s/points/%s/summary.json", r->work, name);
+    rs_json *j = study_point_state(r, name) > 0 ? rs_json_load(path) : NULL;
+    const rs_json *p = j ? rs_json_path(j, "meta.gemm_plan") : NULL;
+    int ok = p && p->type == RS_JSTR && p->str[0];
+    if (ok)
+        snprintf(buf, len, "'%s'", p->str);
+    rs_json_free(j);
+    return ok ? 0 : study_point_failed(r, name);
+}
+
+int study_stages(study_run *r, int *at, int done, int (*stage)(study_run *r, void *state), void *state)
+{
+    int first = *at == 0;
+    while (*at != done) {
+        int rc = stage(r, state);
+        if (rc != 0 || r->added > 0 || first)
+            return rc;
+    }
     return 0;
 }

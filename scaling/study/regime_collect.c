@@ -1,0 +1,274 @@
+/* regime_collect.c — the Sunway regime study's results (the driver calls it last;
+ * `build/bin/study collect regime RUN` redoes them):
+ *   regime_points.csv   one row per point: its settings, the steps to every target
+ *   regime_steps.csv    per target, optimizer (and "any") and N: the best rate's steps,
+ *                       seed 1 and the others at that rate
+ *   regime_fit.json     per target and optimizer: S = S_min + E_min / B with its
+ *                       intervals and residuals (scaling/conv_fit.h), the claim
+ *                       S(N = 1) / S(N = CLAIM_N) and its verdict, B_simple against B_crit
+ *   regime_report.md    the section, also in scaling_report.md (regime_report.c)
+ * Earlier files are moved to RUN/old-K/ first. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fsio.h"
+#include "json.h"
+#include "regime_collect.h"
+
+static void csv_num(FILE *f, double v, const char *sep)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g%s", v, sep);
+    else
+        fprintf(f, "%s", sep);
+}
+
+static int write_points(FILE *f, void *ctx)
+{
+    const regime_results *R = ctx;
+    fprintf(f, "point,N,b,global_batch,optimizer,rule,lr,warmup,seed,role,steps_cap,steps_run,min_valid_ppl,"
+               "seconds,status");
+    for (int k = 0; k < R->t.n; k++)
+        fprintf(f, ",steps_%s", R->t.name[k]);
+    fprintf(f, "\n");
+    for (int i = 0; i < R->g->n; i++) {
+        const regime_point *p = &R->g->p[i];
+        fprintf(f, "%s,%ld,%ld,%ld,%s,%s,%.4g,%ld,%ld,%s,%ld,", p->point, p->N, p->b, p->B, p->opt, p->rule, p->lr,
+                p->warmup, p->seed, p->role, p->cap);
+        csv_num(f, p->ran ? p->steps_run : NAN, ",");
+        csv_num(f, p->min_ppl, ",");
+        csv_num(f, p->seconds, ",");
+        fprintf(f, "%s", !p->ran ? "not run" : p->diverged ? "diverged" : "ran");
+        for (int k = 0; k < R->t.n; k++) {
+            fputc(',', f);
+            csv_num(f, p->steps[k] > 0 ? p->steps[k] : NAN, "");
+        }
+        fprintf(f, "\n");
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* The cell of (target k, optimizer o, N): the best seed-1 point and its seeds. */
+static void fill_cell(const regime_results *R, int k, const char *opt, long N, regime_cell *c)
+{
+    memset(c, 0, sizeof *c);
+    c->N = N;
+    c->best = regime_best(R->g, N, strcmp(opt, "any") == 0 ? NULL : opt, k);
+    if (!c->best)
+        return;
+    c->B = c->best->B;
+    c->cap = c->best->cap;
+    for (int i = 0; i < R->g->n && c->n < REGIME_MAX_SEEDS; i++) {
+        const regime_point *p = &R->g->p[i];
+        if (p->N == N && p->lr == c->best->lr && strcmp(p->opt, c->best->opt) == 0 && p->ran &&
+            (p == c->best || p->seed != 1)) {
+            c->seed[c->n] = p->seed;
+            c->steps[c->n++] = p->steps[k];   /* 0: not reached within its cap */
+        }
+    }
+}
+
+int regime_cells(const regime_results *R, int k, const char *opt, regime_cell *cells)
+{
+    for (int i = 0; i < R->nN; i++)
+        fill_cell(R, k, opt, R->N[i], &cells[i]);
+    return R->nN;
+}
+
+static int write_steps(FILE *f, void *ctx)
+{
+    const regime_results *R = ctx;
+    fprintf(f, "target,target_ppl,optimizer,N,global_batch,lr,rule,seed,steps,reached,steps_cap,b_simple\n");
+    for (int k = 0; k < R->t.n; k++)
+        for (int o = 0; o < R->nopt; o++) {
+            regime_cell cells[64];
+            int n = regime_cells(R, k, R->opt[o], cells);
+            for (int i = 0; i < n; i++)
+                for (int s = 0; s < cells[i].n; s++) {
+                    const regime_cell *c = &cells[i];
+                    fprintf(f, "%s,%.2f,%s,%ld,%ld,%.4g,%s,%ld,", R->t.name[k], R->t.ppl[k], R->opt[o], c->N, c->B,
+                            c->best->lr, c->best->rule, c->seed[s]);
+                    csv_num(f, c->steps[s] > 0 ? c->steps[s] : NAN, ",");
+                    fprintf(f, "%d,%ld,", c->steps[s] > 0, c->cap);
+                    csv_num(f, c->best->bsimple[k], "\n");
+                }
+        }
+    return ferror(f) ? -1 : 0;
+}
+
+void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *F)
+{
+    memset(F, 0, sizeof *F);
+    regime_cell cells[64];
+    int n = regime_cells(R, k, opt, cells);
+    long b = atol(study_value(R->r, "B")), claim = atol(study_value(R->r, "CLAIM_N"));
+    double lo1 = NAN, hi1 = NAN, lon = NAN, hin = NAN, sum1 = 0, sumn = 0;
+    int n1 = 0, nn = 0;
+    for (int i = 0; i < n; i++)
+        for (int s = 0; s < cells[i].n; s++) {
+            double S = cells[i].steps[s];
+            if (!(S > 0)) {
+                F->censored++;
+                if (cells[i].N == claim)
+                    F->claim_cap = (double)cells[i].cap;   /* S(claim) > its cap */
+                continue;
+            }
+            F->batch[F->n] = (double)cells[i].B;
+            F->steps[F->n++] = S;
+            if (cells[i].N == 1)
+                sum1 += S, n1++, lo1 = n1 == 1 || S < lo1 ? S : lo1, hi1 = n1 == 1 || S > hi1 ? S : hi1;
+            if (cells[i].N == claim)
+                sumn += S, nn++, lon = nn == 1 || S < lon ? S : lon, hin = nn == 1 || S > hin ? S : hin;
+        }
+    F->small = (double)b, F->big = (double)(b * claim);
+    F->fitted = conv_fit_points(F->batch, F->steps, F->n, &F->fit) == 0;
+    if (F->fitted)
+        conv_fit_interval(F->batch, F->steps, F->n, &F->fit, F->small, F->big, &F->ci);
+    else
+        snprintf(F->why, sizeof F->why, "%s", rs_lasterr());
+    F->ratio = n1 && nn ? (sum1 / n1) / (sumn / nn) : NAN;
+    F->measured = n1 && nn ? (conv_range){lo1 / hin, hi1 / lon} : (conv_range){NAN, NAN};
+    F->hull = F->measured;
+    if (F->fitted && !isnan(F->hull.lo)) {
+        F->hull.lo = F->ci.ratio.lo < F->hull.lo ? F->ci.ratio.lo : F->hull.lo;
+        F->hull.hi = F->ci.ratio.hi > F->hull.hi ? F->ci.ratio.hi : F->hull.hi;
+    }
+    if (isnan(F->ratio) && n1 && F->claim_cap > 0)   /* S(claim) beyond its cap: a bound */
+        F->hull = (conv_range){0, hi1 / F->claim_cap};
+    F->verdict = conv_claim_verdict(F->hull, F->small, F->big);
+    /* B_simple from the cheapest run that has it: the smallest N > 1, up to this target */
+    F->bsimple = NAN;
+    for (int i = 0; i < n && isnan(F->bsimple); i++)
+        if (cells[i].N > 1 && cells[i].best && cells[i].best->steps[k] > 0)
+            F->bsimple = cells[i].best->bsimple[k], F->bsimple_N = cells[i].N;
+}
+
+static void jw_range(rs_jw *w, const char *key, conv_range r)
+{
+    rs_jw_key(w, key);
+    rs_jw_arr_begin(w);
+    rs_jw_dbl(w, r.lo);
+    rs_jw_dbl(w, r.hi);
+    rs_jw_arr_end(w);
+}
+
+static void write_fit(rs_jw *w, const regime_results *R, int k, const char *opt)
+{
+    regime_fit F;
+    regime_fit_of(R, k, opt, &F);
+    rs_jw_obj_begin(w);
+    rs_jw_kstr(w, "target", R->t.name[k]);
+    rs_jw_kdbl(w, "target_ppl", R->t.ppl[k]);
+    rs_jw_kstr(w, "optimizer", opt);
+    rs_jw_kint(w, "points", F.n);
+    rs_jw_kint(w, "not_reached", F.censored);
+    if (F.fitted) {
+        rs_jw_kdbl(w, "s_min", F.fit.s_min);
+        rs_jw_kdbl(w, "e_min", F.fit.e_min);
+        rs_jw_kdbl(w, "b_crit", F.fit.b_crit);
+        jw_range(w, "b_crit_95", F.ci.b_crit);
+        jw_range(w, "b_crit_leave_one_out", F.ci.b_crit_loo);
+        rs_jw_kdbl(w, "r2", F.fit.r2);
+        rs_jw_kdbl(w, "relative_residual_max", F.fit.rel_max);
+        rs_jw_key(w, "form_describes_points");
+        rs_jw_bool(w, F.fit.describes);
+        rs_jw_key(w, "residuals");
+        rs_jw_arr_begin(w);
+        for (int i = 0; i < F.n; i++) {
+            rs_jw_obj_begin(w);
+            rs_jw_kdbl(w, "global_batch", F.batch[i]);
+            rs_jw_kdbl(w, "steps", F.steps[i]);
+            rs_jw_kdbl(w, "relative_residual", F.steps[i] / conv_fit_steps(&F.fit, F.batch[i]) - 1);
+            rs_jw_obj_end(w);
+        }
+        rs_jw_arr_end(w);
+    } else
+        rs_jw_kstr(w, "no_fit", F.why);
+    rs_jw_key(w, "claim");
+    rs_jw_obj_begin(w);
+    rs_jw_kdbl(w, "small", F.small);
+    rs_jw_kdbl(w, "big", F.big);
+    rs_jw_kdbl(w, "ratio", F.ratio);
+    jw_range(w, "ratio_measured", F.measured);
+    if (F.fitted)
+        jw_range(w, "ratio_fit_95", F.ci.ratio);
+    jw_range(w, "ratio_interval", F.hull);
+    rs_jw_kstr(w, "verdict", F.verdict);
+    rs_jw_kdbl(w, "b_crit_needed", conv_bcrit_for_ratio(F.small, F.big, CONV_CLAIM_FRACTION * F.big / F.small));
+    rs_jw_obj_end(w);
+    rs_jw_kdbl(w, "b_simple", F.bsimple);
+    rs_jw_kint(w, "b_simple_from_N", F.bsimple_N);
+    if (F.fitted)
+        rs_jw_kdbl(w, "b_simple_over_b_crit", F.bsimple / F.fit.b_crit);
+    rs_jw_obj_end(w);
+}
+
+static int write_json(FILE *f, void *ctx)
+{
+    const regime_results *R = ctx;
+    rs_jw w;
+    rs_jw_init(&w, f);
+    rs_jw_obj_begin(&w);
+    rs_jw_kstr(&w, "study", "regime");
+    rs_jw_kdbl(&w, "kn3_valid_ppl", R->t.kn3);
+    rs_jw_kdbl(&w, "kn3_eval_ppl", R->t.kn3_eval);
+    rs_jw_kdbl(&w, "train_tokens", R->t.ntrain);
+    rs_jw_kdbl(&w, "claim_fraction", CONV_CLAIM_FRACTION);
+    rs_jw_key(&w, "fits");
+    rs_jw_arr_begin(&w);
+    for (int k = 0; k < R->t.n; k++)
+        for (int o = 0; o < R->nopt; o++)
+            write_fit(&w, R, k, R->opt[o]);
+    rs_jw_arr_end(&w);
+    rs_jw_obj_end(&w);
+    fputc('\n', f);
+    return ferror(f) ? -1 : 0;
+}
+
+static int report_writer(FILE *out, void *ctx) { return regime_report(ctx, out); }
+
+int regime_collect(study_run *r)
+{
+    regime_results R;
+    memset(&R, 0, sizeof R);
+    R.r = r;
+    if (regime_targets_read(r, &R.t) != 0) {
+        fprintf(stderr, "regime: %s\n", rs_lasterr());
+        return 1;
+    }
+    R.g = regime_grid_read(r, &R.t);
+    if (!R.g || R.g->n == 0) {
+        fprintf(stderr, "regime: no training point in %s/regime_grid.csv: nothing to tabulate\n", r->dir);
+        regime_grid_free(R.g);
+        return 1;
+    }
+    char list[1024], *w;
+    snprintf(list, sizeof list, "%s", study_value(r, "N_LIST"));
+    for (w = strtok(list, " "); w && R.nN < 64; w = strtok(NULL, " "))
+        R.N[R.nN++] = atol(w);
+    snprintf(R.optbuf, sizeof R.optbuf, "%s any", study_value(r, "OPT_LIST"));
+    for (w = strtok(R.optbuf, " "); w && R.nopt < 8; w = strtok(NULL, " "))
+        R.opt[R.nopt++] = w;
+    static const char *const files[] = {"regime_points.csv", "regime_steps.csv", "regime_fit.json",
+                                        "regime_report.md"};
+    int status = 0;
+    for (int i = 0; i < 4 && status == 0; i++)
+        status = study_keep_aside(r, files[i]) != 0;
+    static rs_writer_fn const writers[] = {write_points, write_steps, write_json, report_writer};
+    for (int i = 0; i < 4 && status == 0; i++) {
+        char path[2600];
+        snprintf(path, sizeof path, "%s/%s", r->dir, files[i]);
+        status = rs_write_atomic(path, writers[i], &R) != 0;
+    }
+    if (status == 0)
+        status = study_report_section(r, "regime", "regime_report.md") != 0;
+    if (status)
+        fprintf(stderr, "regime: %s\n", rs_lasterr());
+    else
+        printf("regime: report %s/regime_report.md\n", r->dir);
+    regime_grid_free(R.g);
+    return status;
+}

@@ -1,0 +1,291 @@
+/* regime_grid.c — the Sunway regime study's points (regime_study.h): the learning-rate
+ * rules, the command lines, regime_grid.csv (one row per training point:
+ * point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role), and the best
+ * point per (N, optimizer). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "regime_study.h"
+
+/* The centre learning rate at b = 80 sequences (a step's mean loss per token), scaled
+ * by sqrt(b / 80) for another b; the N = 1 grid is it x LR_FACTORS, widened. */
+static const struct {
+    const char *name;
+    double lr80;
+} optimizers[] = {{"adam", 0.003}, {"lamb", 0.03}, {"momentum", 0.5}};
+#define NOPT ((int)(sizeof optimizers / sizeof optimizers[0]))
+
+int regime_optimizer_known(const char *name)
+{
+    for (int i = 0; i < NOPT; i++)
+        if (strcmp(optimizers[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int words(char *list, char **w, int most)
+{
+    int n = 0;
+    for (char *t = strtok(list, " \t"); t && n < most; t = strtok(NULL, " \t"))
+        w[n++] = t;
+    return n;
+}
+
+/* A space-separated setting as numbers: how many. */
+static int numbers(const study_run *r, const char *name, double *v, int most)
+{
+    char copy[1024], *w[64];
+    snprintf(copy, sizeof copy, "%s", study_value(r, name));
+    int n = words(copy, w, most < 64 ? most : 64);
+    for (int i = 0; i < n; i++)
+        v[i] = atof(w[i]);
+    return n;
+}
+
+static long bptt_of(const study_run *r)
+{
+    const char *m = strstr(study_value(r, "MODEL"), "--bptt ");
+    return m ? atol(m + 7) : 35;
+}
+
+/* K, the workers a group runs as one (--workers N/K --batch K b): the largest divisor
+ * of N below N (B_simple needs two groups) whose K b streams divide EVAL_STREAMS and
+ * stay within GROUP_MAX. */
+static long group_of(const study_run *r, long N)
+{
+    long b = atol(study_value(r, "B")), es = atol(study_value(r, "EVAL_STREAMS"));
+    long most = atol(study_value(r, "GROUP_MAX")), K = N > 1 ? N - 1 : 1;
+    while (K > 1 && (N % K != 0 || es % (K * b) != 0 || K * b > most))
+        K--;
+    return K;
+}
+
+/* The step cap: EPOCHS epochs of the train split at global batch B. */
+static long epochs_steps(const study_run *r, const regime_targets *t, const char *setting, long B)
+{
+    double s = atof(study_value(r, setting)) * t->ntrain / ((double)B * (double)bptt_of(r));
+    return s < 2 ? 2 : (long)ceil(s);
+}
+
+int regime_add_kn3(study_run *r)
+{
+    return study_add(r, "kn3", 1, "0", "rnn-train --model kn3 --corpus %s --vocab %s --eval-tokens %s --csv summary.csv",
+                     study_value(r, "CORPUS"), study_value(r, "VOCAB"), study_value(r, "EVAL_TOKENS"));
+}
+
+int regime_add_gemm(study_run *r)
+{
+    double N[64];
+    int n = numbers(r, "N_LIST", N, 64), rc = 0;
+    long b = atol(study_value(r, "B"));
+    for (int i = 0; i < n && rc == 0; i++) {
+        char name[64];
+        long X = group_of(r, (long)N[i]) * b;
+        snprintf(name, sizeof name, "gemm-b%ld", X);
+        rc = study_add(r, name, 1, "0", "rnn-train %s --corpus %s --vocab %s --threads %s --seed 1 --batch %ld "
+                       "--bench 1 --json summary.json", study_value(r, "MODEL"), study_value(r, "CORPUS"),
+                       study_value(r, "VOCAB"), study_value(r, "THREADS"), X);
+    }
+    return rc;
+}
+
+/* One training point; the grid row appended when it is new.  0, 1 its GEMM plan point
+ * failed (rs_lasterr), -1 a file. */
+static int add_point(study_run *r, const regime_targets *t, long N, const char *opt, const char *rule, double lr,
+                     long seed, long cap, long ev, const char *role)
+{
+    long b = atol(study_value(r, "B")), B = N * b, K = group_of(r, N), wu = N > 1 ? atol(study_value(r, "WARMUP")) : 0;
+    char name[160], lrt[32], gemm[8192], target[64] = "";
+    snprintf(lrt, sizeof lrt, "%.4g", lr);
+    snprintf(name, sizeof name, "n%ld-%s-lr%s-s%ld", N, opt, lrt, seed);
+    if (N > 1 && t->have_hard)
+        snprintf(target, sizeof target, " --target-ppl %.2f", t->ppl[t->n - 1]);
+    if (study_gemm_plan(r, K * b, gemm, sizeof gemm) != 0)
+        return 1;
+    int before = r->added;
+    if (study_add(r, name, (double)cap * (double)B * (double)bptt_of(r), "0,1",
+                  "rnn-train %s --corpus %s --vocab %s --gemm %s --threads %s --seed %ld --schedule const "
+                  "--eval-streams %s --eval-tokens %s --eval-every %ld --eval-growth %g --batch %ld --workers %ld "
+                  "--optimizer %s --lr %s --warmup %ld%s --steps %ld --log log.csv --csv summary.csv --json summary.json",
+                  study_value(r, "MODEL"), study_value(r, "CORPUS"), study_value(r, "VOCAB"), gemm,
+                  study_value(r, "THREADS"), seed, study_value(r, "EVAL_STREAMS"), study_value(r, "EVAL_TOKENS"), ev,
+                  REGIME_GROWTH, K * b, N / K, opt, lrt, wu, target, cap) != 0)
+        return -1;
+    if (r->added == before)
+        return 0;
+    char path[2600];
+    snprintf(path, sizeof path, "%s/regime_grid.csv", r->dir);
+    FILE *f = fopen(path, "a");
+    RS_CHECK(f, "cannot write %s", path);
+    if (ftell(f) == 0)
+        fprintf(f, "point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role\n");
+    fprintf(f, "%s,%ld,%ld,%s,%s,%s,%ld,%ld,%ld,%ld,%s\n", name, N, b, opt, rule, lrt, wu, seed, ev, cap, role);
+    RS_CHECK(fclose(f) == 0, "cannot write %s", path);
+    return 0;
+}
+
+/* The rates (x lr1) and their rule names a grid at N tries, centre first. */
+static int rates(const study_run *r, const char *opt, long N, double *x, const char **rule)
+{
+    if (N == 1 || strcmp(opt, "momentum") != 0) {
+        double f[16];
+        int n = numbers(r, "LR_FACTORS", f, 16), k = 1;
+        x[0] = sqrt((double)N);
+        rule[0] = N == 1 ? "grid" : "sqrt";
+        for (int i = 0; i < n; i++)
+            if (f[i] != 1) {
+                x[k] = f[i] * sqrt((double)N);
+                rule[k++] = N == 1 ? "grid" : "sqrt-grid";
+            }
+        return k;
+    }
+    x[0] = pow((double)N, 0.75), rule[0] = "between";
+    x[1] = sqrt((double)N), rule[1] = "sqrt";
+    x[2] = (double)N, rule[2] = "linear";
+    return 3;
+}
+
+/* (N, opt)'s points of seed 1 and the rates they tried. */
+static void tried(const regime_grid *g, long N, const char *opt, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    for (int i = 0; i < g->n; i++) {
+        const regime_point *p = &g->p[i];
+        if (p->N != N || p->seed != 1 || strcmp(p->opt, opt) != 0)
+            continue;
+        *lo = isnan(*lo) || p->lr < *lo ? p->lr : *lo;
+        *hi = isnan(*hi) || p->lr > *hi ? p->lr : *hi;
+    }
+}
+
+static int one_stage(study_run *r, const regime_targets *t, const regime_grid *g, const char *stage, long N,
+                     const char *opt)
+{
+    long b = atol(study_value(r, "B")), cap = epochs_steps(r, t, N == 1 ? "REF_EPOCHS" : "CAP_EPOCHS", N * b);
+    int hard = t->have_hard ? t->n - 1 : -1;   /* before it is set: the lowest ppl */
+    double lr1 = NAN;
+    for (int i = 0; i < NOPT; i++)
+        if (strcmp(optimizers[i].name, opt) == 0)
+            lr1 = optimizers[i].lr80 * sqrt((double)b / 80);
+    if (N > 1) {
+        const regime_point *best1 = regime_best(g, 1, opt, hard);
+        if (!best1)
+            return 0;   /* no N = 1 run of it: nothing to scale from */
+        lr1 = best1->lr;
+    }
+    /* the first evaluation near 1/20 of the steps the easiest target could take (at
+     * perfect scaling from N = 1's; N = 1: 1/500 of its steps), then every 5% (--eval-growth) */
+    const regime_point *ref = N > 1 ? regime_best(g, 1, opt, 0) : NULL;
+    long ev = N == 1 ? cap / 500 : ref && ref->steps[0] > 0 ? (long)(ref->steps[0] / (double)N / 20) : 1;
+    ev = ev < 1 ? 1 : ev;
+    double x[16];
+    const char *rule[16];
+    int n = rates(r, opt, N, x, rule), rc = 0;
+    const regime_point *best = regime_best(g, N, opt, hard);
+    if (N > 1 && best && best->steps[hard] > 0 && strcmp(stage, "seeds") != 0)
+        cap = (long)best->steps[hard] < cap ? (long)best->steps[hard] : cap;   /* a slower rate cannot win */
+    if (strcmp(stage, "grid") == 0)
+        for (int i = 0; i < (N == 1 ? n : 1) && rc == 0; i++)
+            rc = add_point(r, t, N, opt, rule[i], lr1 * x[i], 1, cap, ev, "grid");
+    else if (strcmp(stage, "others") == 0 && best)
+        for (int i = 1; i < n && rc == 0; i++)
+            rc = add_point(r, t, N, opt, rule[i], lr1 * x[i], 1, cap, ev, "grid");
+    else if (strcmp(stage, "widen") == 0 && best) {
+        double lo, hi;
+        tried(g, N, opt, &lo, &hi);
+        if (best->lr == hi)
+            rc = add_point(r, t, N, opt, "wider", hi * 2, 1, cap, ev, "widen");
+        if (rc == 0 && best->lr == lo)
+            rc = add_point(r, t, N, opt, "wider", lo / 2, 1, cap, ev, "widen");
+    } else if (strcmp(stage, "seeds") == 0 && best) {
+        double s[16], want[64];
+        int ns = numbers(r, "SEEDS", s, 16), nn = numbers(r, "SEED_N", want, 64), listed = 0;
+        for (int i = 0; i < nn; i++)
+            listed |= (long)want[i] == N;
+        for (int i = 0; i < ns && rc == 0 && listed; i++)
+            if ((long)s[i] != 1)
+                rc = add_point(r, t, N, opt, best->rule, best->lr, (long)s[i], cap, ev, "seed");
+    }
+    return rc;
+}
+
+int regime_add_stage(study_run *r, const regime_targets *t, const char *stage, int n1)
+{
+    double N[64];
+    char list[1024], *o[16];
+    snprintf(list, sizeof list, "%s", study_value(r, "OPT_LIST"));
+    int nn = numbers(r, "N_LIST", N, 64), no = words(list, o, 16), rc = 0;
+    regime_grid *g = regime_grid_read(r, t);
+    if (!g)
+        return -1;
+    for (int i = 0; i < nn && rc == 0; i++)
+        for (int k = 0; k < no && rc == 0; k++)
+            if ((N[i] == 1) == (n1 != 0))
+                rc = one_stage(r, t, g, stage, (long)N[i], o[k]);
+    regime_grid_free(g);
+    return rc;
+}
+
+const regime_point *regime_best(const regime_grid *g, long N, const char *opt, int target)
+{
+    const regime_point *best = NULL;
+    for (int i = 0; i < g->n; i++) {
+        const regime_point *p = &g->p[i];
+        if (p->N != N || p->seed != 1 || !p->ran || (opt && strcmp(p->opt, opt) != 0))
+            continue;
+        int reached = target >= 0 && p->steps[target] > 0, had = best && target >= 0 && best->steps[target] > 0;
+        int beats = !best || (reached && (!had || p->steps[target] < best->steps[target])) ||
+                    (!reached && !had && p->min_ppl < best->min_ppl);
+        if (beats)
+            best = p;
+    }
+    return best;
+}
+
+regime_grid *regime_grid_read(const study_run *r, const regime_targets *t)
+{
+    regime_grid *g = calloc(1, sizeof *g);
+    RS_ASSERT(g != NULL);
+    char path[2600];
+    snprintf(path, sizeof path, "%s/regime_grid.csv", r->dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return g;   /* no point yet */
+    rs_table *csv = rs_table_read_csv_text(path);
+    fclose(f);
+    if (!csv) {
+        free(g);
+        return NULL;
+    }
+    int n = rs_table_nrows(csv);
+    g->p = calloc((size_t)n + 1, sizeof *g->p);
+    RS_ASSERT(g->p != NULL);
+    char v[11][200];
+    static const char *const cols[] = {"point", "N", "b", "optimizer", "rule", "lr", "warmup", "seed",
+                                       "eval_every", "steps_cap", "role"};
+    for (int i = 0; i < n; i++) {
+        for (int c = 0; c < 11; c++)
+            study_cell_at(csv, i, cols[c], v[c], sizeof v[c]);
+        regime_point *p = &g->p[g->n++];
+        snprintf(p->point, sizeof p->point, "%.159s", v[0]);
+        snprintf(p->opt, sizeof p->opt, "%.15s", v[3]);
+        snprintf(p->rule, sizeof p->rule, "%.15s", v[4]);
+        snprintf(p->role, sizeof p->role, "%.15s", v[10]);
+        p->N = atol(v[1]), p->b = atol(v[2]), p->B = p->N * p->b, p->lr = atof(v[5]), p->warmup = atol(v[6]);
+        p->seed = atol(v[7]), p->eval_every = atol(v[8]), p->cap = atol(v[9]);
+        regime_point_results(r, t, p);
+    }
+    rs_table_free(csv);
+    return g;
+}
+
+void regime_grid_free(regime_grid *g)
+{
+    if (g) {
+        free(g->p);
+        free(g);
+    }
+}

@@ -1,0 +1,149 @@
+/* regime_report.c — the Sunway regime study's report section (regime_report.md, also in
+ * scaling_report.md): the regime, the verdict per target and optimizer with its
+ * intervals, B_simple against B_crit, and the steps per N. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regime_collect.h"
+
+#define V(name) study_value(R->r, name)
+
+static void num(FILE *out, double v, const char *fmt)
+{
+    if (isfinite(v))
+        fprintf(out, fmt, v);
+    else
+        fprintf(out, isinf(v) ? "inf" : "-");
+}
+
+static void range(FILE *out, conv_range r)
+{
+    num(out, r.lo, "%.3g");
+    fprintf(out, " - ");
+    num(out, r.hi, "%.3g");
+}
+
+static void verdict_table(FILE *out, const regime_results *R)
+{
+    fprintf(out, "| target (valid ppl) | optimizer | S(N=1) | S(N=%s) | ratio | interval | verdict | B_crit | "
+                 "B_crit 95%% | leave-one-out | form fits | B_simple (N) | B_simple / B_crit |\n"
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", V("CLAIM_N"));
+    for (int k = 0; k < R->t.n; k++)
+        for (int o = 0; o < R->nopt; o++) {
+            regime_fit F;
+            regime_fit_of(R, k, R->opt[o], &F);
+            regime_cell cells[64];
+            int n = regime_cells(R, k, R->opt[o], cells);
+            double s1 = NAN, sn = NAN;
+            for (int i = 0; i < n; i++) {
+                if (cells[i].N == 1 && cells[i].n && cells[i].steps[0] > 0)
+                    s1 = cells[i].steps[0];
+                if (cells[i].N == atol(V("CLAIM_N")) && cells[i].n && cells[i].steps[0] > 0)
+                    sn = cells[i].steps[0];
+            }
+            fprintf(out, "| %s (%.2f) | %s | ", R->t.name[k], R->t.ppl[k], R->opt[o]);
+            num(out, s1, "%.0f");
+            fprintf(out, " | ");
+            if (isnan(sn) && F.claim_cap > 0)
+                fprintf(out, "> %.0f", F.claim_cap);
+            else
+                num(out, sn, "%.0f");
+            fprintf(out, " | ");
+            num(out, F.ratio, "%.3g");
+            fprintf(out, " | ");
+            range(out, F.hull);
+            fprintf(out, " | %s | ", F.verdict);
+            if (F.fitted) {
+                num(out, F.fit.b_crit, "%.4g");
+                fprintf(out, " | ");
+                range(out, F.ci.b_crit);
+                fprintf(out, " | ");
+                range(out, F.ci.b_crit_loo);
+                fprintf(out, " | %s (worst %+.0f%%) | ", F.fit.describes ? "yes" : "**no**", 100 * F.fit.rel_max);
+            } else
+                fprintf(out, "no fit: %s | | | | ", F.why);
+            num(out, F.bsimple, "%.4g");
+            fprintf(out, F.bsimple_N ? " (%d) | " : " | ", F.bsimple_N);
+            num(out, F.fitted ? F.bsimple / F.fit.b_crit : NAN, "%.2f");
+            fprintf(out, " |\n");
+        }
+}
+
+static void steps_table(FILE *out, const regime_results *R, int k)
+{
+    fprintf(out, "\n%s (valid ppl %.2f): steps of seed 1 at the best rate (rate; other seeds)\n\n| N | B |",
+            R->t.name[k], R->t.ppl[k]);
+    for (int o = 0; o < R->nopt; o++)
+        fprintf(out, " %s |", R->opt[o]);
+    fprintf(out, "\n|---|---|");
+    for (int o = 0; o < R->nopt; o++)
+        fprintf(out, "---|");
+    fprintf(out, "\n");
+    regime_cell cells[8][64];
+    for (int o = 0; o < R->nopt; o++)
+        regime_cells(R, k, R->opt[o], cells[o]);
+    for (int i = 0; i < R->nN; i++) {
+        fprintf(out, "| %ld | %ld |", R->N[i], R->N[i] * atol(V("B")));
+        for (int o = 0; o < R->nopt; o++) {
+            const regime_cell *c = &cells[o][i];
+            if (!c->best || c->n == 0) {
+                fprintf(out, " not run |");
+                continue;
+            }
+            if (c->steps[0] > 0)
+                fprintf(out, " %.0f", c->steps[0]);
+            else
+                fprintf(out, " > %ld", c->cap);
+            fprintf(out, " (%s %.3g", strcmp(R->opt[o], "any") == 0 ? c->best->opt : c->best->rule, c->best->lr);
+            for (int s = 1; s < c->n; s++)
+                fprintf(out, c->steps[s] > 0 ? "; %.0f" : "; > cap", c->steps[s]);
+            fprintf(out, ") |");
+        }
+        fprintf(out, "\n");
+    }
+}
+
+int regime_report(const regime_results *R, FILE *out)
+{
+    int ran = 0;
+    for (int i = 0; i < R->g->n; i++)
+        ran += R->g->p[i].ran;
+    fprintf(out, "## Steps to target in the Sunway TaihuLight study's regime\n\n"
+                 "Regime: `rnn-train %s --vocab %s` on `--corpus %s` (%.0f training tokens), b = %s sequences a "
+                 "worker, N = %s (`--workers`, groups of up to %s streams run as one), global batch B = N b; "
+                 "optimizers %s, tuned at every B: N = 1 over %s x a centre (widened %s time(s) where the best "
+                 "was at the edge) for %s epoch(s); Adam and LAMB at N > 1 by the square-root rule from N = 1's "
+                 "best x the same factors, momentum at the square-root rule, the linear rule and between; %s "
+                 "warmup steps at N > 1; constant rate afterwards; seeds %s at N = %s. Valid scored on its first "
+                 "%s tokens as %s streams, at evaluations every 5%% of the step (each count within 5%%). Kneser-Ney "
+                 "trigram: valid ppl %.2f (%.2f on that prefix). Targets: TARGETS_X = %s x kn3 and the hard "
+                 "one, %s above the lowest valid ppl any N = 1 run reached. A run stops at the hard target or after %s "
+                 "epochs; a rate whose run is slower than the best so far is stopped at the best's steps (it "
+                 "cannot win). Points run: %d of %d.\n\n",
+            V("MODEL"), V("VOCAB"), V("CORPUS"), R->t.ntrain, V("B"), V("N_LIST"), V("GROUP_MAX"), V("OPT_LIST"),
+            V("LR_FACTORS"), V("EXTEND"), V("REF_EPOCHS"), V("WARMUP"), V("SEEDS"), V("SEED_N"),
+            V("EVAL_TOKENS"), V("EVAL_STREAMS"), R->t.kn3, R->t.kn3_eval, V("TARGETS_X"), V("BEST_WITHIN"),
+            V("CAP_EPOCHS"), ran, R->g->n);
+    fprintf(out, "Targets (valid ppl on the prefix):");
+    for (int k = 0; k < R->t.n; k++)
+        fprintf(out, "%s %s %.2f", k ? "," : "", R->t.name[k], R->t.ppl[k]);
+    fprintf(out, "%s.\n\n", R->t.have_hard ? "" : " (the hard one is set once the N = 1 runs ran)");
+    double need = conv_bcrit_for_ratio(atof(V("B")), atof(V("B")) * atof(V("CLAIM_N")),
+                                       CONV_CLAIM_FRACTION * atof(V("CLAIM_N")));
+    fprintf(out, "The claim: %s times the batch gives %s times fewer steps, S(B = %s) / S(B = %ld). It *holds* "
+                 "where the whole interval (the seeds' range and the fit's 95%% bootstrap) is at least %.0f%% of "
+                 "the ideal %s, *does not hold* where all of it is under, and is *inconclusive* otherwise. Under "
+                 "S = S_min + E_min / B that needs B_crit >= %.0f sequences. The fit minimises relative "
+                 "residuals; \"form fits\" says whether every point is within %.0f%% of it.\n\n",
+            V("CLAIM_N"), V("CLAIM_N"), V("B"), atol(V("B")) * atol(V("CLAIM_N")), 100 * CONV_CLAIM_FRACTION,
+            V("CLAIM_N"), need, 100 * CONV_FORM_TOL);
+    verdict_table(out, R);
+    fprintf(out, "\nB_simple, the gradient noise scale (McCandlish et al.), is the mean of the evaluations' "
+                 "estimates up to the crossing in the cheapest run that has one (the smallest N > 1, small batch "
+                 "= a group's streams, big = B); it predicts B_crit where B_simple / B_crit is within 0.5 - 2.\n");
+    for (int k = 0; k < R->t.n; k++)
+        steps_table(out, R, k);
+    return ferror(out) ? -1 : 0;
+}

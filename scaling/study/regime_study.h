@@ -1,0 +1,73 @@
+/* regime_study.h — the Sunway regime study's parts: regime.c (settings, checks, the
+ * plan's stages), regime_grid.c (the learning-rate rules and the points), regime_rows.c
+ * (each point's steps to every target, read from its log; the best per batch),
+ * regime_collect.c (the tables, fits and verdict) and regime_report.c (the section). */
+#ifndef REGIME_STUDY_H
+#define REGIME_STUDY_H
+
+#include <stdio.h>
+
+#include "study_def.h"
+
+extern const study_def regime_study;
+
+#define REGIME_MAX_TARGETS 12
+#define REGIME_GROWTH 0.05   /* --eval-growth: every step count read to within 5% */
+
+/* The targets, easiest first; the last is the hard one ("best"), set from the N = 1
+ * runs once they ran (regime_targets.csv keeps them, so a resumed study keeps them). */
+typedef struct {
+    double kn3, kn3_eval, ntrain;   /* kn3's valid ppl on all / on the evaluated prefix */
+    int n;                          /* targets known (the hard one included once set) */
+    int have_hard;
+    char name[REGIME_MAX_TARGETS][32];
+    double ppl[REGIME_MAX_TARGETS];
+} regime_targets;
+
+/* One point of the grid and what it measured. */
+typedef struct {
+    char point[160], opt[16], rule[16], role[16];
+    long N, b, B, warmup, seed, eval_every, cap;
+    double lr;
+    /* results: ran (an rc file), steps to each target (0: not reached), the lowest
+     * valid ppl logged, steps run, b_simple averaged up to each target */
+    int ran, diverged;
+    double steps[REGIME_MAX_TARGETS], bsimple[REGIME_MAX_TARGETS];
+    double min_ppl, steps_run, seconds;
+} regime_point;
+
+typedef struct {
+    int n;
+    regime_point *p;
+} regime_grid;
+
+/* ---- regime_grid.c ---- */
+/* The optimizers the study knows and their centre learning rate at b = 80 sequences. */
+int regime_optimizer_known(const char *name);
+/* The points file's rows: regime_grid.csv read and each point's results (NULL, rs_lasterr). */
+regime_grid *regime_grid_read(const study_run *r, const regime_targets *t);
+void regime_grid_free(regime_grid *g);
+/* The best point (seed 1) at (N, opt): fewest steps to the hardest target reached, then
+ * the lowest valid ppl; NULL if none ran. */
+const regime_point *regime_best(const regime_grid *g, long N, const char *opt, int target);
+/* Adds the kn3 point, the GEMM plan points, and each stage's training points. */
+int regime_add_kn3(study_run *r);
+int regime_add_gemm(study_run *r);
+/* stage: "grid" (N = 1: the centre x LR_FACTORS, to REF_EPOCHS, no target; N > 1: the
+ * centres), "others" (N > 1: the rest of each grid, capped at the centre's steps to the
+ * hard target), "widen" (the next rate out where the best is at an edge), "seeds".
+ * n1: the N = 1 phase or the N > 1 one. */
+int regime_add_stage(study_run *r, const regime_targets *t, const char *stage, int n1);
+
+/* ---- regime_rows.c ---- */
+/* kn3's baseline and the saved targets: 0, or -1 (rs_lasterr). */
+int regime_targets_read(const study_run *r, regime_targets *t);
+/* The hard target from the N = 1 points, written once to regime_targets.csv. */
+int regime_targets_settle(const study_run *r, regime_targets *t);
+/* The point's results from RUN/points/NAME/ (log.csv, summary.csv, rc). */
+void regime_point_results(const study_run *r, const regime_targets *t, regime_point *p);
+
+/* ---- regime_collect.c ---- */
+int regime_collect(study_run *r);
+
+#endif

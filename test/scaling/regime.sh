@@ -1,0 +1,93 @@
+#!/bin/sh
+# regime.sh — the Sunway regime study (target check-scaling), QUICK=1 on Moby Dick (a
+# small model, b = 8, N = 1, 4, 16, Adam and momentum, ~40 s):
+#   1. the outputs exist and report.md's section is in scaling_report.md; the hard
+#      target is BEST_WITHIN above the lowest valid ppl an N = 1 run logged; N = 1 runs
+#      carry no target, N > 1 runs the hard one; every rate past a centre is capped at
+#      no more than the centre's cap; the second seed runs at N = 1 and N = CLAIM_N at the
+#      best rate; every verdict is one of the three; steps to a target are read from
+#      the log (the first evaluation at or under it);
+#   2. a rerun on the folder runs no point and writes the same tables;
+#   3. bad settings: exit 2, one line naming the setting, no folder.
+# Exits 1 on failure.
+set -u
+cd "$(dirname "$0")/../.."
+. test/lib.sh
+. scaling/study/get.sh
+test_begin regime
+
+echo "== the study, QUICK=1"
+run="$tmp/rg"
+QUICK=1 JOBS=2 sh scaling/regime.sh "$run" > "$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "QUICK=1: exit 0" || { bad "QUICK=1: exit $rc"; tail -n 20 "$tmp/out"; }
+for f in regime_points.csv regime_steps.csv regime_fit.json regime_report.md regime_targets.csv; do
+    [ -s "$run/$f" ] || bad "no $f"
+done
+grep -q '<!-- regime -->' "$run/scaling_report.md" 2>/dev/null && ok "the section is in scaling_report.md" ||
+    bad "scaling_report.md has no regime section"
+
+low=$(study_get "$run/regime_points.csv" min_valid_ppl --where N=1,seed=1 --all | sort -g | head -n 1)
+hard=$(col "$run/regime_targets.csv" ppl --where name=best)
+awk -v l="$low" -v h="$hard" 'BEGIN { d = l * 1.2 - h; exit !(d < 0.006 && d > -0.006) }' &&
+    ok "the hard target $hard = 1.2 x the lowest N = 1 ppl $low" || bad "hard target $hard, lowest N = 1 ppl $low"
+
+n1_target=$(grep -l -- '--target-ppl' "$run"/points/n1-*/cmd 2>/dev/null | wc -l)
+nx_target=$(grep -L -- "--target-ppl $hard" "$run"/points/n4-*/cmd "$run"/points/n16-*/cmd 2>/dev/null | wc -l)
+[ "$n1_target" -eq 0 ] && [ "$nx_target" -eq 0 ] && ok "N = 1 runs to its epochs, N > 1 to the hard target" ||
+    bad "$n1_target N = 1 runs with a target, $nx_target N > 1 runs without the hard one"
+
+# every N > 1 point's cap is at most its centre's (the first of its N and optimizer)
+capped=$(study_get "$run/regime_points.csv" N,optimizer,steps_cap,role --all |
+    awk -F '\t' '$1 > 1 && $4 != "seed" { k = $1 " " $2; if (!(k in c)) c[k] = $3; else if ($3 > c[k]) bad++ }
+                 END { print bad + 0 }')
+[ "$capped" -eq 0 ] && ok "a rate tried after the centre is capped at the centre's steps" ||
+    bad "$capped points capped above their centre"
+
+for N in 1 16; do
+    for opt in adam momentum; do
+        lr2=$(col "$run/regime_points.csv" lr --where N=$N,optimizer=$opt,seed=2 --optional)
+        lr1=$(col "$run/regime_steps.csv" lr --where target=best,optimizer=$opt,N=$N,seed=1 --optional)
+        [ -n "$lr2" ] && [ "$lr2" = "$lr1" ] && ok "seed 2 at N = $N, $opt, the best rate $lr1" ||
+            bad "seed 2 at N = $N, $opt: rate '$lr2', best '$lr1'"
+    done
+done
+
+odd=$(grep -o '"verdict": *"[^"]*"' "$run/regime_fit.json" | grep -v -c -e '"holds"' -e '"does not hold"' -e '"inconclusive"')
+n=$(grep -c '"verdict"' "$run/regime_fit.json")
+[ "$n" -ge 6 ] && [ "$odd" -eq 0 ] && ok "$n verdicts, each holds / does not hold / inconclusive" ||
+    bad "$n verdicts, $odd of another kind"
+
+# steps to the hard target, read back from one point's own log
+pt=$(col "$run/regime_steps.csv" N --where target=best,optimizer=adam,N=4,seed=1 --optional)
+name=$(study_get "$run/regime_points.csv" point --where N=4,optimizer=adam,seed=1 --all | while read -r p; do
+    s=$(col "$run/regime_points.csv" steps_best --where point="$p"); [ -n "$s" ] && echo "$p $s"; done | sort -k2 -g | head -n 1)
+p=${name% *}; want=${name#* }
+got=$(study_get "$run/points/$p/log.csv" step,valid_ppl --all | awk -F '\t' -v h="$hard" '$2 <= h + 0 { print $1; exit }')
+[ -n "$pt" ] && [ -n "$want" ] && [ "$got" = "$want" ] && ok "$p: steps to the hard target $want, from its log" ||
+    bad "$p: steps to the hard target '$want', the log's first row under it '$got'"
+
+echo "== a rerun"
+cp "$run/regime_steps.csv" "$tmp/steps1.csv"
+QUICK=1 JOBS=2 sh scaling/regime.sh "$run" > "$tmp/out2" 2>&1
+rc=$?
+grep -q 'rc=' "$tmp/out2" && bad "the rerun ran points" || ok "the rerun runs no point"
+[ $rc -eq 0 ] && cmp -s "$tmp/steps1.csv" "$run/regime_steps.csv" && ok "the rerun writes the same table" ||
+    bad "rerun: exit $rc or another regime_steps.csv"
+
+echo "== bad settings"
+OPT_LIST=sgd QUICK=1 sh scaling/regime.sh "$tmp/bad1" > "$tmp/o" 2> "$tmp/e"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/e")" -eq 1 ] && grep -q OPT_LIST "$tmp/e" && [ ! -e "$tmp/bad1" ] &&
+    ok "OPT_LIST=sgd: exit 2, one line, no folder" || bad "OPT_LIST=sgd: exit $rc: $(cat "$tmp/e")"
+N_LIST="1 4" QUICK=1 sh scaling/regime.sh "$tmp/bad2" > "$tmp/o" 2> "$tmp/e"
+rc=$?
+[ $rc -eq 2 ] && grep -q CLAIM_N "$tmp/e" && [ ! -e "$tmp/bad2" ] &&
+    ok "N_LIST without CLAIM_N: exit 2, no folder" || bad "N_LIST=1 4: exit $rc: $(cat "$tmp/e")"
+EVAL_STREAMS=12 QUICK=1 sh scaling/regime.sh "$tmp/bad3" > "$tmp/o" 2> "$tmp/e"
+rc=$?
+[ $rc -eq 2 ] && grep -q EVAL_STREAMS "$tmp/e" && [ ! -e "$tmp/bad3" ] &&
+    ok "EVAL_STREAMS not a multiple of B: exit 2, no folder" || bad "EVAL_STREAMS=12: exit $rc: $(cat "$tmp/e")"
+
+[ $fail -eq 0 ] && echo "check-regime: all passed" || echo "check-regime: FAILED"
+exit $fail
