@@ -8,8 +8,9 @@
 #             $(build/bin/study figure-vars RUN scaling_breakdown)" plot/scaling_breakdown.gp
 if (!exists("gflops")) gflops = ''
 if (!exists("b1")) b1 = 0
-schemes = 'fused-library fused-hier per-tensor'
-color(i) = word("#1f77b4 #d62728 #2ca02c", i)
+schemes = 'fused-library fused-mpich fused-best fused-rdb fused-hier per-tensor'
+nsch = words(schemes)
+color(i) = word("#1f77b4 #9467bd #ff7f0e #8c564b #d62728 #2ca02c", i)
 # N(k, s, y): a row's node count where it is of node kind k, scheme s and per-node batch
 # b1 and its column y is above 0, else NaN (skipped)
 N(k, s, y) = strcol('node') eq k && strcol('scheme') eq s && column('b') == b1 && column(y) > 0 ? column('nodes') : NaN
@@ -30,7 +31,7 @@ do for [k in 'core gflops'] {
     plot csv using (N(k, 'fused-library', 'compute_ms')):'compute_ms' with linespoints lw 2 pt 5 lc rgb 'black' title 'compute', \
          csv using (N(k, 'fused-library', 'optimizer_ms')):'optimizer_ms' with linespoints lw 1 pt 4 lc rgb 'gray40' title 'optimizer', \
          csv using (N(k, 'fused-library', 'eval_ms')):'eval_ms' with linespoints lw 1 pt 8 lc rgb '#9467bd' title 'evaluation (exposed)', \
-         for [i = 1:3] csv using (N(k, word(schemes, i), 'exchange_ms')):'exchange_ms' with linespoints lw 2 pt 7 lc rgb color(i) title 'exchange: ' . word(schemes, i), \
-         for [i = 1:3] csv using (N(k, word(schemes, i), 'step_ms')):'step_ms' with lines lw 1 dt 2 lc rgb color(i) title 'step: ' . word(schemes, i)
+         for [i = 1:nsch] csv using (N(k, word(schemes, i), 'exchange_ms')):'exchange_ms' with linespoints lw 2 pt 7 lc rgb color(i) title 'exchange: ' . word(schemes, i), \
+         for [i = 1:nsch] csv using (N(k, word(schemes, i), 'step_ms')):'step_ms' with lines lw 1 dt 2 lc rgb color(i) title 'step: ' . word(schemes, i)
 }
 unset multiplot

@@ -8,8 +8,9 @@
 #             $(build/bin/study figure-vars RUN scaling_efficiency)" plot/scaling_efficiency.gp
 if (!exists("gflops")) gflops = ''
 if (!exists("b1")) b1 = 0
-schemes = 'fused-library fused-hier per-tensor'
-color(i) = word("#1f77b4 #d62728 #2ca02c", i)
+schemes = 'fused-library fused-mpich fused-best fused-rdb fused-hier per-tensor'
+nsch = words(schemes)
+color(i) = word("#1f77b4 #9467bd #ff7f0e #8c564b #d62728 #2ca02c", i)
 # N(k, s, anyb): a row's node count where it is of node kind k and scheme s (and, unless
 # anyb, of the per-node batch b1: weak scaling), else NaN (skipped)
 N(k, s, anyb) = strcol('node') eq k && strcol('scheme') eq s && (anyb || column('b') == b1) ? column('nodes') : NaN
@@ -27,9 +28,9 @@ set yrange [0:1.05]
 set grid
 set key below
 set title 'weak scaling (per-node batch fixed)'
-plot for [i = 1:3] weak using (N('core', word(schemes, i), 0)):'efficiency' with linespoints lw 2 pt 7 lc rgb color(i) title word(schemes, i) . ' (this core)', \
-     for [i = 1:3] weak using (N('gflops', word(schemes, i), 0)):'efficiency' with linespoints lw 1 dt 2 pt 6 lc rgb color(i) title word(schemes, i) . ' (' . gflops . ' GFLOP/s node)'
+plot for [i = 1:nsch] weak using (N('core', word(schemes, i), 0)):'efficiency' with linespoints lw 2 pt 7 lc rgb color(i) title word(schemes, i) . ' (this core)', \
+     for [i = 1:nsch] weak using (N('gflops', word(schemes, i), 0)):'efficiency' with linespoints lw 1 dt 2 pt 6 lc rgb color(i) title word(schemes, i) . ' (' . gflops . ' GFLOP/s node)'
 set title 'strong scaling (global batch fixed)'
-plot for [i = 1:3] strong using (N('core', word(schemes, i), 1)):'efficiency' with linespoints lw 2 pt 7 lc rgb color(i) title word(schemes, i) . ' (this core)', \
-     for [i = 1:3] strong using (N('gflops', word(schemes, i), 1)):'efficiency' with linespoints lw 1 dt 2 pt 6 lc rgb color(i) title word(schemes, i) . ' (' . gflops . ' GFLOP/s node)'
+plot for [i = 1:nsch] strong using (N('core', word(schemes, i), 1)):'efficiency' with linespoints lw 2 pt 7 lc rgb color(i) title word(schemes, i) . ' (this core)', \
+     for [i = 1:nsch] strong using (N('gflops', word(schemes, i), 1)):'efficiency' with linespoints lw 1 dt 2 pt 6 lc rgb color(i) title word(schemes, i) . ' (' . gflops . ' GFLOP/s node)'
 unset multiplot

@@ -8,8 +8,9 @@
 #             $(build/bin/study figure-vars RUN scaling_time_to_target)" plot/scaling_time_to_target.gp
 if (!exists("gflops")) gflops = ''
 if (!exists("b1")) b1 = 0
-schemes = 'fused-library fused-hier per-tensor'
-color(i) = word("#1f77b4 #d62728 #2ca02c", i)
+schemes = 'fused-library fused-mpich fused-best fused-rdb fused-hier per-tensor'
+nsch = words(schemes)
+color(i) = word("#1f77b4 #9467bd #ff7f0e #8c564b #d62728 #2ca02c", i)
 # N(k, s): a row's node count where it is of node kind k, scheme s and per-node batch b1,
 # else NaN (skipped); a line's points are joined in node order (smooth unique: one row
 # per node count)
@@ -26,5 +27,5 @@ set xlabel 'nodes'
 set ylabel 'time to target (s)'
 set grid
 set key top right
-plot for [i = 1:3] csv using (N('core', word(schemes, i))):'time_to_target_s' smooth unique with linespoints lw 2 pt 7 lc rgb color(i) title word(schemes, i) . ' (this core)', \
-     for [i = 1:3] csv using (N('gflops', word(schemes, i))):'time_to_target_s' smooth unique with linespoints lw 1 dt 2 pt 6 lc rgb color(i) title word(schemes, i) . ' (' . gflops . ' GFLOP/s node)'
+plot for [i = 1:nsch] csv using (N('core', word(schemes, i))):'time_to_target_s' smooth unique with linespoints lw 2 pt 7 lc rgb color(i) title word(schemes, i) . ' (this core)', \
+     for [i = 1:nsch] csv using (N('gflops', word(schemes, i))):'time_to_target_s' smooth unique with linespoints lw 1 dt 2 pt 6 lc rgb color(i) title word(schemes, i) . ' (' . gflops . ' GFLOP/s node)'

@@ -79,9 +79,10 @@ static void add_eval(compose_facts *f, const rs_table *t, int row, const char *p
 
 static void add_exchange(compose_facts *f, const rs_table *t, int row, const char *point)
 {
-    (void)point;
     compose_exchange x = {.p = num(t, row, "p"), .bytes = num(t, row, "bytes"), .us = num(t, row, "p50_us")};
     study_cell_at(t, row, "algo", x.algo, sizeof x.algo);
+    if (strcmp(point, "exchange-hier-g16") == 0)   /* hier's other group size, told apart */
+        snprintf(x.algo, sizeof x.algo, "hier-g16");
     if (isnan(x.p) || isnan(x.bytes) || isnan(x.us))
         return;
     f->x = grow(f->x, f->nx, sizeof *f->x);

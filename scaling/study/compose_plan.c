@@ -187,11 +187,22 @@ static int plan_simulated(study_run *r, const char *b0, const char *params)
     n = distinct(bytes, n);
     for (int i = 0; i < n; i++)
         snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%.0f", i ? "," : "", bytes[i]);
+    /* rdb: train-sim's `library`; ompi and mpich: what those libraries choose (SMPI's
+     * selectors), every tensor too for per-tensor; the other built-ins at the fused size
+     * for the best per size; hier at the default group size and at 16 */
+    double fused = strtod(params, NULL) * 4;
     if (nodes[0] &&
         (study_add(r, "exchange-rdb", 400, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
                    "--algo smpi:rdb --sizes %s --csv exchange.csv", root, nodes, sizes) != 0 ||
+         study_add(r, "exchange-library", 800, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
+                   "--algo smpi:ompi,smpi:mpich --sizes %s --csv exchange.csv", root, nodes, sizes) != 0 ||
+         study_add(r, "exchange-builtin", 800, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
+                   "--algo smpi:rab1,smpi:rab_rdb,smpi:lr,smpi:smp_rsag,smpi:mvapich2 --sizes %.0f --csv exchange.csv",
+                   root, nodes, fused) != 0 ||
          study_add(r, "exchange-hier", 400, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
-                   "--algo hier --sizes %.0f --csv exchange.csv", root, nodes, strtod(params, NULL) * 4) != 0))
+                   "--algo hier --sizes %.0f --csv exchange.csv", root, nodes, fused) != 0 ||
+         study_add(r, "exchange-hier-g16", 400, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
+                   "--algo hier --hier-max-group 16 --sizes %.0f --csv exchange.csv", root, nodes, fused) != 0))
         return -1;
     char algos[1024], *save2;
     words(C("MODEL"), model, sizeof model);

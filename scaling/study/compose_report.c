@@ -19,7 +19,9 @@
 #include "figures.h"
 #include "fsio.h"
 
-static const char *const schemes[] = {"fused-library", "fused-hier", "per-tensor"};
+static const char *const schemes[] = {"fused-library", "fused-mpich", "fused-best", "fused-rdb", "fused-hier",
+                                      "per-tensor"};
+#define NSCH ((int)(sizeof schemes / sizeof schemes[0]))
 static const char *const figures[] = {"scaling_efficiency", "scaling_breakdown", "scaling_time_to_target"};
 
 /* plot/NAME.gp with the variables VARS (gnuplot assignments) and those it takes from
@@ -95,15 +97,15 @@ static void by_scheme(FILE *f, const rs_table *t, const char *kind, const char *
                       const char *const *cols, int nc)
 {
     int n = rs_table_nrows(t), nk = 0, *key = calloc((size_t)n + 1, sizeof *key);
-    int *at = calloc((size_t)(n + 1) * 3, sizeof *at);   /* (key, scheme): its last row + 1 */
+    int *at = calloc((size_t)(n + 1) * NSCH, sizeof *at);   /* (key, scheme): its last row + 1 */
     RS_ASSERT(key && at);
     char a[128], b[128], c[128], d[128], s[64], buf[64];
     fprintf(f, "| N | b | %s |", flabel);
-    for (int sc = 0; sc < 3; sc++)
+    for (int sc = 0; sc < NSCH; sc++)
         for (int i = 0; i < nc; i++)
             fprintf(f, " %s: %s |", schemes[sc], strchr(cols[i], ':') + 1);
     fprintf(f, "\n| ---: | ---: | ---: |");
-    for (int i = 0; i < 3 * nc; i++)
+    for (int i = 0; i < NSCH * nc; i++)
         fprintf(f, " ---: |");
     fprintf(f, "\n");
     for (int row = 0; row < n; row++) {
@@ -118,18 +120,18 @@ static void by_scheme(FILE *f, const rs_table *t, const char *kind, const char *
         if (k == nk)
             key[nk++] = row;
         cell(t, row, "scheme", s, sizeof s);
-        for (int sc = 0; sc < 3; sc++)
+        for (int sc = 0; sc < NSCH; sc++)
             if (strcmp(s, schemes[sc]) == 0)
-                at[k * 3 + sc] = row + 1;
+                at[k * NSCH + sc] = row + 1;
     }
     for (int k = 0; k < nk; k++) {
         fprintf(f, "| %s | %s | %s |", cell(t, key[k], "nodes", a, sizeof a), cell(t, key[k], "b", b, sizeof b),
                 fmt(cell(t, key[k], first, c, sizeof c), buf, sizeof buf));
-        for (int sc = 0; sc < 3; sc++)
+        for (int sc = 0; sc < NSCH; sc++)
             for (int i = 0; i < nc; i++) {
                 char col[64];
                 snprintf(col, sizeof col, "%.*s", (int)strcspn(cols[i], ":"), cols[i]);
-                int row = at[k * 3 + sc] - 1;
+                int row = at[k * NSCH + sc] - 1;
                 fprintf(f, " %s |", fmt(row < 0 ? "" : cell(t, row, col, c, sizeof c), buf, sizeof buf));
             }
         fprintf(f, "\n");
@@ -240,10 +242,14 @@ static int section_writer(FILE *f, void *ctx)
     spread(f, x->strong, x->weak);
     fprintf(f, "); the exchange is the model's\n"
                "own gradient (%s tensors, compose_preset.txt) simulated under SMPI on the TaihuLight model\n"
-               "(`scaling/simulate`): `fused-library` one allreduce of the flat gradient with SMPI's rdb\n"
-               "(train-sim's `library`), `fused-hier` the same with hier, `per-tensor` one library allreduce\n"
-               "per tensor per unrolled step (Caffe-style, each size simulated once and multiplied out). All\n"
-               "three are blocking, so the exchange is all exposed.\n", tensors);
+               "(`scaling/simulate`): `fused-library` one allreduce of the flat gradient as Open MPI\n"
+               "would choose it (SMPI's `ompi` selector, Open MPI's decision), `fused-mpich` as MPICH would,\n"
+               "`fused-best` the fastest SMPI built-in at that N and size (rdb, rab1, rab_rdb, lr, smp_rsag,\n"
+               "mvapich2, ompi, mpich; named in the tables' `algo`), `fused-rdb` recursive doubling\n"
+               "(train-sim's `library`), `fused-hier` hier at the faster of its default groups and groups of\n"
+               "16, `per-tensor` one allreduce per tensor per unrolled step as Open MPI would choose it\n"
+               "(Caffe-style, each size simulated once and multiplied out). All are blocking, so the\n"
+               "exchange is all exposed.\n", tensors);
     if (strcmp(S("EVAL_ASYNC"), "1") == 0)
         fprintf(f, "Evaluation: asynchronous (`--eval-async`), not exposed (0).\n");
     else

@@ -4,9 +4,12 @@
  *   scaling_time_to_target.csv   steps-to-target of the study's best point per (N, b) x T(N)
  *   scaling_compose_check.csv    the composed step against scaling/train-sim's simulated one
  * T(N) = compute(b) + optimizer + exchange(N) + evaluation / eval_every (0 when async),
- * for the exchange schemes fused-library (SMPI's rdb, train-sim's `library`), fused-hier
- * and per-tensor (library, one allreduce per tensor per unrolled step), and (but the
- * check) for two nodes: `core`, this machine's core as measured, and `gflops`, a node
+ * for the exchange schemes (the algorithm in column algo): fused-library (one allreduce
+ * of the flat gradient as Open MPI would choose it: SMPI's ompi selector), fused-mpich
+ * (MPICH's selector), fused-best (the fastest SMPI built-in at that N and size),
+ * fused-rdb (recursive doubling: train-sim's `library`), fused-hier (the faster of hier's
+ * default groups and groups of 16) and per-tensor (Open MPI's choice, one allreduce per
+ * tensor per unrolled step), and (but the check) for two nodes: `core`, this machine's core as measured, and `gflops`, a node
  * of NODE_GFLOPS: compute = the step's flops / NODE_GFLOPS, optimizer = its memory
  * traffic at the platform's gamma rate (as train-sim charges it), evaluation scaled by
  * this core's GFLOP/s over NODE_GFLOPS.  A part that a missing point would give leaves
@@ -20,8 +23,9 @@
 #include "check.h"
 #include "compose_study.h"
 
-static const char *const schemes[] = {"fused-library", "fused-hier", "per-tensor"};
-enum { FUSED_LIBRARY, FUSED_HIER, PER_TENSOR, NSCHEMES };
+static const char *const schemes[] = {"fused-library", "fused-mpich", "fused-best", "fused-rdb", "fused-hier",
+                                      "per-tensor"};
+enum { FUSED_LIBRARY, FUSED_MPICH, FUSED_BEST, FUSED_RDB, FUSED_HIER, PER_TENSOR, NSCHEMES };
 
 typedef struct {
     const compose_facts *f;
@@ -31,6 +35,7 @@ typedef struct {
     const compose_batch *b0;     /* the study's first per-node batch */
     double momentum_ms;          /* momentum on this core: its fastest time at b0 */
     double pc, po, px, pe;       /* the parts of the last step() */
+    char algo[32];               /* the last exchange's algorithm */
     int missing;                 /* rows left out */
 } composer;
 
@@ -82,15 +87,35 @@ static double simulated_ms(const composer *c, const char *algo, double N, double
     return NAN;
 }
 
-static double exchange_ms(const composer *c, int scheme, double N)
+/* The fastest simulated algorithm at (N, bytes) whose name starts with prefix. */
+static double fastest_ms(composer *c, const char *prefix, double N, double bytes)
 {
+    double best = NAN;
+    for (int i = 0; i < c->f->nx; i++) {
+        const compose_exchange *x = &c->f->x[i];
+        if (x->p == N && x->bytes == bytes && strncmp(x->algo, prefix, strlen(prefix)) == 0 &&
+            !(x->us / 1e3 >= best)) {
+            best = x->us / 1e3;
+            snprintf(c->algo, sizeof c->algo, "%s", x->algo);
+        }
+    }
+    return best;
+}
+
+static double exchange_ms(composer *c, int scheme, double N)
+{
+    static const char *const algo[] = {"smpi:ompi", "smpi:mpich", NULL, "smpi:rdb", NULL, "smpi:ompi"};
+    c->algo[0] = 0;
     if (N == 1)
         return 0;
+    if (scheme == FUSED_BEST || scheme == FUSED_HIER)
+        return fastest_ms(c, scheme == FUSED_BEST ? "smpi:" : "hier", N, c->f->params * 4);
+    snprintf(c->algo, sizeof c->algo, "%s", algo[scheme]);
     if (scheme != PER_TENSOR)
-        return simulated_ms(c, scheme == FUSED_HIER ? "hier" : "smpi:rdb", N, c->f->params * 4);
+        return simulated_ms(c, algo[scheme], N, c->f->params * 4);
     double sum = 0;
     for (int i = 0; i < c->f->ntensor; i++)
-        sum += simulated_ms(c, "smpi:rdb", N, c->f->tensor[i]);   /* NAN if one is missing */
+        sum += simulated_ms(c, algo[scheme], N, c->f->tensor[i]);   /* NAN if one is missing */
     return c->f->bptt * sum;
 }
 
@@ -119,7 +144,7 @@ static void awk_number(double v, char *buf, size_t len)
 
 static const rs_col step_cols[] = {
     {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"b", RS_STR, 0}, {"nodes", RS_INT, 0},
-    {"global_batch", RS_INT, 0}, {"scheme", RS_STR, 0}, {"compute_ms", RS_DBL, 6},
+    {"global_batch", RS_INT, 0}, {"scheme", RS_STR, 0}, {"algo", RS_STR, 0}, {"compute_ms", RS_DBL, 6},
     {"optimizer_ms", RS_DBL, 6}, {"exchange_ms", RS_DBL, 6}, {"eval_ms", RS_DBL, 6}, {"step_ms", RS_DBL, 6},
     {"compute_ms_min", RS_STR, 0}, {"compute_ms_max", RS_STR, 0}, {"tokens_per_s", RS_DBL, 6},
     {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}};
@@ -137,6 +162,8 @@ static int step_row(rs_table *t, const composer *c, int core, const char *b, dou
     rs_set_int(t, row, "nodes", (long long)N);
     rs_set_int(t, row, "global_batch", (long long)(N * bv));
     rs_set_str(t, row, "scheme", schemes[scheme]);
+    if (c->algo[0])
+        rs_set_str(t, row, "algo", c->algo);
     rs_set_dbl(t, row, "compute_ms", c->pc);
     rs_set_dbl(t, row, "optimizer_ms", c->po);
     rs_set_dbl(t, row, "exchange_ms", c->px);
@@ -209,7 +236,7 @@ static void strong(grid *g, rs_table *t, int core, int scheme)
 
 static const rs_col target_cols[] = {
     {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"b", RS_STR, 0}, {"nodes", RS_INT, 0},
-    {"global_batch", RS_INT, 0}, {"scheme", RS_STR, 0}, {"optimizer", RS_STR, 0},
+    {"global_batch", RS_INT, 0}, {"scheme", RS_STR, 0}, {"algo", RS_STR, 0}, {"optimizer", RS_STR, 0},
     {"steps_to_target", RS_INT, 0}, {"eval_every", RS_INT, 0}, {"step_ms", RS_DBL, 6},
     {"time_to_target_s", RS_DBL, 6}, {"speedup", RS_DBL, 6}, {"fastest", RS_INT, 0}};
 
@@ -239,6 +266,8 @@ static void time_to_target(grid *g, rs_table *t, int core, int scheme)
         rs_set_int(t, row, "nodes", (long long)v->nodes);
         rs_set_int(t, row, "global_batch", (long long)(v->nodes * v->b));
         rs_set_str(t, row, "scheme", schemes[scheme]);
+        if (c->algo[0])
+            rs_set_str(t, row, "algo", c->algo);
         rs_set_str(t, row, "optimizer", v->optimizer);
         rs_set_int(t, row, "steps_to_target", (long long)v->steps);
         rs_set_int(t, row, "eval_every", (long long)c->every);
@@ -275,10 +304,11 @@ static void check(grid *g, rs_table *t, const char *b0)
     composer *c = &g->c;
     for (int j = 0; j < c->f->ncheck; j++) {
         const compose_check *k = &c->f->check[j];
-        int scheme = strcmp(k->allreduce, "hier") == 0 ? FUSED_HIER : FUSED_LIBRARY;
+        /* train-sim's algorithms exactly: its library is rdb, its hier the default groups */
+        int hier = strcmp(k->allreduce, "hier") == 0, scheme = hier ? FUSED_HIER : FUSED_RDB;
         const char *gt = strncmp(k->compute, "flops:", 6) == 0 ? k->compute + 6 : k->compute;
         double pc = compute_ms(c, 0, c->b0->batch, strtod(gt, NULL)), po = optimizer_ms(c, 0, "momentum"),
-               px = exchange_ms(c, scheme, k->nodes);
+               px = hier ? simulated_ms(c, "hier", k->nodes, c->f->params * 4) : exchange_ms(c, scheme, k->nodes);
         if (isnan(px)) {
             c->missing++;
             continue;

@@ -177,7 +177,7 @@ echo "== study collect compose: the composition on a fake run folder"
 fake() {
     f=$1; P=$f/points
     mkdir -p "$P/compute-b2-r1" "$P/compute-b2-r2" "$P/compute-b2-r3" "$P/compute-b4-r1" "$P/compute-b8-r1" \
-        "$P/eval" "$P/exchange-rdb" "$P/exchange-hier" \
+        "$P/eval" "$P/exchange-rdb" "$P/exchange-hier" "$P/exchange-library" "$P/exchange-builtin" "$P/exchange-hier-g16" \
         "$P/check-n4-library" "$P/check-n2-hier"
     printf 'N_LIST="1 2 4"\nB_LIST="2"\nOPT_N=""\nOPT_LIST="adam"\nEVAL_STREAMS="4"\nMODEL="--hidden 16"\n' > "$f/converge_settings.txt"
     printf 'STRONG_B="8"\nNODE_GFLOPS="10"\nNODE_GFLOPS_WHY="set by NODE_GFLOPS"\nNODE_PEAK_GFLOPS="3060"\nEVAL_EVERY="10"\nEVAL_ASYNC="0"\nBENCH_STEPS="10"\nREPEATS="3"\nCHECK_N="4"\nCHECK_ALGOS="library hier"\nGAMMA_GBYTES_PER_S="30"\n' \
@@ -193,6 +193,11 @@ fake() {
       for p in 2 4; do echo "smpi:rdb,$p,4000,100"; echo "smpi:rdb,$p,96,10"; echo "smpi:rdb,$p,4128,$((200 * p))"; done; } \
         > "$P/exchange-rdb/exchange.csv"
     printf 'algo,p,bytes,p50_us\nhier,2,4128,300\nhier,4,4128,350\n' > "$P/exchange-hier/exchange.csv"
+    printf 'algo,p,bytes,p50_us\nhier,2,4128,250\nhier,4,4128,400\n' > "$P/exchange-hier-g16/exchange.csv"
+    { echo "algo,p,bytes,p50_us"
+      for p in 2 4; do echo "smpi:ompi,$p,4000,100"; echo "smpi:ompi,$p,96,10"; echo "smpi:ompi,$p,4128,$((150 * p))"
+                       echo "smpi:mpich,$p,4128,$((250 * p))"; done; } > "$P/exchange-library/exchange.csv"
+    printf 'algo,p,bytes,p50_us\nsmpi:lr,2,4128,120\nsmpi:lr,4,4128,700\n' > "$P/exchange-builtin/exchange.csv"
     printf 'workers,allreduce,compute,step_ms_median,compute_ms,exchange_exposed_ms,optimizer_ms\n4,library,flops:10,6,5,0.8,0.0008\n' \
         > "$P/check-n4-library/check.csv"
     printf 'workers,allreduce,compute,step_ms_median,compute_ms,exchange_exposed_ms,optimizer_ms\n2,hier,flops:10,9,5,4,0.0008\n' \
@@ -220,9 +225,19 @@ rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || (v["compute_ms_min"] 
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "per-tensor" || v["nodes"] != 2 || v["exchange_ms"] == 0.55' &&
     ok "per-tensor at N = 2: bptt x the tensors' allreduces (5 x 110 us)" || bad "per-tensor exchange"
 rows_ok "$tmp/f1/scaling_strong.csv" 'v["nodes"] != 4 || v["b"] == 2' && ok "strong: b = STRONG_B / N" || bad "strong: per-node batch"
+# the library's own choice, the best built-in per N, hier at its faster group size
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["nodes"] == 1 || v["scheme"] != "fused-library" || (v["algo"] == "smpi:ompi" && near(v["exchange_ms"], 0.15 * v["nodes"]))' &&
+    rows_ok "$tmp/f1/scaling_weak.csv" 'v["nodes"] == 1 || v["scheme"] != "fused-mpich" || near(v["exchange_ms"], 0.25 * v["nodes"])' &&
+    ok "fused-library is Open MPI's choice (SMPI's ompi), fused-mpich MPICH's" || bad "the library schemes"
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-best" || v["nodes"] != 2 || (v["algo"] == "smpi:lr" && near(v["exchange_ms"], 0.12))' &&
+    rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-best" || v["nodes"] != 4 || (v["algo"] == "smpi:ompi" && near(v["exchange_ms"], 0.6))' &&
+    ok "fused-best: the fastest built-in at each N (lr at 2, ompi at 4)" || bad "fused-best"
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-hier" || v["nodes"] != 2 || (v["algo"] == "hier-g16" && near(v["exchange_ms"], 0.25))' &&
+    rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-hier" || v["nodes"] != 4 || (v["algo"] == "hier" && near(v["exchange_ms"], 0.35))' &&
+    ok "fused-hier: the faster group size at each N" || bad "fused-hier"
 rows_ok "$tmp/f1/scaling_time_to_target.csv" 'near(v["time_to_target_s"], v["steps_to_target"] * v["step_ms"] / 1000)' &&
     ok "time to target = steps x step time, every row" || bad "time to target is not steps x step time"
-[ "$(col "$tmp/f1/scaling_time_to_target.csv" steps_to_target --where nodes=4 --all | grep -cx 120)" -eq 6 ] &&
+[ "$(col "$tmp/f1/scaling_time_to_target.csv" steps_to_target --where nodes=4 --all | grep -cx 120)" -eq 12 ] &&
     ok "time to target takes the best point per (N, b)" || bad "time to target used a point that is not the best"
 rows_ok "$tmp/f1/scaling_compose_check.csv" 'near(v["composed_step_ms"], 5 + 4 * 1032 * 6 / 30e6 + (v["nodes"] == 4 ? 0.8 : 0.3)) &&
     (v["rel_diff"] - v["composed_step_ms"] / v["simulated_step_ms"] + 1) ^ 2 < 1e-10 && v["within_10pct"] == (v["rel_diff"] ^ 2 < 0.01)' &&
