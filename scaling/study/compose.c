@@ -6,7 +6,8 @@
  * thread, the study's MODEL, the fastest of REPEATS interleaved repeats) or charged to a
  * node of stated speed (NODE_GFLOPS); the exchange simulated under SMPI on the TaihuLight
  * model (scaling/simulate) for the model's own gradient and tensors.  Points:
- *   compute-bB-rK   rnn-train --bench at per-node batch B (the study's b and STRONG_B / N),
+ *   compute-bB-rK   rnn-train --bench at per-node batch B (the study's b and STRONG_B / N,
+ *                   or the largest divisor of it up to COMPUTE_MAX_B, whose time adds up),
  *                   REPEATS times, interleaved (repeat K of every B, then K + 1)
  *   opt-NAME        the optimizer's time of each optimizer the study ran
  *   eval            one evaluation of the validation split (EVAL_STREAMS streams)
@@ -31,7 +32,10 @@
 /* NODE_GFLOPS_WHY, NODE_PEAK_GFLOPS and GAMMA_GBYTES_PER_S are derived (prepare), the
  * others checked in check(): their messages say what each must be. */
 static const study_setting settings[] = {
-    {"STRONG_B", "256", NULL, SET_TEXT, NULL},
+    {"STRONG_B", "8000", NULL, SET_TEXT, NULL},
+    /* a per-node batch larger than this is measured as groups of a divisor at most this
+     * (rnn-train --workers runs the groups one after another: the time adds up) */
+    {"COMPUTE_MAX_B", "800", NULL, SET_TEXT, NULL},
     {"NODE_GFLOPS", "100", NULL, SET_TEXT, NULL},
     {"NODE_GFLOPS_WHY", "", NULL, SET_TEXT, NULL},
     {"NODE_PEAK_GFLOPS", "", NULL, SET_TEXT, NULL},
@@ -64,6 +68,14 @@ const char *compose_conv(const study_run *r, const char *name)
         seen[nseen++].value = v;
     }
     return v ? v : "";
+}
+
+long compose_measured_batch(long b, long most)
+{
+    long g = b < most ? b : most;
+    while (g > 1 && b % g != 0)
+        g--;
+    return g;
 }
 
 int compose_preset_bytes(const study_run *r, double *bytes, int most)
@@ -148,8 +160,8 @@ static int check(study_run *r)
              "%s missing: run scaling/converge.sh on %s first", file, r->dir);
     if (have_programs() != 0)
         return -1;
-    static const char *const ints[] = {"STRONG_B", "EVAL_EVERY", "BENCH_STEPS", "REPEATS"};
-    for (int i = 0; i < 4; i++)
+    static const char *const ints[] = {"STRONG_B", "COMPUTE_MAX_B", "EVAL_EVERY", "BENCH_STEPS", "REPEATS"};
+    for (int i = 0; i < 5; i++)
         RS_CHECK(is_pos_int(V(ints[i])), "%s=%s: expected a positive integer", ints[i], V(ints[i]));
     char list[1024], *save;
     snprintf(list, sizeof list, "%s", V("CHECK_N"));
@@ -173,10 +185,14 @@ static int collect(study_run *r)
     return rc != 0 ? rc : compose_report(r);
 }
 
+/* a folder made before COMPUTE_MAX_B measured every per-node batch whole */
+static const char *const absent[] = {"COMPUTE_MAX_B=1000000000", NULL};
+
 const study_def compose_study = {
     .name = "compose",
     .settings = settings,
     .nsettings = (int)(sizeof settings / sizeof settings[0]),
+    .absent = absent,
     .jobs = 1,
     .prepare = prepare,
     .check = check,

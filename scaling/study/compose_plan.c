@@ -66,7 +66,7 @@ static int plan_measured(study_run *r, long b0)
     snprintf(list, sizeof list, "%s", C("N_LIST"));
     for (char *t = strtok_r(list, " \t", &save); t && nb < 512; t = strtok_r(NULL, " \t", &save))
         if (atol(t) > 0 && strong % atol(t) == 0)
-            batches[nb++] = (double)(strong / atol(t));
+            batches[nb++] = (double)compose_measured_batch(strong / atol(t), atol(V("COMPUTE_MAX_B")));
     nb = distinct(batches, nb);
     bench_cmd(r, "momentum", bench, sizeof bench);
     /* interleaved, so that a change in the machine's load touches every b alike */

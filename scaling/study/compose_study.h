@@ -17,6 +17,9 @@ const char *compose_conv(const study_run *r, const char *name);
 /* The model's tensors in RUN/compose_preset.txt, in layout order: their sizes in bytes
  * (up to `most`); the count, or -1 (rs_lasterr) when the file cannot be read. */
 int compose_preset_bytes(const study_run *r, double *bytes, int most);
+/* The per-node batch measured for b: b itself up to most, else its largest divisor up to
+ * most (b / it groups of it run one after another, their times adding up). */
+long compose_measured_batch(long b, long most);
 
 /* ---- the facts: every point's result, as the tables need it ---- */
 typedef struct {

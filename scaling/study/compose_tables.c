@@ -36,6 +36,7 @@ typedef struct {
     double momentum_ms;          /* momentum on this core: its fastest time at b0 */
     double pc, po, px, pe;       /* the parts of the last step() */
     char algo[32];               /* the last exchange's algorithm */
+    long max_b;                  /* COMPUTE_MAX_B */
     int missing;                 /* rows left out */
 } composer;
 
@@ -47,11 +48,18 @@ static const compose_batch *batch_of(const compose_facts *f, double b)
     return NULL;
 }
 
-/* Each part in ms, NAN where the point it needs is missing. */
+/* Each part in ms, NAN where the point it needs is missing.  A batch past COMPUTE_MAX_B
+ * was measured as groups of a divisor (compose_measured_batch): their times add up. */
 static double compute_ms(const composer *c, int core, double b, double g)
 {
     const compose_batch *x = batch_of(c->f, b);
-    return !x ? NAN : core ? x->ms_min : x->gflop / g * 1e3;
+    double groups = 1;
+    if (!x) {
+        double m = (double)compose_measured_batch((long)b, c->max_b);
+        x = batch_of(c->f, m);
+        groups = b / m;
+    }
+    return !x ? NAN : groups * (core ? x->ms_min : x->gflop / g * 1e3);
 }
 
 /* Adam and LAMB keep two state vectors, SGD none, the others one (models/optim.c). */
@@ -170,10 +178,11 @@ static int step_row(rs_table *t, const composer *c, int core, const char *b, dou
     rs_set_dbl(t, row, "eval_ms", c->pe);
     rs_set_dbl(t, row, "step_ms", st);
     if (core) {
-        const compose_batch *x = batch_of(c->f, bv);
-        awk_number(x->ms_min, buf, sizeof buf);
+        double m = (double)compose_measured_batch((long)bv, c->max_b), groups = batch_of(c->f, bv) ? 1 : bv / m;
+        const compose_batch *x = batch_of(c->f, groups == 1 ? bv : m);
+        awk_number(groups * x->ms_min, buf, sizeof buf);
         rs_set_str(t, row, "compute_ms_min", buf);
-        awk_number(x->ms_max, buf, sizeof buf);
+        awk_number(groups * x->ms_max, buf, sizeof buf);
         rs_set_str(t, row, "compute_ms_max", buf);
     }
     rs_set_dbl(t, row, "tokens_per_s", tok);
@@ -351,6 +360,7 @@ static int setup(const study_run *r, const compose_facts *f, grid *g, char *b0, 
     c->every = strtod(study_value(r, "EVAL_EVERY"), NULL);
     c->async = strcmp(study_value(r, "EVAL_ASYNC"), "1") == 0;
     g->strong_b = strtod(study_value(r, "STRONG_B"), NULL);
+    c->max_b = atol(study_value(r, "COMPUTE_MAX_B"));
     c->b0 = batch_of(f, strtod(b0, NULL));
     RS_CHECK(f->bptt != 0 && c->b0, "no compute point at b = %s", b0);
     c->momentum_ms = c->b0->opt_min;

@@ -225,6 +225,11 @@ rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || (v["compute_ms_min"] 
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "per-tensor" || v["nodes"] != 2 || v["exchange_ms"] == 0.55' &&
     ok "per-tensor at N = 2: bptt x the tensors' allreduces (5 x 110 us)" || bad "per-tensor exchange"
 rows_ok "$tmp/f1/scaling_strong.csv" 'v["nodes"] != 4 || v["b"] == 2' && ok "strong: b = STRONG_B / N" || bad "strong: per-node batch"
+# a per-node batch past COMPUTE_MAX_B is measured as groups of a divisor: b = 8 as 2 x 4
+fake "$tmp/f3"; rm -r "$tmp/f3/points/compute-b8-r1"; echo 'COMPUTE_MAX_B="4"' >> "$tmp/f3/compose_settings.txt"
+build/bin/study collect compose "$tmp/f3" > /dev/null 2>&1 &&
+    rows_ok "$tmp/f3/scaling_strong.csv" 'v["nodes"] != 1 || v["node"] != "core" || (v["compute_ms"] == 36 && v["compute_ms_min"] == 36)' &&
+    ok "strong, N = 1, b = 8 past COMPUTE_MAX_B 4: compute = 2 x b = 4's (36 ms)" || bad "strong: grouped compute"
 # the library's own choice, the best built-in per N, hier at its faster group size
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["nodes"] == 1 || v["scheme"] != "fused-library" || (v["algo"] == "smpi:ompi" && near(v["exchange_ms"], 0.15 * v["nodes"]))' &&
     rows_ok "$tmp/f1/scaling_weak.csv" 'v["nodes"] == 1 || v["scheme"] != "fused-mpich" || near(v["exchange_ms"], 0.25 * v["nodes"])' &&
