@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "compose_study.h"
@@ -161,6 +162,29 @@ static void read_conv(const study_run *r, compose_facts *f)
         rs_table_free(t);
 }
 
+/* The regime study's best rate per (target, optimizer, N), seed 1, where it reached the
+ * target (regime_steps.csv). */
+static void read_regime(const study_run *r, compose_facts *f)
+{
+    char path[2300], v[4][64];
+    snprintf(path, sizeof path, "%s/regime_steps.csv", r->dir);
+    rs_table *t = access(path, R_OK) == 0 ? rs_table_read_csv(path) : NULL;
+    for (int row = 0; t && row < rs_table_nrows(t); row++) {
+        if (strcmp(study_cell_at(t, row, "seed", v[0], sizeof v[0]), "1") != 0 ||
+            strcmp(study_cell_at(t, row, "reached", v[1], sizeof v[1]), "1") != 0)
+            continue;
+        double N = num(t, row, "N"), B = num(t, row, "global_batch");
+        compose_conv_point c = {.nodes = N, .b = B / N, .steps = num(t, row, "steps")};
+        snprintf(c.b_text, sizeof c.b_text, "%g", c.b);
+        study_cell_at(t, row, "optimizer", c.optimizer, sizeof c.optimizer);
+        study_cell_at(t, row, "target", c.target, sizeof c.target);
+        f->conv = grow(f->conv, f->nconv, sizeof *f->conv);
+        f->conv[f->nconv++] = c;
+    }
+    if (t)
+        rs_table_free(t);
+}
+
 int compose_facts_read(const study_run *r, compose_facts *f)
 {
     memset(f, 0, sizeof *f);
@@ -170,6 +194,7 @@ int compose_facts_read(const study_run *r, compose_facts *f)
     each_row(r, "exchange-*", "exchange.csv", f, add_exchange);
     each_row(r, "check-*", "check.csv", f, add_check);
     read_conv(r, f);
+    read_regime(r, f);
     f->ntensor = compose_preset_bytes(r, f->tensor, 64);
     return f->ntensor < 0 ? -1 : 0;
 }

@@ -67,6 +67,11 @@ static int plan_measured(study_run *r, long b0)
     for (char *t = strtok_r(list, " \t", &save); t && nb < 512; t = strtok_r(NULL, " \t", &save))
         if (atol(t) > 0 && strong % atol(t) == 0)
             batches[nb++] = (double)compose_measured_batch(strong / atol(t), atol(V("COMPUTE_MAX_B")));
+    char file[2300], *rb;   /* the regime study's per-node batch, where it ran here */
+    snprintf(file, sizeof file, "%s/regime_settings.txt", r->dir);
+    if ((rb = study_saved_value(file, "B")) && atol(rb) > 0 && nb < 512)
+        batches[nb++] = (double)compose_measured_batch(atol(rb), atol(V("COMPUTE_MAX_B")));
+    free(rb);
     nb = distinct(batches, nb);
     bench_cmd(r, "momentum", bench, sizeof bench);
     /* interleaved, so that a change in the machine's load touches every b alike */

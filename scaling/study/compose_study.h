@@ -48,8 +48,10 @@ typedef struct {
 } compose_check;
 
 typedef struct {
-    double nodes, b, steps;    /* the convergence study's best point per (N, b) */
+    double nodes, b, steps;    /* the convergence study's best point per (N, b), or the
+                                  regime study's best rate per (target, optimizer, N) */
     char b_text[32], optimizer[32];
+    char target[32];           /* the regime study's target ("": the convergence study's) */
 } compose_conv_point;
 
 typedef struct {

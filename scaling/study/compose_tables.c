@@ -1,7 +1,9 @@
 /* compose_tables.c — the composition study's tables from its facts (compose_facts.c):
  *   scaling_weak.csv             per-node batch b fixed (the study's B_LIST)
  *   scaling_strong.csv           global batch STRONG_B fixed, b = STRONG_B / N where integral
- *   scaling_time_to_target.csv   steps-to-target of the study's best point per (N, b) x T(N)
+ *   scaling_time_to_target.csv   steps-to-target x T(N): the convergence study's best point
+ *                                per (N, b), and the regime study's best rate per (target,
+ *                                optimizer, N) where the folder has it
  *   scaling_compose_check.csv    the composed step against scaling/train-sim's simulated one
  * T(N) = compute(b) + optimizer + exchange(N) + evaluation / eval_every (0 when async),
  * for the exchange schemes (the algorithm in column algo): fused-library (one allreduce
@@ -244,13 +246,22 @@ static void strong(grid *g, rs_table *t, int core, int scheme)
 }
 
 static const rs_col target_cols[] = {
-    {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"b", RS_STR, 0}, {"nodes", RS_INT, 0},
+    {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"study", RS_STR, 0}, {"target", RS_STR, 0},
+    {"b", RS_STR, 0}, {"nodes", RS_INT, 0},
     {"global_batch", RS_INT, 0}, {"scheme", RS_STR, 0}, {"algo", RS_STR, 0}, {"optimizer", RS_STR, 0},
     {"steps_to_target", RS_INT, 0}, {"eval_every", RS_INT, 0}, {"step_ms", RS_DBL, 6},
     {"time_to_target_s", RS_DBL, 6}, {"speedup", RS_DBL, 6}, {"fastest", RS_INT, 0}};
 
-/* One row per study point; the speedup against the N = 1 point of the same b, and the
- * fastest N flagged, per (node, b, scheme).  Evaluation as in the other tables: the
+/* Rows of the same series: the convergence study's of one b; the regime study's of one
+ * target and optimizer. */
+static int same_series(const compose_conv_point *x, const compose_conv_point *y)
+{
+    return x->b == y->b && strcmp(x->target, y->target) == 0 &&
+           (!x->target[0] || strcmp(x->optimizer, y->optimizer) == 0);
+}
+
+/* One row per study point; the speedup against the N = 1 point of the same series, and
+ * the fastest N flagged, per (node, series, scheme).  Evaluation as in the other tables: the
  * study's own interval (~1/20 of the steps, to resolve the crossing) is not what a run
  * to a known target needs. */
 static void time_to_target(grid *g, rs_table *t, int core, int scheme)
@@ -271,6 +282,9 @@ static void time_to_target(grid *g, rs_table *t, int core, int scheme)
         rs_set_str(t, row, "node", core ? "core" : "gflops");
         if (!core)
             rs_set_str(t, row, "node_gflops", c->G_text);
+        rs_set_str(t, row, "study", v->target[0] ? "regime" : "converge");
+        if (v->target[0])
+            rs_set_str(t, row, "target", v->target);
         rs_set_str(t, row, "b", v->b_text);
         rs_set_int(t, row, "nodes", (long long)v->nodes);
         rs_set_int(t, row, "global_batch", (long long)(v->nodes * v->b));
@@ -285,9 +299,9 @@ static void time_to_target(grid *g, rs_table *t, int core, int scheme)
     }
     int n = rs_table_nrows(t) - first;
     for (int i = 0; i < n; i++) {
-        double b = f->conv[point[i]].b, one = NAN, best = secs[i];
+        double one = NAN, best = secs[i];
         for (int k = 0; k < n; k++)
-            if (f->conv[point[k]].b == b) {
+            if (same_series(&f->conv[point[k]], &f->conv[point[i]])) {
                 if (f->conv[point[k]].nodes == 1)
                     one = secs[k];
                 best = secs[k] < best ? secs[k] : best;

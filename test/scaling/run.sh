@@ -225,6 +225,18 @@ rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || (v["compute_ms_min"] 
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "per-tensor" || v["nodes"] != 2 || v["exchange_ms"] == 0.55' &&
     ok "per-tensor at N = 2: bptt x the tensors' allreduces (5 x 110 us)" || bad "per-tensor exchange"
 rows_ok "$tmp/f1/scaling_strong.csv" 'v["nodes"] != 4 || v["b"] == 2' && ok "strong: b = STRONG_B / N" || bad "strong: per-node batch"
+# the regime study's rows: its best rate per (target, optimizer, N) x T(N), the speedup
+# against N = 1 of the same target and optimizer
+fake "$tmp/f4"; printf 'B="2"\n' > "$tmp/f4/regime_settings.txt"
+printf 'target,target_ppl,optimizer,N,global_batch,lr,rule,seed,steps,reached,steps_cap,b_simple\nbest,60,adam,1,2,0.1,grid,1,300,1,900,\nbest,60,adam,2,4,0.1,sqrt,1,160,1,900,\nbest,60,adam,2,4,0.1,sqrt,2,170,1,900,\nbest,60,adam,4,8,0.1,sqrt,1,,0,900,\nbest,60,momentum,1,2,1,grid,1,320,1,900,\nbest,60,any,1,2,0.1,grid,1,300,1,900,\nbest,60,any,2,4,0.1,sqrt,1,160,1,900,\n' \
+    > "$tmp/f4/regime_steps.csv"
+build/bin/study collect compose "$tmp/f4" > /dev/null 2>&1 &&
+    rows_ok "$tmp/f4/scaling_time_to_target.csv" 'v["study"] != "regime" || (v["target"] == "best" && v["nodes"] < 4 &&
+        near(v["time_to_target_s"], v["steps_to_target"] * v["step_ms"] / 1000) &&
+        (v["nodes"] != 2 || v["steps_to_target"] == 160) && (v["nodes"] != 1 || v["speedup"] == 1))' &&
+    [ "$(col "$tmp/f4/scaling_time_to_target.csv" nodes --where study=regime,node=gflops,scheme=fused-library --all | wc -l)" -eq 5 ] &&
+    grep -q "target best, " "$tmp/f4/scaling_report.md" &&
+    ok "the regime study's rows: seed 1, reached, time = steps x T(N), in the report" || bad "the regime study's rows"
 # a per-node batch past COMPUTE_MAX_B is measured as groups of a divisor: b = 8 as 2 x 4
 fake "$tmp/f3"; rm -r "$tmp/f3/points/compute-b8-r1"; echo 'COMPUTE_MAX_B="4"' >> "$tmp/f3/compose_settings.txt"
 build/bin/study collect compose "$tmp/f3" > /dev/null 2>&1 &&
