@@ -147,7 +147,7 @@ static int gemm_of(const grid *g, long x, char *buf, size_t len)
 {
     const char *gemm = study_value(g->r, "GEMM");
     if (strcmp(gemm, "plan") == 0)
-        return study_gemm_plan(g->r, x, buf, len);
+        return study_gemm_plan(g->r, "", x, buf, len);
     snprintf(buf, len, "%s", gemm);
     return 0;
 }

@@ -72,7 +72,7 @@ static long epochs_steps(const study_run *r, const regime_targets *t, const char
 
 int regime_add_kn3(study_run *r)
 {
-    return study_add(r, "kn3", 1, "0", "rnn-train --model kn3 --corpus %s --vocab %s --eval-tokens %s --csv summary.csv",
+    return study_add(r, "regime-kn3", 1, "0", "rnn-train --model kn3 --corpus %s --vocab %s --eval-tokens %s --csv summary.csv",
                      study_value(r, "CORPUS"), study_value(r, "VOCAB"), study_value(r, "EVAL_TOKENS"));
 }
 
@@ -84,7 +84,7 @@ int regime_add_gemm(study_run *r)
     for (int i = 0; i < n && rc == 0; i++) {
         char name[64];
         long X = group_of(r, (long)N[i]) * b;
-        snprintf(name, sizeof name, "gemm-b%ld", X);
+        snprintf(name, sizeof name, "regime-gemm-b%ld", X);
         rc = study_add(r, name, 1, "0", "rnn-train %s --corpus %s --vocab %s --threads %s --seed 1 --batch %ld "
                        "--bench 1 --json summary.json", study_value(r, "MODEL"), study_value(r, "CORPUS"),
                        study_value(r, "VOCAB"), study_value(r, "THREADS"), X);
@@ -103,7 +103,7 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
     snprintf(name, sizeof name, "n%ld-%s-lr%s-s%ld", N, opt, lrt, seed);
     if (N > 1 && t->have_hard)
         snprintf(target, sizeof target, " --target-ppl %.2f", t->ppl[t->n - 1]);
-    if (study_gemm_plan(r, K * b, gemm, sizeof gemm) != 0)
+    if (study_gemm_plan(r, "regime-", K * b, gemm, sizeof gemm) != 0)
         return 1;
     int before = r->added;
     if (study_add(r, name, (double)cap * (double)B * (double)bptt_of(r), "0,1",

@@ -22,7 +22,7 @@ static double num(const rs_table *t, int row, const char *col)
 int regime_targets_read(const study_run *r, regime_targets *t)
 {
     memset(t, 0, sizeof *t);
-    rs_table *k = study_point_csv(r, "kn3", "summary.csv");
+    rs_table *k = study_point_csv(r, "regime-kn3", "summary.csv");
     if (k && rs_table_nrows(k) > 0) {
         t->kn3 = num(k, 0, "valid_ppl");
         t->kn3_eval = num(k, 0, "eval_ppl");
@@ -33,7 +33,7 @@ int regime_targets_read(const study_run *r, regime_targets *t)
     if (k)
         rs_table_free(k);
     if (!(t->kn3 > 0 && t->ntrain > 0)) {
-        study_point_failed(r, "kn3");   /* says why */
+        study_point_failed(r, "regime-kn3");   /* says why */
         return -1;
     }
     char path[2600];

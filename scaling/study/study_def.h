@@ -123,11 +123,11 @@ int study_train_check(const char *what, const char *args);
 int study_stages(study_run *r, int *at, int done, int (*stage)(study_run *r, void *state), void *state);
 /* 1, with rs_lasterr: the point NAME a plan needed failed or wrote nothing usable. */
 int study_point_failed(const study_run *r, const char *name);
-/* The GEMM plan the point gemm-bX (an `rnn-train --bench 1 --json summary.json` at
+/* The GEMM plan the point PREFIXgemm-bX (an `rnn-train --bench 1 --json summary.json` at
  * --batch X under --gemm auto) recorded, quoted for a command line ('...'), so the points
  * at batch X run the same backends: 0, or 1 when that point failed or recorded none
- * (rs_lasterr). */
-int study_gemm_plan(const study_run *r, long batch, char *buf, size_t len);
+ * (rs_lasterr).  The prefix keeps apart the studies that share a run folder. */
+int study_gemm_plan(const study_run *r, const char *prefix, long batch, char *buf, size_t len);
 /* PATH and all below it removed (rm -rf). */
 void study_remove_tree(const char *path);
 /* RUN/PATH moved to RUN/old-K/ (the first K free for its name), so nothing is overwritten. */

@@ -301,10 +301,10 @@ int study_point_failed(const study_run *r, const char *name)
     return 1;
 }
 
-int study_gemm_plan(const study_run *r, long batch, char *buf, size_t len)
+int study_gemm_plan(const study_run *r, const char *prefix, long batch, char *buf, size_t len)
 {
-    char name[64], path[2600];
-    snprintf(name, sizeof name, "gemm-b%ld", batch);
+    char name[96], path[2600];
+    snprintf(name, sizeof name, "%sgemm-b%ld", prefix, batch);
     snprintf(path, sizeof path, "%s/points/%s/summary.json", r->work, name);
     rs_json *j = study_point_state(r, name) > 0 ? rs_json_load(path) : NULL;
     const rs_json *p = j ? rs_json_path(j, "meta.gemm_plan") : NULL;

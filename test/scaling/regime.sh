@@ -26,6 +26,9 @@ for f in regime_points.csv regime_steps.csv regime_fit.json regime_report.md reg
 done
 grep -q '<!-- regime -->' "$run/scaling_report.md" 2>/dev/null && ok "the section is in scaling_report.md" ||
     bad "scaling_report.md has no regime section"
+# its baseline and GEMM plans stay apart from the convergence study's in a shared folder
+[ -s "$run/points/regime-kn3/summary.csv" ] && ls -d "$run"/points/regime-gemm-b* > /dev/null 2>&1 &&
+    [ ! -e "$run/points/kn3" ] && ok "its own regime-kn3 and regime-gemm-bX points" || bad "regime-kn3 / regime-gemm-bX"
 
 low=$(study_get "$run/regime_points.csv" min_valid_ppl --where N=1,seed=1 --all | sort -g | head -n 1)
 hard=$(col "$run/regime_targets.csv" ppl --where name=best)
