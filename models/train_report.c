@@ -108,6 +108,7 @@ int train_summary(const run_ctx *r, const eval_result *valid, const eval_result 
         {"stop", RS_STR, 0},
         {"completion_questions", RS_INT, 0},
         {"completion_accuracy", RS_DBL, 4},
+        {"gflop_per_token", RS_DBL, 6},
     };
     rs_table *t = rs_table_new("rnn_train", cols, RS_ARRAY_LEN(cols));
     int row = rs_table_row(t);
@@ -137,6 +138,9 @@ int train_summary(const run_ctx *r, const eval_result *valid, const eval_result 
         rs_set_int(t, row, "completion_questions", r->completion_n);
         rs_set_dbl(t, row, "completion_accuracy", r->completion_acc);
     }
+    /* a training token's GEMM work, forward and backward (model_step_flops) */
+    const model_cfg *mc = &r->m.cfg;
+    rs_set_dbl(t, row, "gflop_per_token", model_step_flops(mc, mc->bptt) / ((double)mc->batch * mc->bptt) / 1e9);
     char meta[96];
     snprintf(meta, sizeof meta, "%ld/%ld/%ld", r->corp.ntrain, r->corp.nvalid, r->corp.ntest);
     rs_table_meta(t, "tokens_train_valid_test", meta);

@@ -120,12 +120,14 @@ void conv_fit_interval(const double *batch, const double *steps, int n, const co
     uint64_t seed = 27;
     int m = 0;
     for (int k = 0; k < CONV_BOOTSTRAP; k++) {
+        int ok = 1;
         for (int i = 0; i < n; i++) {
-            double v = conv_fit_steps(f, batch[i]) * (1 + rel[splitmix(&seed) % (uint64_t)n]);
-            s[i] = v > 0 ? v : 1e-9;
+            s[i] = conv_fit_steps(f, batch[i]) * (1 + rel[splitmix(&seed) % (uint64_t)n]);
+            ok &= s[i] > 0;   /* a step count <= 0 is no resample of step counts */
         }
         double s_min, e_min;
-        if (solve(batch, s, n, &s_min, &e_min) != 0)
+        if (!ok || solve(batch, s, n, &s_min, &e_min) != 0 || !(s_min + e_min / big > 0) ||
+            !(s_min + e_min / small > 0))
             continue;
         bc[m] = bcrit_of(s_min, e_min);
         ra[m++] = ratio_of(s_min, e_min, small, big);
@@ -135,13 +137,17 @@ void conv_fit_interval(const double *batch, const double *steps, int n, const co
     ci->b_crit_loo = (conv_range){NAN, NAN};
     for (int skip = 0; n >= 4 && skip < n; skip++) {
         double s_min, e_min;
-        int k = 0;
+        int k = 0, distinct = 0;
         for (int i = 0; i < n; i++)
             if (i != skip) {
+                int seen = 0;
+                for (int j = 0; j < k; j++)
+                    seen |= xb[j] == batch[i];
+                distinct += !seen;
                 xb[k] = batch[i];
                 xs[k++] = steps[i];
             }
-        if (solve(xb, xs, k, &s_min, &e_min) != 0)
+        if (distinct < 3 || solve(xb, xs, k, &s_min, &e_min) != 0)   /* no fit of two batches */
             continue;
         double b = bcrit_of(s_min, e_min);
         ci->b_crit_loo.lo = isnan(ci->b_crit_loo.lo) || b < ci->b_crit_loo.lo ? b : ci->b_crit_loo.lo;

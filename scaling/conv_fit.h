@@ -36,7 +36,8 @@ typedef struct {
 
 typedef struct {
     conv_range b_crit;       /* 95% bootstrap (relative residuals resampled) */
-    conv_range b_crit_loo;   /* min..max over the leave-one-out fits (NAN with < 4 points) */
+    conv_range b_crit_loo;   /* min..max over the leave-one-out fits of three or more batches
+                                (NAN where none is) */
     conv_range ratio;        /* S(small) / S(big) under the fit, 95% bootstrap */
 } conv_fit_ci;
 

@@ -1,12 +1,15 @@
-/* models.c — the model-size study: class-based modest models against larger
- * full-softmax ones at an equal training-time budget.  For each hidden size, an LSTM
- * with a class layer (--classes ~ sqrt(V)) and one with the full softmax train for
- * BUDGET_S seconds of one thread (rnn-train --max-seconds, evaluations excluded), then
- * are scored on valid, test and the sentence-completion test; the Kneser-Ney trigram
- * is scored beside them (the point models-kn3, whose vocabulary sets the classes).
+/* models.c — the model-size study, as the GPU study ran it: class-based modest models
+ * against larger full-softmax ones.  For each cell (CELLS: LSTM, Elman), hidden size and
+ * seed, one model with a class layer (--classes ~ sqrt(V)) and one with the full softmax
+ * train on the same number of tokens (TOKENS, with the plateau schedule's early stop,
+ * evaluating every EVAL_EVERY steps; TOKENS=0: BUDGET_S seconds of one thread each),
+ * then are scored on valid, test and the sentence-completion test; the Kneser-Ney
+ * trigram is scored beside them (the point models-kn3, whose vocabulary sets the
+ * classes).  Equal training time and equal GEMM work are the further axes: each point's
+ * valid ppl where the cheapest model of its cell and seed stopped, read from its log.
  * Writes scaling_models.csv/.json, figures/scaling_models.png and scaling_models.md
  * (models_report.c), also put into scaling_report.md between <!-- scaling_models -->
- * marks.  `make scaling` runs it after the convergence study. */
+ * marks.  `make scaling` runs it last. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,24 +24,33 @@
 #include "proc.h"
 
 static const study_setting settings[] = {
-    {"HIDDEN_LIST", "128 256 512 1024", "128 256", SET_POS_INTS, NULL},
+    {"HIDDEN_LIST", "128 256 512", "128 256", SET_POS_INTS, NULL},
+    {"CELLS", "lstm elman", "lstm", SET_TEXT, NULL},
+    {"SEEDS", "1 2", "1", SET_POS_INTS, NULL},
+    /* 1 M tokens: 0.1 epoch of big, what 2 cores give 24 models within the study's
+     * budget; a cluster raises it until the plateau schedule stops every model */
+    {"TOKENS", "1000000", "0", SET_UINT, "an integer >= 0 (tokens per model; 0: BUDGET_S seconds)"},
     {"BUDGET_S", "300", "30", SET_POS_NUM, "a number of seconds > 0"},
-    {"CORPUS", "mobydick", NULL, SET_TEXT, NULL},
+    {"EVAL_EVERY", "200", "50", SET_UINT, "an integer >= 0 (steps between evaluations; 0: once an epoch)"},
+    {"CORPUS", "big", "mobydick", SET_TEXT, NULL},
     {"CLASSES", "0", NULL, SET_UINT, "an integer >= 0 (0: sqrt of the vocabulary)"},
     {"BATCH", "32", NULL, SET_POS_INTS, NULL},
     {"BPTT", "35", NULL, SET_POS_INTS, NULL},
-    {"OPT_FLAGS", "--optimizer adam --lr 0.002 --schedule const", NULL, SET_TEXT, NULL},
-    {"COMPLETION", "300", NULL, SET_POS_INTS, NULL},
+    {"OPT_FLAGS", "--optimizer adam --lr 0.002 --schedule plateau", "--optimizer adam --lr 0.002 --schedule const",
+     SET_TEXT, NULL},
+    {"COMPLETION", "1000", "300", SET_POS_INTS, NULL},
     {"THREADS", "1", NULL, SET_POS_INTS, NULL},
-    {"SEED", "1", NULL, SET_TEXT, NULL},
 };
+/* a folder made before these settings: LSTM, seed 1, a time budget, evaluations once an
+ * epoch */
+static const char *const absent[] = {"CELLS=lstm", "SEEDS=1", "TOKENS=0", "EVAL_EVERY=0", NULL};
 
 #define V(name) study_value(r, name)
 
 /* What only rnn-train can judge, by rnn-train itself (--check-args reads nothing). */
 static int check(study_run *r)
 {
-    char what[512], args[2048];
+    char what[512], args[2048], list[1024], *save;
     const char *corpus = V("CORPUS");
 #define TRAIN_CHECK(...)                                                                   \
     do {                                                                                   \
@@ -50,15 +62,19 @@ static int check(study_run *r)
     TRAIN_CHECK("--corpus %s", corpus);
     snprintf(what, sizeof what, "OPT_FLAGS=%s", V("OPT_FLAGS"));
     TRAIN_CHECK("--corpus %s %s", corpus, V("OPT_FLAGS"));
-    snprintf(what, sizeof what, "SEED=%s", V("SEED"));
-    TRAIN_CHECK("--seed %s", V("SEED"));
     snprintf(what, sizeof what, "THREADS=%s", V("THREADS"));
     TRAIN_CHECK("--threads %s", V("THREADS"));
     snprintf(what, sizeof what, "BUDGET_S=%s", V("BUDGET_S"));
     TRAIN_CHECK("--max-seconds %s", V("BUDGET_S"));
     snprintf(what, sizeof what, "COMPLETION=%s", V("COMPLETION"));
     TRAIN_CHECK("--completion %s", V("COMPLETION"));
-    char list[1024], *save;
+    snprintf(list, sizeof list, "%s", V("CELLS"));
+    snprintf(what, sizeof what, "CELLS=%s", V("CELLS"));
+    int ncell = 0;
+    for (char *c = strtok_r(list, " ", &save); c; c = strtok_r(NULL, " ", &save), ncell++)
+        RS_CHECK(strcmp(c, "lstm") == 0 || strcmp(c, "elman") == 0, "CELLS=%s: '%s' is not lstm or elman",
+                 V("CELLS"), c);
+    RS_CHECK(ncell > 0, "CELLS is empty: name lstm, elman or both");
     snprintf(list, sizeof list, "%s", V("HIDDEN_LIST"));
     snprintf(what, sizeof what, "HIDDEN_LIST=%s, BATCH=%s, BPTT=%s, CLASSES=%s", V("HIDDEN_LIST"),
              V("BATCH"), V("BPTT"), V("CLASSES"));
@@ -69,13 +85,22 @@ static int check(study_run *r)
     return 0;
 }
 
-/* The baseline first (its vocabulary sets the class count), then every (hidden, output
- * layer) point; larger models cost more outside the budget (evaluation, completion),
- * hence the weight. */
+/* The budget's flags: equal tokens (--steps, early stop by the schedule) or equal time. */
+static void budget_flags(const study_run *r, char *buf, size_t len)
+{
+    long tokens = atol(V("TOKENS")), per_step = atol(V("BATCH")) * atol(V("BPTT"));
+    int n = tokens > 0 ? snprintf(buf, len, "--steps %ld", (tokens + per_step - 1) / per_step)
+                       : snprintf(buf, len, "--max-seconds %s --epochs 1000", V("BUDGET_S"));
+    if (atol(V("EVAL_EVERY")) > 0)
+        snprintf(buf + n, len - (size_t)n, " --eval-every %s", V("EVAL_EVERY"));
+}
+
+/* The baseline first (its vocabulary sets the class count), then every (cell, hidden,
+ * output layer, seed) point; larger models cost more, hence the weight. */
 static int plan(study_run *r)
 {
-    if (study_add(r, "models-kn3", 1, "0", "rnn-train --model kn3 --corpus %s --seed %s --completion %s "
-                  "--csv summary.csv", V("CORPUS"), V("SEED"), V("COMPLETION")) != 0)
+    if (study_add(r, "models-kn3", 1, "0", "rnn-train --model kn3 --corpus %s --seed 1 --completion %s "
+                  "--csv summary.csv", V("CORPUS"), V("COMPLETION")) != 0)
         return -1;
     int st = study_point_state(r, "models-kn3");
     if (st <= 0)
@@ -93,33 +118,53 @@ static int plan(study_run *r)
     long classes = atol(V("CLASSES"));
     if (classes <= 0)
         classes = (long)(sqrt((double)vocab) + 0.5);
-    double budget = atof(V("BUDGET_S"));
-    char list[1024], *save;
-    snprintf(list, sizeof list, "%s", V("HIDDEN_LIST"));
+    char cells[1024], hiddens[1024], seeds[1024], budget[256], *s1, *s2, *s3;
+    budget_flags(r, budget, sizeof budget);
+    snprintf(cells, sizeof cells, "%s", V("CELLS"));
     int before = r->added;
-    for (char *h = strtok_r(list, " ", &save); h; h = strtok_r(NULL, " ", &save))
-        for (int full = 0; full < 2; full++) {
-            char name[128];
-            snprintf(name, sizeof name, "models-h%s-%s", h, full ? "full" : "class");
-            if (study_add(r, name, round(budget + atof(h) / 16), "0",
-                          "rnn-train --model lstm --hidden %s --classes %ld --corpus %s --batch %s "
-                          "--bptt %s %s --threads %s --seed %s --max-seconds %s --epochs 1000 "
-                          "--completion %s --log log.csv --csv summary.csv --json summary.json",
-                          h, full ? 0 : classes, V("CORPUS"), V("BATCH"), V("BPTT"), V("OPT_FLAGS"),
-                          V("THREADS"), V("SEED"), V("BUDGET_S"), V("COMPLETION")) != 0)
-                return -1;
+    for (char *c = strtok_r(cells, " ", &s1); c; c = strtok_r(NULL, " ", &s1)) {
+        snprintf(hiddens, sizeof hiddens, "%s", V("HIDDEN_LIST"));
+        for (char *h = strtok_r(hiddens, " ", &s2); h; h = strtok_r(NULL, " ", &s2)) {
+            snprintf(seeds, sizeof seeds, "%s", V("SEEDS"));
+            for (char *sd = strtok_r(seeds, " ", &s3); sd; sd = strtok_r(NULL, " ", &s3))
+                for (int full = 0; full < 2; full++) {
+                    char name[128];
+                    snprintf(name, sizeof name, "models-%s-h%s-%s-s%s", c, h, full ? "full" : "class", sd);
+                    if (study_add(r, name, atof(h) * (full ? 4 : 1), "0",
+                                  "rnn-train --model %s --hidden %s --classes %ld --corpus %s --batch %s "
+                                  "--bptt %s %s --threads %s --seed %s %s --completion %s --log log.csv "
+                                  "--csv summary.csv --json summary.json",
+                                  c, h, full ? 0 : classes, V("CORPUS"), V("BATCH"), V("BPTT"), V("OPT_FLAGS"),
+                                  V("THREADS"), sd, budget, V("COMPLETION")) != 0)
+                        return -1;
+                }
         }
+    }
     if (r->added > before)
-        printf("models: vocabulary %ld; class layer of %ld classes; budget %s s per point\n", vocab,
-               classes, V("BUDGET_S"));
+        printf("models: vocabulary %ld; class layer of %ld classes; %s per point\n", vocab, classes, budget);
     return 0;
 }
 
 static const char *const columns[] = {
-    "point", "model", "output", "hidden", "classes", "params", "budget_s", "steps", "tokens",
-    "seconds", "tokens_per_s", "valid_ppl", "test_ppl", "completion_questions",
-    "completion_accuracy", "completion_se", "kn3_valid_ppl", "kn3_test_ppl",
-    "kn3_completion_accuracy", "status"};
+    "point", "model", "output", "hidden", "seed", "classes", "params", "budget_s", "budget_tokens", "steps",
+    "tokens", "seconds", "tokens_per_s", "gflop_per_token", "valid_ppl", "test_ppl", "completion_questions",
+    "completion_accuracy", "completion_se", "equal_seconds", "valid_ppl_at_equal_seconds", "equal_gflop",
+    "valid_ppl_at_equal_gflop", "kn3_valid_ppl", "kn3_test_ppl", "kn3_completion_accuracy", "stop", "status"};
+
+/* A point's name: models-CELL-hH-OUTPUT-sSEED, or a folder's made before cells and
+ * seeds, models-hH-OUTPUT (LSTM, seed 1).  1 if it is one. */
+static int parse_name(const char *name, char *cell, int *hidden, char *out, int *seed)
+{
+    int used = 0;
+    if (sscanf(name, "models-%15[a-z]-h%d-%15[a-z]-s%d%n", cell, hidden, out, seed, &used) == 4 && !name[used])
+        return strcmp(out, "class") == 0 || strcmp(out, "full") == 0;
+    used = 0;
+    if (sscanf(name, "models-h%d-%15[a-z]%n", hidden, out, &used) != 2 || name[used])
+        return 0;
+    strcpy(cell, "lstm");
+    *seed = 1;
+    return strcmp(out, "class") == 0 || strcmp(out, "full") == 0;
+}
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
 
 /* The model's parameter count, from the trainer's "... N parameters" line. */
@@ -151,16 +196,25 @@ static void point_row(const study_run *r, rs_table *t, const char *name, const r
     int row = rs_table_row(t);
 #define SET(col, val) rs_set_str(t, row, col, val)
 #define FROM(col, tab, key) SET(col, study_cell(tab, key, buf, sizeof buf))
+    char cell[16], out[16];
+    int hidden = 0, seed = 0;
+    parse_name(name, cell, &hidden, out, &seed);
     SET("point", name);
-    SET("model", "lstm");
-    const char *h = name + strlen("models-h");
-    SET("output", strrchr(name, '-') + 1);
-    snprintf(buf, sizeof buf, "%.*s", (int)strspn(h, "0123456789"), h);
+    SET("model", cell);
+    SET("output", out);
+    snprintf(buf, sizeof buf, "%d", hidden);
     SET("hidden", buf);
+    snprintf(buf, sizeof buf, "%d", seed);
+    SET("seed", buf);
     FROM("classes", s, "classes");
     params_of(r, name, buf, sizeof buf);
     SET("params", buf);
-    SET("budget_s", V("BUDGET_S"));
+    if (atol(V("TOKENS")) > 0)
+        SET("budget_tokens", V("TOKENS"));
+    else
+        SET("budget_s", V("BUDGET_S"));
+    FROM("gflop_per_token", s, "gflop_per_token");
+    FROM("stop", s, "stop");
     FROM("steps", s, "steps");
     FROM("tokens", s, "tokens");
     FROM("seconds", s, "seconds");
@@ -211,15 +265,67 @@ static int point_names(const study_run *r, char names[][128], int most)
     int n = 0;
     FILE *f = fopen(r->points, "r");
     while (f && n < most && fgets(line, sizeof line, f)) {
-        char out[16] = "";
-        int h = 0, used = 0;
-        if (sscanf(line, "%127s", name) == 1 && sscanf(name, "models-h%d-%15[a-z]%n", &h, out, &used) == 2 &&
-            name[used] == 0 && (strcmp(out, "class") == 0 || strcmp(out, "full") == 0))
+        char cell[16], out[16];
+        int h = 0, seed = 0;
+        if (sscanf(line, "%127s", name) == 1 && parse_name(name, cell, &h, out, &seed))
             snprintf(names[n++], 128, "%s", name);
     }
     if (f)
         fclose(f);
     return n;
+}
+
+/* The valid ppl of point NAME's last logged evaluation whose COL is at most LIMIT (""
+ * if none). */
+static void ppl_at(const study_run *r, const char *name, const char *col, double limit, char *buf, size_t len)
+{
+    rs_table *log = study_point_csv(r, name, "log.csv");
+    char v[64], p[64];
+    buf[0] = 0;
+    for (int i = 0; log && i < rs_table_nrows(log); i++)
+        if (*study_cell_at(log, i, col, v, sizeof v) && atof(v) <= limit * (1 + 1e-9) &&
+            *study_cell_at(log, i, "valid_ppl", p, sizeof p))
+            snprintf(buf, len, "%s", p);
+    if (log)
+        rs_table_free(log);
+}
+
+/* Equal training time and equal GEMM work: per (cell, seed), the least seconds and the
+ * least GFLOP any of its models trained, and each model's valid ppl there. */
+static void equal_axes(const study_run *r, rs_table *t)
+{
+    int n = rs_table_nrows(t);
+    char a[64], b[64], c[64], d[64], buf[64];
+    for (int i = 0; i < n; i++) {
+        double w = INFINITY, g = INFINITY;
+        study_cell_at(t, i, "model", a, sizeof a);
+        study_cell_at(t, i, "seed", b, sizeof b);
+        for (int j = 0; j < n; j++) {
+            if (strcmp(study_cell_at(t, j, "model", c, sizeof c), a) || strcmp(study_cell_at(t, j, "seed", d, sizeof d), b))
+                continue;
+            double sec = atof(study_cell_at(t, j, "seconds", c, sizeof c)), tok = atof(study_cell_at(t, j, "tokens", d, sizeof d));
+            double gpt = atof(study_cell_at(t, j, "gflop_per_token", c, sizeof c));
+            w = sec > 0 && sec < w ? sec : w;
+            g = gpt > 0 && tok > 0 && gpt * tok < g ? gpt * tok : g;
+        }
+        char name[160];
+        study_cell_at(t, i, "point", name, sizeof name);
+        double gpt = atof(study_cell_at(t, i, "gflop_per_token", c, sizeof c));
+        if (isfinite(w)) {
+            snprintf(buf, sizeof buf, "%.4g", w);
+            rs_set_str(t, i, "equal_seconds", buf);
+            ppl_at(r, name, "seconds", w, buf, sizeof buf);
+            if (buf[0])
+                rs_set_str(t, i, "valid_ppl_at_equal_seconds", buf);
+        }
+        if (isfinite(g) && gpt > 0) {
+            snprintf(buf, sizeof buf, "%.4g", g);
+            rs_set_str(t, i, "equal_gflop", buf);
+            ppl_at(r, name, "tokens", g / gpt, buf, sizeof buf);
+            if (buf[0])
+                rs_set_str(t, i, "valid_ppl_at_equal_gflop", buf);
+        }
+    }
 }
 
 static int draw(const study_run *r)
@@ -256,7 +362,7 @@ static int collect(study_run *r)
     for (int i = 0; i < n; i++)
         done += study_point_state(r, names[i]) > 0;
     if (done == 0) {
-        fprintf(stderr, "models: every point failed (their logs: %s/points/models-h*/stderr.txt); no "
+        fprintf(stderr, "models: every point failed (their logs: %s/points/models-*/stderr.txt); no "
                 "table, report or figure written\n", r->dir);
         return 1;
     }
@@ -268,6 +374,7 @@ static int collect(study_run *r)
     rs_table *text = rs_table_new("scaling_models", cols, NCOLUMNS);
     for (int i = 0; i < n; i++)
         point_row(r, text, names[i], kn3);
+    equal_axes(r, text);
     char buf[2600];
     snprintf(buf, sizeof buf, "build/bin/study run models %s", r->dir);
     study_meta_std(text, buf);
@@ -312,6 +419,7 @@ const study_def models_study = {
     .settings = settings,
     .nsettings = (int)(sizeof settings / sizeof settings[0]),
     .jobs = 2,   /* the class and full points of a hidden size side by side, under one load */
+    .absent = absent,
     .check = check,
     .plan = plan,
     .collect = collect,

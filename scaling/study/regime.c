@@ -28,7 +28,7 @@ static const study_setting settings[] = {
     {"N_LIST", "1 4 16 100", "1 4 16", SET_POS_INTS, NULL},
     {"OPT_LIST", "adam lamb momentum", "adam momentum", SET_TEXT, NULL},
     {"LR_FACTORS", "0.5 1 2", NULL, SET_POS_NUMS, NULL},
-    {"EXTEND", "1", "0", SET_UINT, "an integer >= 0 (widening rounds)"},
+    {"EXTEND", "1", "0", SET_UINT, "an integer >= 0 (widening rounds, at most 9)"},
     {"SEEDS", "1 2", NULL, SET_POS_INTS, NULL},
     {"SEED_N", "1 100", "1 16", SET_POS_INTS, NULL},
     {"TARGETS_X", "1.5 1.25 1", "3 2.5", SET_POS_NUMS, NULL},
@@ -53,9 +53,25 @@ static int check(study_run *r)
     for (char *t = strtok(list, " "); t && n < 64; t = strtok(NULL, " "))
         w[n++] = t;
     RS_CHECK(n > 0, "OPT_LIST is empty: name one or more of adam, lamb, momentum");
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         RS_CHECK(regime_optimizer_known(w[i]), "OPT_LIST=%s: '%s' is not one of adam, lamb, momentum", V("OPT_LIST"),
                  w[i]);
+        for (int j = 0; j < i; j++)
+            RS_CHECK(strcmp(w[i], w[j]) != 0, "OPT_LIST=%s: '%s' twice", V("OPT_LIST"), w[i]);
+    }
+    /* the tables' sizes (regime_study.h, regime_collect.h) */
+    static const struct {
+        const char *name;
+        int most;
+    } most[] = {{"LR_FACTORS", 15}, {"TARGETS_X", REGIME_MAX_TARGETS - 1}, {"SEEDS", 8}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(list, sizeof list, "%s", V(most[i].name));
+        int k = 0;
+        for (char *t = strtok(list, " "); t; t = strtok(NULL, " "))
+            k++;
+        RS_CHECK(k <= most[i].most, "%s=%s: at most %d values", most[i].name, V(most[i].name), most[i].most);
+    }
+    RS_CHECK(atoi(V("EXTEND")) <= 9, "EXTEND=%s: at most 9 widening rounds", V("EXTEND"));
     RS_CHECK(atol(V("EVAL_STREAMS")) % atol(V("B")) == 0, "EVAL_STREAMS=%s: not a multiple of B=%s (each worker "
              "scores B streams at a time)", V("EVAL_STREAMS"), V("B"));
     snprintf(list, sizeof list, "%s", V("N_LIST"));
@@ -84,14 +100,22 @@ static int check(study_run *r)
 enum { ST_KN3, ST_BASE, ST_GEMM, ST_GRID1, ST_WIDEN1, ST_HARD, ST_GRID, ST_OTHERS, ST_WIDEN, ST_SEEDS, ST_DONE };
 
 typedef struct {
-    int stage, round;
+    int stage;
     regime_targets t;
 } regime_state;
+
+/* The next widening round of a phase, 0 when EXTEND rounds are done: counted from the
+ * grid, so a resumed session widens no more than an uninterrupted one. */
+static int widen_round(study_run *r, regime_state *s, int n1)
+{
+    int done = regime_widen_rounds(r, &s->t, n1);
+    return done < atoi(V("EXTEND")) ? done + 1 : 0;
+}
 
 static int stage(study_run *r, void *state)
 {
     regime_state *s = state;
-    int extend = atoi(V("EXTEND"));
+    int round;
     switch (s->stage++) {
     case ST_KN3:
         return regime_add_kn3(r);
@@ -103,27 +127,28 @@ static int stage(study_run *r, void *state)
         return 0;
     case ST_GEMM:
         return regime_add_gemm(r);
-    case ST_GRID1:
-        return regime_add_stage(r, &s->t, "grid", 1);
+    case ST_GRID1:   /* the N = 1 phase is closed once the hard target is set from it */
+        return s->t.have_hard ? 0 : regime_add_stage(r, &s->t, "grid", 1);
     case ST_WIDEN1:
-        if (s->round < extend) {
-            int before = r->added, rc = regime_add_stage(r, &s->t, "widen", 1);
-            s->round++;
+        if (!s->t.have_hard && (round = widen_round(r, s, 1)) > 0) {
+            char role[16];
+            snprintf(role, sizeof role, "widen%d", round);
+            int before = r->added, rc = regime_add_stage(r, &s->t, role, 1);
             s->stage -= r->added > before;   /* widened: look again once it ran */
             return rc;
         }
         return 0;
     case ST_HARD:
-        s->round = 0;
         return regime_targets_settle(r, &s->t) != 0 ? 1 : 0;
     case ST_GRID:
         return regime_add_stage(r, &s->t, "grid", 0);
     case ST_OTHERS:
         return regime_add_stage(r, &s->t, "others", 0);
     case ST_WIDEN:
-        if (s->round < extend) {
-            int before = r->added, rc = regime_add_stage(r, &s->t, "widen", 0);
-            s->round++;
+        if ((round = widen_round(r, s, 0)) > 0) {
+            char role[16];
+            snprintf(role, sizeof role, "widen%d", round);
+            int before = r->added, rc = regime_add_stage(r, &s->t, role, 0);
             s->stage -= r->added > before;
             return rc;
         }

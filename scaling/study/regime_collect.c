@@ -66,6 +66,7 @@ static void fill_cell(const regime_results *R, int k, const char *opt, long N, r
         if (p->N == N && p->lr == c->best->lr && strcmp(p->opt, c->best->opt) == 0 && p->ran &&
             (p == c->best || p->seed != 1)) {
             c->seed[c->n] = p->seed;
+            c->pt[c->n] = p;
             c->steps[c->n++] = p->steps[k];   /* 0: not reached within its cap */
         }
     }
@@ -92,8 +93,8 @@ static int write_steps(FILE *f, void *ctx)
                     fprintf(f, "%s,%.2f,%s,%ld,%ld,%.4g,%s,%ld,", R->t.name[k], R->t.ppl[k], R->opt[o], c->N, c->B,
                             c->best->lr, c->best->rule, c->seed[s]);
                     csv_num(f, c->steps[s] > 0 ? c->steps[s] : NAN, ",");
-                    fprintf(f, "%d,%ld,", c->steps[s] > 0, c->cap);
-                    csv_num(f, c->best->bsimple[k], "\n");
+                    fprintf(f, "%d,%ld,", c->steps[s] > 0, c->pt[s]->cap);
+                    csv_num(f, c->pt[s]->bsimple[k], "\n");
                 }
         }
     return ferror(f) ? -1 : 0;
@@ -106,14 +107,15 @@ void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *
     int n = regime_cells(R, k, opt, cells);
     long b = atol(study_value(R->r, "B")), claim = atol(study_value(R->r, "CLAIM_N"));
     double lo1 = NAN, hi1 = NAN, lon = NAN, hin = NAN, sum1 = 0, sumn = 0;
-    int n1 = 0, nn = 0;
+    int n1 = 0, nn = 0, cens1 = 0;
     for (int i = 0; i < n; i++)
         for (int s = 0; s < cells[i].n; s++) {
             double S = cells[i].steps[s];
-            if (!(S > 0)) {
+            if (!(S > 0)) {   /* not reached within its cap: S > cap */
                 F->censored++;
-                if (cells[i].N == claim)
-                    F->claim_cap = (double)cells[i].cap;   /* S(claim) > its cap */
+                cens1 |= cells[i].N == 1;
+                if (cells[i].N == claim && (F->claim_cap == 0 || cells[i].pt[s]->cap < F->claim_cap))
+                    F->claim_cap = (double)cells[i].pt[s]->cap;
                 continue;
             }
             F->batch[F->n] = (double)cells[i].B;
@@ -136,8 +138,12 @@ void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *
         F->hull.lo = F->ci.ratio.lo < F->hull.lo ? F->ci.ratio.lo : F->hull.lo;
         F->hull.hi = F->ci.ratio.hi > F->hull.hi ? F->ci.ratio.hi : F->hull.hi;
     }
-    if (isnan(F->ratio) && n1 && F->claim_cap > 0)   /* S(claim) beyond its cap: a bound */
-        F->hull = (conv_range){0, hi1 / F->claim_cap};
+    /* a seed past its cap bounds the ratio on one side only: S(claim) > cap leaves it no
+     * floor (and at most S(1) / cap), S(1) > cap no ceiling */
+    if (F->claim_cap > 0 && n1)
+        F->hull = (conv_range){0, isnan(F->hull.hi) || hi1 / F->claim_cap > F->hull.hi ? hi1 / F->claim_cap : F->hull.hi};
+    if (cens1 && !isnan(F->hull.lo))
+        F->hull.hi = INFINITY;
     F->verdict = conv_claim_verdict(F->hull, F->small, F->big);
     /* B_simple from the cheapest run that has it: the smallest N > 1, up to this target */
     F->bsimple = NAN;

@@ -26,6 +26,7 @@ typedef struct {
     int n;
     long seed[REGIME_MAX_SEEDS];
     double steps[REGIME_MAX_SEEDS];   /* 0: not reached within the cap */
+    const regime_point *pt[REGIME_MAX_SEEDS];   /* each seed's own point */
 } regime_cell;
 
 /* One target's and optimizer's fit and claim. */

@@ -105,7 +105,23 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
         snprintf(target, sizeof target, " --target-ppl %.2f", t->ppl[t->n - 1]);
     if (study_gemm_plan(r, "regime-", K * b, gemm, sizeof gemm) != 0)
         return 1;
-    int before = r->added;
+    /* the grid row first (once): a point stopped between the two still has its row */
+    char path[2600], line[512];
+    snprintf(path, sizeof path, "%s/regime_grid.csv", r->dir);
+    FILE *f = fopen(path, "r");
+    int listed = 0;
+    size_t nl = strlen(name);
+    while (f && !listed && fgets(line, sizeof line, f))
+        listed = strncmp(line, name, nl) == 0 && line[nl] == ',';
+    if (f)
+        fclose(f);
+    if (!listed) {
+        RS_CHECK((f = fopen(path, "a")), "cannot write %s", path);
+        if (ftell(f) == 0)
+            fprintf(f, "point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role\n");
+        fprintf(f, "%s,%ld,%ld,%s,%s,%s,%ld,%ld,%ld,%ld,%s\n", name, N, b, opt, rule, lrt, wu, seed, ev, cap, role);
+        RS_CHECK(fclose(f) == 0, "cannot write %s", path);
+    }
     if (study_add(r, name, (double)cap * (double)B * (double)bptt_of(r), "0,1",
                   "rnn-train %s --corpus %s --vocab %s --gemm %s --threads %s --seed %ld --schedule const "
                   "--eval-streams %s --eval-tokens %s --eval-every %ld --eval-growth %g --batch %ld --workers %ld "
@@ -114,16 +130,6 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
                   study_value(r, "THREADS"), seed, study_value(r, "EVAL_STREAMS"), study_value(r, "EVAL_TOKENS"), ev,
                   REGIME_GROWTH, K * b, N / K, opt, lrt, wu, target, cap) != 0)
         return -1;
-    if (r->added == before)
-        return 0;
-    char path[2600];
-    snprintf(path, sizeof path, "%s/regime_grid.csv", r->dir);
-    FILE *f = fopen(path, "a");
-    RS_CHECK(f, "cannot write %s", path);
-    if (ftell(f) == 0)
-        fprintf(f, "point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role\n");
-    fprintf(f, "%s,%ld,%ld,%s,%s,%s,%ld,%ld,%ld,%ld,%s\n", name, N, b, opt, rule, lrt, wu, seed, ev, cap, role);
-    RS_CHECK(fclose(f) == 0, "cannot write %s", path);
     return 0;
 }
 
@@ -132,7 +138,7 @@ static int rates(const study_run *r, const char *opt, long N, double *x, const c
 {
     if (N == 1 || strcmp(opt, "momentum") != 0) {
         double f[16];
-        int n = numbers(r, "LR_FACTORS", f, 16), k = 1;
+        int n = numbers(r, "LR_FACTORS", f, 15), k = 1;   /* 15 + the centre: x[16] */
         x[0] = sqrt((double)N);
         rule[0] = N == 1 ? "grid" : "sqrt";
         for (int i = 0; i < n; i++)
@@ -193,13 +199,13 @@ static int one_stage(study_run *r, const regime_targets *t, const regime_grid *g
     else if (strcmp(stage, "others") == 0 && best)
         for (int i = 1; i < n && rc == 0; i++)
             rc = add_point(r, t, N, opt, rule[i], lr1 * x[i], 1, cap, ev, "grid");
-    else if (strcmp(stage, "widen") == 0 && best) {
+    else if (strncmp(stage, "widen", 5) == 0 && best) {   /* the role: widenK, the round */
         double lo, hi;
         tried(g, N, opt, &lo, &hi);
         if (best->lr == hi)
-            rc = add_point(r, t, N, opt, "wider", hi * 2, 1, cap, ev, "widen");
+            rc = add_point(r, t, N, opt, "wider", hi * 2, 1, cap, ev, stage);
         if (rc == 0 && best->lr == lo)
-            rc = add_point(r, t, N, opt, "wider", lo / 2, 1, cap, ev, "widen");
+            rc = add_point(r, t, N, opt, "wider", lo / 2, 1, cap, ev, stage);
     } else if (strcmp(stage, "seeds") == 0 && best) {
         double s[16], want[64];
         int ns = numbers(r, "SEEDS", s, 16), nn = numbers(r, "SEED_N", want, 64), listed = 0;
@@ -234,15 +240,31 @@ const regime_point *regime_best(const regime_grid *g, long N, const char *opt, i
     const regime_point *best = NULL;
     for (int i = 0; i < g->n; i++) {
         const regime_point *p = &g->p[i];
-        if (p->N != N || p->seed != 1 || !p->ran || (opt && strcmp(p->opt, opt) != 0))
+        if (p->N != N || p->seed != 1 || !p->ran || p->diverged || (opt && strcmp(p->opt, opt) != 0))
             continue;
         int reached = target >= 0 && p->steps[target] > 0, had = best && target >= 0 && best->steps[target] > 0;
-        int beats = !best || (reached && (!had || p->steps[target] < best->steps[target])) ||
-                    (!reached && !had && p->min_ppl < best->min_ppl);
+        int beats = !best || (reached && !had) || (!reached && !had && p->min_ppl < best->min_ppl) ||
+                    (reached && (p->steps[target] < best->steps[target] ||
+                                 (p->steps[target] == best->steps[target] && p->ppl_at[target] < best->ppl_at[target])));
         if (beats)
             best = p;
     }
     return best;
+}
+
+int regime_widen_rounds(const study_run *r, const regime_targets *t, int n1)
+{
+    regime_grid *g = regime_grid_read(r, t);
+    int most = 0;
+    for (int i = 0; g && i < g->n; i++) {
+        const regime_point *p = &g->p[i];
+        if ((p->N == 1) != (n1 != 0) || strncmp(p->role, "widen", 5) != 0)
+            continue;
+        int k = p->role[5] ? atoi(p->role + 5) : 1;
+        most = k > most ? k : most;
+    }
+    regime_grid_free(g);
+    return most;
 }
 
 regime_grid *regime_grid_read(const study_run *r, const regime_targets *t)

@@ -27,7 +27,7 @@ static void range(FILE *out, conv_range r)
 
 static void verdict_table(FILE *out, const regime_results *R)
 {
-    fprintf(out, "| target (valid ppl) | optimizer | S(N=1) | S(N=%s) | ratio | interval | verdict | B_crit | "
+    fprintf(out, "| target (valid ppl) | optimizer | S(N=1), seed 1 | S(N=%s), seed 1 | ratio (seeds' mean) | interval | verdict | B_crit | "
                  "B_crit 95%% | leave-one-out | form fits | B_simple (N) | B_simple / B_crit |\n"
                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", V("CLAIM_N"));
     for (int k = 0; k < R->t.n; k++)
@@ -113,15 +113,16 @@ int regime_report(const regime_results *R, FILE *out)
     fprintf(out, "## Steps to target in the Sunway TaihuLight study's regime\n\n"
                  "Regime: `rnn-train %s --vocab %s` on `--corpus %s` (%.0f training tokens), b = %s sequences a "
                  "worker, N = %s (`--workers`, groups of up to %s streams run as one), global batch B = N b; "
-                 "optimizers %s, tuned at every B: N = 1 over %s x a centre (widened %s time(s) where the best "
-                 "was at the edge) for %s epoch(s); Adam and LAMB at N > 1 by the square-root rule from N = 1's "
+                 "optimizers %s, tuned at every B: N = 1 over %s x a centre (widened up to %s time(s) where the "
+                 "best was at the edge) for %s epoch(s); Adam and LAMB at N > 1 by the square-root rule from N = 1's "
                  "best x the same factors, momentum at the square-root rule, the linear rule and between; %s "
                  "warmup steps at N > 1; constant rate afterwards; seeds %s at N = %s. Valid scored on its first "
                  "%s tokens as %s streams, at evaluations every 5%% of the step (each count within 5%%). Kneser-Ney "
                  "trigram: valid ppl %.2f (%.2f on that prefix). Targets: TARGETS_X = %s x kn3 and the hard "
-                 "one, %s above the lowest valid ppl any N = 1 run reached. A run stops at the hard target or after %s "
-                 "epochs; a rate whose run is slower than the best so far is stopped at the best's steps (it "
-                 "cannot win). Points run: %d of %d.\n\n",
+                 "one, %s above the lowest valid ppl a seed-1 N = 1 run reached without diverging. N = 1 runs (every "
+                 "seed) run their epoch(s) with no target; a run at N > 1 stops at the hard target or after %s "
+                 "epochs, and a rate tried after the best so far is stopped at the best's steps to the hard target "
+                 "(it cannot win). Points run: %d of %d.\n\n",
             V("MODEL"), V("VOCAB"), V("CORPUS"), R->t.ntrain, V("B"), V("N_LIST"), V("GROUP_MAX"), V("OPT_LIST"),
             V("LR_FACTORS"), V("EXTEND"), V("REF_EPOCHS"), V("WARMUP"), V("SEEDS"), V("SEED_N"),
             V("EVAL_TOKENS"), V("EVAL_STREAMS"), R->t.kn3, R->t.kn3_eval, V("TARGETS_X"), V("BEST_WITHIN"),
@@ -141,8 +142,9 @@ int regime_report(const regime_results *R, FILE *out)
             V("CLAIM_N"), need, 100 * CONV_FORM_TOL);
     verdict_table(out, R);
     fprintf(out, "\nB_simple, the gradient noise scale (McCandlish et al.), is the mean of the evaluations' "
-                 "estimates up to the crossing in the cheapest run that has one (the smallest N > 1, small batch "
-                 "= a group's streams, big = B); it predicts B_crit where B_simple / B_crit is within 0.5 - 2.\n");
+                 "estimates up to the crossing in the cheapest run that has one (the first N > 1 of N_LIST that "
+                 "reached the target; small batch = a group's streams, big = B); a seed past its cap leaves the "
+                 "interval open on one side (S(N=%s) > cap: no floor; S(N=1) > cap: no ceiling); it predicts B_crit where B_simple / B_crit is within 0.5 - 2.\n", V("CLAIM_N"));
     for (int k = 0; k < R->t.n; k++)
         steps_table(out, R, k);
     return ferror(out) ? -1 : 0;

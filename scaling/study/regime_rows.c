@@ -82,7 +82,7 @@ int regime_targets_settle(const study_run *r, regime_targets *t)
     regime_grid *g = regime_grid_read(r, t);
     double best = INFINITY;
     for (int i = 0; g && i < g->n; i++)
-        if (g->p[i].N == 1 && g->p[i].seed == 1 && g->p[i].ran && g->p[i].min_ppl < best)
+        if (g->p[i].N == 1 && g->p[i].seed == 1 && g->p[i].ran && !g->p[i].diverged && g->p[i].min_ppl < best)
             best = g->p[i].min_ppl;
     regime_grid_free(g);
     RS_CHECK(isfinite(best), "no N = 1 point logged a perplexity: no hard target (their logs: %s/points/n1-*/)",
@@ -108,8 +108,14 @@ int regime_targets_settle(const study_run *r, regime_targets *t)
 void regime_point_results(const study_run *r, const regime_targets *t, regime_point *p)
 {
     char path[2600];
+    int rc = -1;
     snprintf(path, sizeof path, "%s/points/%.160s/rc", r->dir, p->point);
-    p->ran = access(path, F_OK) == 0;
+    FILE *f = fopen(path, "r");
+    if (f && fscanf(f, "%d", &rc) != 1)
+        rc = -1;
+    if (f)
+        fclose(f);
+    p->ran = rc == 0 || rc == 1;   /* 1: rnn-train's diverged; another code crashed: not a result */
     p->min_ppl = INFINITY;
     p->diverged = p->ran && study_point_says(r->dir, p->point, "diverg");
     rs_table *log = p->ran ? study_point_csv(r, p->point, "log.csv") : NULL;
@@ -127,6 +133,7 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
         for (int k = 0; k < t->n; k++)
             if (p->steps[k] == 0 && ppl <= t->ppl[k]) {
                 p->steps[k] = step;
+                p->ppl_at[k] = ppl;
                 p->bsimple[k] = bs_n ? bs_sum / bs_n : NAN;   /* the mean up to the crossing */
             }
     }

@@ -31,8 +31,9 @@ typedef struct {
     double lr;
     /* results: ran (an rc file), steps to each target (0: not reached), the lowest
      * valid ppl logged, steps run, b_simple averaged up to each target */
-    int ran, diverged;
+    int ran, diverged;   /* ran: its rc is 0 or 1 (diverged); a crashed run did not */
     double steps[REGIME_MAX_TARGETS], bsimple[REGIME_MAX_TARGETS];
+    double ppl_at[REGIME_MAX_TARGETS];   /* the valid ppl of the crossing row (ties) */
     double min_ppl, steps_run, seconds;
 } regime_point;
 
@@ -47,8 +48,8 @@ int regime_optimizer_known(const char *name);
 /* The points file's rows: regime_grid.csv read and each point's results (NULL, rs_lasterr). */
 regime_grid *regime_grid_read(const study_run *r, const regime_targets *t);
 void regime_grid_free(regime_grid *g);
-/* The best point (seed 1) at (N, opt): fewest steps to the hardest target reached, then
- * the lowest valid ppl; NULL if none ran. */
+/* The best point (seed 1, not diverged) at (N, opt; NULL: any): fewest steps to target
+ * (-1: none, the lowest valid ppl), ties to the lower ppl at the crossing; NULL if none. */
 const regime_point *regime_best(const regime_grid *g, long N, const char *opt, int target);
 /* Adds the kn3 point, the GEMM plan points, and each stage's training points. */
 int regime_add_kn3(study_run *r);
@@ -58,6 +59,9 @@ int regime_add_gemm(study_run *r);
  * hard target), "widen" (the next rate out where the best is at an edge), "seeds".
  * n1: the N = 1 phase or the N > 1 one. */
 int regime_add_stage(study_run *r, const regime_targets *t, const char *stage, int n1);
+/* The widening rounds the grid holds for the N = 1 phase or the N > 1 one (roles
+ * widenK; "widen", from before rounds were counted, is round 1). */
+int regime_widen_rounds(const study_run *r, const regime_targets *t, int n1);
 
 /* ---- regime_rows.c ---- */
 /* kn3's baseline and the saved targets: 0, or -1 (rs_lasterr). */

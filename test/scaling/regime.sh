@@ -36,16 +36,19 @@ awk -v l="$low" -v h="$hard" 'BEGIN { d = l * 1.2 - h; exit !(d < 0.006 && d > -
     ok "the hard target $hard = 1.2 x the lowest N = 1 ppl $low" || bad "hard target $hard, lowest N = 1 ppl $low"
 
 n1_target=$(grep -l -- '--target-ppl' "$run"/points/n1-*/cmd 2>/dev/null | wc -l)
-nx_target=$(grep -L -- "--target-ppl $hard" "$run"/points/n4-*/cmd "$run"/points/n16-*/cmd 2>/dev/null | wc -l)
+nx_target=$(grep -L -F -- "--target-ppl $hard " "$run"/points/n4-*/cmd "$run"/points/n16-*/cmd 2>/dev/null | wc -l)
 [ "$n1_target" -eq 0 ] && [ "$nx_target" -eq 0 ] && ok "N = 1 runs to its epochs, N > 1 to the hard target" ||
     bad "$n1_target N = 1 runs with a target, $nx_target N > 1 runs without the hard one"
 
-# every N > 1 point's cap is at most its centre's (the first of its N and optimizer)
-capped=$(study_get "$run/regime_points.csv" N,optimizer,steps_cap,role --all |
-    awk -F '\t' '$1 > 1 && $4 != "seed" { k = $1 " " $2; if (!(k in c)) c[k] = $3; else if ($3 > c[k]) bad++ }
-                 END { print bad + 0 }')
-[ "$capped" -eq 0 ] && ok "a rate tried after the centre is capped at the centre's steps" ||
-    bad "$capped points capped above their centre"
+# every rate after an N > 1 centre is capped at the centre's steps to the hard target
+# where it reached it (its own cap otherwise): a slower rate cannot win there
+capped=$(study_get "$run/regime_points.csv" N,optimizer,steps_cap,role,steps_best --all |
+    awk -F '\t' '$1 > 1 && $4 == "grid" { k = $1 " " $2
+                     if (!(k in c)) { c[k] = ($5 != "" && $5 + 0 < $3 + 0) ? $5 : $3; next }
+                     n++; if ($3 != c[k]) bad++ }
+                  END { print (n > 0 ? bad + 0 : -1) }')
+[ "$capped" -eq 0 ] && ok "the rates after a centre are capped at the centre's steps to the hard target" ||
+    bad "caps after the centre: $capped wrong (-1: none)"
 
 for N in 1 16; do
     for opt in adam momentum; do

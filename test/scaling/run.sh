@@ -144,7 +144,7 @@ grep -q "^converge: MODEL=--model gru: rnn-train says: --model: unknown model 'g
     ok "the real cause, in rnn-train's words" || bad "MODEL=--model gru: $(cat "$tmp/err")"
 # a new folder (no RUN): none is made when a setting is bad
 nruns=$(ls results/runs 2>/dev/null | wc -l)
-SEED=abc sh scaling/converge.sh > /dev/null 2>&1; SEED=abc sh scaling/models.sh > /dev/null 2>&1
+SEED=abc sh scaling/converge.sh > /dev/null 2>&1; SEEDS=abc sh scaling/models.sh > /dev/null 2>&1
 [ "$(ls results/runs 2>/dev/null | wc -l)" -eq "$nruns" ] && ok "no RUN: no results/runs/ folder made on bad settings" ||
     bad "a results/runs/ folder was made on bad settings"
 # STUDY_CHECK=1 (make scaling's first step): every study's checks, nothing created
@@ -281,7 +281,8 @@ echo "== scaling/models.sh: class layer against full softmax at a tiny budget"
 # models.sh with two tiny hidden sizes, 1 s each, into folder $1 (the convergence
 # study's c1: the report holds both sections)
 tiny_models() {
-    HIDDEN_LIST='8 16' BUDGET_S=1 BATCH=8 COMPLETION=20 JOBS=2 sh scaling/models.sh "$1"
+    HIDDEN_LIST='8 16' BUDGET_S=1 BATCH=8 COMPLETION=20 JOBS=2 CELLS=lstm SEEDS=1 TOKENS=0 EVAL_EVERY=0 \
+        CORPUS=mobydick OPT_FLAGS='--optimizer adam --lr 0.002 --schedule const' sh scaling/models.sh "$1"
 }
 tiny_models "$tmp/c1" > "$tmp/m1.out" 2>&1 || { bad "models.sh exited $?"; tail -n 5 "$tmp/m1.out"; }
 mcsv="$tmp/c1/scaling_models.csv"
@@ -309,7 +310,22 @@ rc=$?
 tiny "$tmp/c1" > "$tmp/c1c.out" 2>&1
 [ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] && grep -q "^## Steps to target" "$tmp/c1/scaling_report.md" &&
     ok "the convergence study re-collected keeps the models section, once" || bad "the models section after a converge rerun"
-bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1" "CORPUS=nonsense" "SEED=abc" \
+# equal tokens: two cells, two seeds, every model the same tokens, the time and GEMM
+# axes from the logs, a verdict per cell
+HIDDEN_LIST='8 16' BATCH=8 BPTT=35 COMPLETION=20 JOBS=2 CELLS='lstm elman' SEEDS='1 2' TOKENS=5600 EVAL_EVERY=5 \
+    CORPUS=mobydick sh scaling/models.sh "$tmp/mt" > "$tmp/mt.out" 2>&1 || { bad "models.sh TOKENS=5600 exited $?"; tail -n 5 "$tmp/mt.out"; }
+csv_rows "$tmp/mt/scaling_models.csv" '*' 'function emit() { n++
+      if (v["tokens"] != 5600 && v["stop"] !~ /plateau/) e = e " tokens:" v["point"]
+      if (v["budget_tokens"] != 5600 || !(v["gflop_per_token"] > 0)) e = e " budget:" v["point"]
+      # the cheapest model of a cell and seed sets both budgets: its own last evaluation
+      if (v["output"] == "class" && v["hidden"] == 8 && (!(v["valid_ppl_at_equal_seconds"] > 1) ||
+          !(v["valid_ppl_at_equal_gflop"] > 1))) e = e " axes:" v["point"]
+      k[v["model"] " " v["seed"]] = 1 }
+    END { if (n != 16 || !(("elman 2") in k) || !(("lstm 1") in k)) e = e " rows:" n; if (e != "") { print e; exit 1 } }' \
+    > "$tmp/merr" 2>&1 && grep -q '^\*\*Verdict (lstm)' "$tmp/mt/scaling_models.md" && grep -q '^\*\*Verdict (elman)' "$tmp/mt/scaling_models.md" &&
+    ok "TOKENS=5600: 16 rows (2 cells x 2 hidden x 2 outputs x 2 seeds), 5600 tokens each, the axes, a verdict per cell" ||
+    { bad "models.sh TOKENS=5600: $(cat "$tmp/merr")"; }
+bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1" "CORPUS=nonsense" "SEEDS=abc" "CELLS=gru" "TOKENS=-1" \
     "OPT_FLAGS=--optimizer adamw" "OPT_FLAGS=--lr nan" "BUDGET_S=1e300" "JOBS=0" "THREADS=x"
 cp "$tmp/c1/models_settings.txt" "$tmp/saved.txt"
 CORPUS=nonsense sh scaling/models.sh "$tmp/c1" > /dev/null 2> "$tmp/err"
@@ -320,9 +336,10 @@ rc=$?
 echo "== a study whose points all failed: no table, report or figure; exit 1, one line"
 # the model points fail at set-up (60000 evaluation streams: more than the valid split
 # holds), the kn3 baseline runs
-HIDDEN_LIST=8 BATCH=60000 BPTT=1 BUDGET_S=1 COMPLETION=20 JOBS=2 sh scaling/models.sh "$tmp/m0" > /dev/null 2> "$tmp/err"
+HIDDEN_LIST=8 BATCH=60000 BPTT=1 BUDGET_S=1 COMPLETION=20 JOBS=2 CELLS=lstm SEEDS=1 TOKENS=0 CORPUS=mobydick \
+    sh scaling/models.sh "$tmp/m0" > /dev/null 2> "$tmp/err"
 rc=$?
-[ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "every point failed (their logs: $tmp/m0/points/models-h\*/stderr.txt)" "$tmp/err" &&
+[ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "every point failed (their logs: $tmp/m0/points/models-\*/stderr.txt)" "$tmp/err" &&
     [ ! -e "$tmp/m0/scaling_models.csv" ] && [ ! -e "$tmp/m0/scaling_models.md" ] && [ ! -e "$tmp/m0/figures" ] &&
     [ ! -e "$tmp/m0/scaling_report.md" ] && ok "models.sh, every point failed: exit 1, $(cat "$tmp/err")" ||
     { bad "models.sh, every point failed: exit $rc: $(cat "$tmp/err")"; ls "$tmp/m0"; }
