@@ -7,7 +7,8 @@
 #      no more than the centre's cap; the second seed runs at N = 1 and N = CLAIM_N at the
 #      best rate; every verdict is one of the three; steps to a target are read from
 #      the log (the first evaluation at or under it);
-#   2. a rerun on the folder runs no point and writes the same tables;
+#   2. a rerun on the folder runs no point and writes the same tables; `study collect
+#      regime` on a hand-made folder: a seed past its cap opens the claim's interval;
 #   3. bad settings: exit 2, one line naming the setting, no folder.
 # Exits 1 on failure.
 set -u
@@ -80,6 +81,40 @@ rc=$?
 grep -q 'rc=' "$tmp/out2" && bad "the rerun ran points" || ok "the rerun runs no point"
 [ $rc -eq 0 ] && cmp -s "$tmp/steps1.csv" "$run/regime_steps.csv" && ok "the rerun writes the same table" ||
     bad "rerun: exit $rc or another regime_steps.csv"
+
+echo "== study collect regime: a seed past its cap opens the interval"
+# a hand-made folder: b = 8, N = 1, 4, 16, Adam, target 60; at N = 16 seed 1 reaches it in
+# 20 steps, seed 2 not within its cap of 30: S(16) > 30 for it, so the ratio has no floor
+h="$tmp/hand"; mkdir -p "$h/points/regime-kn3"
+sed 's/^OPT_LIST=.*/OPT_LIST="adam"/' "$run/regime_settings.txt" > "$h/regime_settings.txt"
+printf 'model,tokens,valid_ppl,eval_ppl\nkn3,233546,58,59\n' > "$h/points/regime-kn3/summary.csv"; echo 0 > "$h/points/regime-kn3/rc"
+printf 'name,ppl\nbest,60.00\n' > "$h/regime_targets.csv"; : > "$h/regime_points.txt"
+echo "point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role" > "$h/regime_grid.csv"
+hand_point() {   # NAME N SEED CAP STEP:PPL...
+    n=$1; N=$2; sd=$3; cap=$4; shift 4
+    echo "$n,$N,8,adam,grid,0.01,0,$sd,1,$cap,grid" >> "$h/regime_grid.csv"
+    mkdir -p "$h/points/$n"; echo 0 > "$h/points/$n/rc"
+    { echo "step,tokens,seconds,train_loss,valid_ppl,lr,b_simple"
+      for e in "$@"; do echo "${e%:*},1,1,1,${e#*:},0.01,"; done; } > "$h/points/$n/log.csv"
+}
+hand_point n1-s1 1 1 400 100:70 200:59 400:55
+hand_point n1-s2 1 2 400 100:71 210:59 400:56
+hand_point n4-s1 4 1 100 30:65 60:59
+hand_point n16-s1 16 1 30 10:70 20:59
+hand_point n16-s2 16 2 30 10:75 30:65
+build/bin/study collect regime "$h" > "$tmp/hand.out" 2>&1 || { bad "study collect regime on the hand-made folder: exit $?"; cat "$tmp/hand.out"; }
+lo=$(study_get "$h/regime_fit.json" fits.0.claim.ratio_interval.0 --optional)
+v=$(study_get "$h/regime_fit.json" fits.0.claim.verdict --optional)
+s1=$(col "$h/regime_steps.csv" steps --where optimizer=adam,N=1,seed=2)
+[ "$lo" = 0 ] && [ "$v" != holds ] && [ "$s1" = 210 ] &&
+    ok "S(N=16) > its cap for seed 2: the ratio's interval starts at 0 ($v); seed 2's own steps (210)" ||
+    bad "censored seed: interval from '$lo', verdict '$v', N = 1 seed 2 steps '$s1'"
+hand_point n16-s2b 16 2 30 10:75 22:59   # the same seed reaching it: a floor again
+sed -i '/^n16-s2,/d' "$h/regime_grid.csv"
+build/bin/study collect regime "$h" > "$tmp/hand.out" 2>&1
+lo=$(study_get "$h/regime_fit.json" fits.0.claim.ratio_interval.0 --optional)
+awk -v l="$lo" 'BEGIN { exit !(l > 0) }' && ok "every seed reached: the interval has a floor ($lo)" ||
+    bad "every seed reached: interval from '$lo'"
 
 echo "== bad settings"
 OPT_LIST=sgd QUICK=1 sh scaling/regime.sh "$tmp/bad1" > "$tmp/o" 2> "$tmp/e"
