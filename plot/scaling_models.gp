@@ -1,4 +1,4 @@
-# scaling_models.gp — the model-size study at a fixed training-time budget: test
+# scaling_models.gp — the model-size study at an equal budget (tokens or time): test
 # perplexity (left) and sentence-completion accuracy (right) against the hidden size,
 # one line for the class-based output layer and one for the full softmax, the
 # Kneser-Ney trigram as a dashed level, completion with one standard error.  From a run folder (make scaling;
@@ -29,7 +29,7 @@ set termoption noenhanced
 set datafile separator ','
 set datafile columnheaders
 set datafile missing NaN
-set multiplot layout 1,2 title 'LSTM at an equal training-time budget: class layer against full softmax'
+set multiplot layout 1,2 title 'class layer against full softmax at an equal budget (test ppl: the mean over cells and seeds per hidden size)'
 set logscale x 2
 set offsets graph 0.05, graph 0.05, 0, 0
 set xlabel 'hidden units'
