@@ -72,7 +72,8 @@ int rs_unpin_thread(void);
  * fewer starting CPUs than threads (mpirun --bind-to core), or when the user set
  * OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY (theirs rules).  Returns the count
  * pinned (0: none); rs_pin_team_describe says which CPUs, or why none, for a header.
- * A thread a pinned one starts inherits its CPU: it calls rs_unpin_thread. */
+ * A thread a pinned one starts inherits its CPU: it calls rs_unpin_thread.  So does a
+ * library's pool started after the pinning: OpenBLAS's workers share thread 0's CPU. */
 int rs_pin_team(int threads);
 const char *rs_pin_team_describe(void);
 
