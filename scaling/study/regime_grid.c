@@ -167,6 +167,15 @@ static void tried(const regime_grid *g, long N, const char *opt, double *lo, dou
     }
 }
 
+/* Some seed-1 point of (N, opt) ran (diverged or not). */
+static int ran_any(const regime_grid *g, long N, const char *opt)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->p[i].N == N && g->p[i].seed == 1 && g->p[i].ran && strcmp(g->p[i].opt, opt) == 0)
+            return 1;
+    return 0;
+}
+
 static int one_stage(study_run *r, const regime_targets *t, const regime_grid *g, const char *stage, long N,
                      const char *opt)
 {
@@ -196,15 +205,15 @@ static int one_stage(study_run *r, const regime_targets *t, const regime_grid *g
     if (strcmp(stage, "grid") == 0)
         for (int i = 0; i < (N == 1 ? n : 1) && rc == 0; i++)
             rc = add_point(r, t, N, opt, rule[i], lr1 * x[i], 1, cap, ev, "grid");
-    else if (strcmp(stage, "others") == 0 && best)
+    else if (strcmp(stage, "others") == 0 && (best || ran_any(g, N, opt)))   /* a diverged centre too */
         for (int i = 1; i < n && rc == 0; i++)
             rc = add_point(r, t, N, opt, rule[i], lr1 * x[i], 1, cap, ev, "grid");
-    else if (strncmp(stage, "widen", 5) == 0 && best) {   /* the role: widenK, the round */
+    else if (strncmp(stage, "widen", 5) == 0) {   /* the role: widenK, the round */
         double lo, hi;
         tried(g, N, opt, &lo, &hi);
-        if (best->lr == hi)
+        if (best && best->lr == hi)
             rc = add_point(r, t, N, opt, "wider", hi * 2, 1, cap, ev, stage);
-        if (rc == 0 && best->lr == lo)
+        if (rc == 0 && !isnan(lo) && (!best || best->lr == lo))   /* every rate diverged: a smaller one */
             rc = add_point(r, t, N, opt, "wider", lo / 2, 1, cap, ev, stage);
     } else if (strcmp(stage, "seeds") == 0 && best) {
         double s[16], want[64];
