@@ -171,3 +171,12 @@ const char *conv_claim_verdict(conv_range ratio, double small, double big)
         return "inconclusive";
     return ratio.lo >= need ? "holds" : ratio.hi < need ? "does not hold" : "inconclusive";
 }
+
+void conv_range_write(rs_jw *w, const char *key, conv_range r)
+{
+    rs_jw_key(w, key);
+    rs_jw_arr_begin(w);
+    rs_jw_dbl(w, r.lo);
+    rs_jw_dbl(w, r.hi);
+    rs_jw_arr_end(w);
+}

@@ -7,6 +7,8 @@
 #ifndef RS_SCALING_CONV_FIT_H
 #define RS_SCALING_CONV_FIT_H
 
+#include "json.h"
+
 /* B at or below B_crit / CONV_REGIME_SPAN: perfect scaling (steps within 10% of
  * E_min / B); at or above B_crit x CONV_REGIME_SPAN: maximal data parallelism (within
  * 10% of S_min); between: diminishing returns. */
@@ -64,5 +66,8 @@ double conv_bcrit_for_ratio(double small, double big, double ratio);
 /* "holds", "does not hold" or "inconclusive": the ratio's interval against
  * CONV_CLAIM_FRACTION x big / small. */
 const char *conv_claim_verdict(conv_range ratio, double small, double big);
+
+/* A range as the JSON pair "key": [lo, hi] (null for a bound not finite). */
+void conv_range_write(rs_jw *w, const char *key, conv_range r);
 
 #endif

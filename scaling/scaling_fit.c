@@ -159,7 +159,7 @@ static double steps_at_n(const b_group *g, double N, double *lo, double *hi)
     return k ? sum / k : NAN;
 }
 
-/* The claim's ratio S(N = 1) / S(N = claim-n): measured (mean, and the seeds' range)
+/* The claim's ratio S(N = 1) / S(N = claim-n): measured (mean, and the range over seeds)
  * and the verdict over the hull of that range and the fit's interval. */
 typedef struct {
     double s1, sn, ratio;
@@ -184,15 +184,6 @@ static claim claim_of(const b_group *g)
     return c;
 }
 
-static void write_range(rs_jw *w, const char *key, conv_range r)
-{
-    rs_jw_key(w, key);
-    rs_jw_arr_begin(w);
-    rs_jw_dbl(w, r.lo);
-    rs_jw_dbl(w, r.hi);
-    rs_jw_arr_end(w);
-}
-
 static void write_group(rs_jw *w, const b_group *g)
 {
     rs_jw_obj_begin(w);
@@ -202,8 +193,8 @@ static void write_group(rs_jw *w, const b_group *g)
         rs_jw_kdbl(w, "s_min", g->fit.s_min);
         rs_jw_kdbl(w, "e_min", g->fit.e_min);
         rs_jw_kdbl(w, "b_crit", g->fit.b_crit);
-        write_range(w, "b_crit_95", g->ci.b_crit);
-        write_range(w, "b_crit_leave_one_out", g->ci.b_crit_loo);
+        conv_range_write(w, "b_crit_95", g->ci.b_crit);
+        conv_range_write(w, "b_crit_leave_one_out", g->ci.b_crit_loo);
         rs_jw_kdbl(w, "r2", g->fit.r2);
         rs_jw_kdbl(w, "relative_residual_rms", g->fit.rel_rms);
         rs_jw_kdbl(w, "relative_residual_max", g->fit.rel_max);
@@ -223,10 +214,10 @@ static void write_group(rs_jw *w, const b_group *g)
     rs_jw_kdbl(w, "steps_n1", c.s1);
     rs_jw_kdbl(w, "steps_n", c.sn);
     rs_jw_kdbl(w, "ratio", c.ratio);
-    write_range(w, "ratio_measured", c.measured);
+    conv_range_write(w, "ratio_measured", c.measured);
     if (g->fitted)
-        write_range(w, "ratio_fit_95", g->ci.ratio);
-    write_range(w, "ratio_interval", c.hull);
+        conv_range_write(w, "ratio_fit_95", g->ci.ratio);
+    conv_range_write(w, "ratio_interval", c.hull);
     rs_jw_kstr(w, "verdict", c.verdict);
     rs_jw_kdbl(w, "holds_at", CONV_CLAIM_FRACTION * (double)opt.claim_n);
     rs_jw_kdbl(w, "b_crit_needed", conv_bcrit_for_ratio(g->b, g->b * (double)opt.claim_n,

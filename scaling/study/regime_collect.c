@@ -152,15 +152,6 @@ void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *
             F->bsimple = cells[i].best->bsimple[k], F->bsimple_N = cells[i].N;
 }
 
-static void jw_range(rs_jw *w, const char *key, conv_range r)
-{
-    rs_jw_key(w, key);
-    rs_jw_arr_begin(w);
-    rs_jw_dbl(w, r.lo);
-    rs_jw_dbl(w, r.hi);
-    rs_jw_arr_end(w);
-}
-
 static void write_fit(rs_jw *w, const regime_results *R, int k, const char *opt)
 {
     regime_fit F;
@@ -175,8 +166,8 @@ static void write_fit(rs_jw *w, const regime_results *R, int k, const char *opt)
         rs_jw_kdbl(w, "s_min", F.fit.s_min);
         rs_jw_kdbl(w, "e_min", F.fit.e_min);
         rs_jw_kdbl(w, "b_crit", F.fit.b_crit);
-        jw_range(w, "b_crit_95", F.ci.b_crit);
-        jw_range(w, "b_crit_leave_one_out", F.ci.b_crit_loo);
+        conv_range_write(w, "b_crit_95", F.ci.b_crit);
+        conv_range_write(w, "b_crit_leave_one_out", F.ci.b_crit_loo);
         rs_jw_kdbl(w, "r2", F.fit.r2);
         rs_jw_kdbl(w, "relative_residual_max", F.fit.rel_max);
         rs_jw_key(w, "form_describes_points");
@@ -198,10 +189,10 @@ static void write_fit(rs_jw *w, const regime_results *R, int k, const char *opt)
     rs_jw_kdbl(w, "small", F.small);
     rs_jw_kdbl(w, "big", F.big);
     rs_jw_kdbl(w, "ratio", F.ratio);
-    jw_range(w, "ratio_measured", F.measured);
+    conv_range_write(w, "ratio_measured", F.measured);
     if (F.fitted)
-        jw_range(w, "ratio_fit_95", F.ci.ratio);
-    jw_range(w, "ratio_interval", F.hull);
+        conv_range_write(w, "ratio_fit_95", F.ci.ratio);
+    conv_range_write(w, "ratio_interval", F.hull);
     rs_jw_kstr(w, "verdict", F.verdict);
     rs_jw_kdbl(w, "b_crit_needed", conv_bcrit_for_ratio(F.small, F.big, CONV_CLAIM_FRACTION * F.big / F.small));
     rs_jw_obj_end(w);

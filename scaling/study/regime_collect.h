@@ -37,7 +37,7 @@ typedef struct {
     conv_fit_ci ci;
     char why[200];
     double small, big, ratio, claim_cap, bsimple;
-    conv_range measured, hull;   /* the seeds' range; with the fit's interval */
+    conv_range measured, hull;   /* the range over seeds; with the fit's interval */
     const char *verdict;
 } regime_fit;
 

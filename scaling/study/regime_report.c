@@ -134,7 +134,7 @@ int regime_report(const regime_results *R, FILE *out)
     double need = conv_bcrit_for_ratio(atof(V("B")), atof(V("B")) * atof(V("CLAIM_N")),
                                        CONV_CLAIM_FRACTION * atof(V("CLAIM_N")));
     fprintf(out, "The claim: %s times the batch gives %s times fewer steps, S(B = %s) / S(B = %ld). It *holds* "
-                 "where the whole interval (the seeds' range and the fit's 95%% bootstrap) is at least %.0f%% of "
+                 "where the whole interval (the range over seeds and the fit's 95%% bootstrap) is at least %.0f%% of "
                  "the ideal %s, *does not hold* where all of it is under, and is *inconclusive* otherwise. Under "
                  "S = S_min + E_min / B that needs B_crit >= %.0f sequences. The fit minimises relative "
                  "residuals; \"form fits\" says whether every point is within %.0f%% of it.\n\n",

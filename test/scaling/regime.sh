@@ -43,11 +43,12 @@ nx_target=$(grep -L -F -- "--target-ppl $hard " "$run"/points/n4-*/cmd "$run"/po
 
 # every rate after an N > 1 centre is capped at the centre's steps to the hard target
 # where it reached it (its own cap otherwise): a slower rate cannot win there
-capped=$(study_get "$run/regime_points.csv" N,optimizer,steps_cap,role,steps_best --all |
-    awk -F '\t' '$1 > 1 && $4 == "grid" { k = $1 " " $2
-                     if (!(k in c)) { c[k] = ($5 != "" && $5 + 0 < $3 + 0) ? $5 : $3; next }
-                     n++; if ($3 != c[k]) bad++ }
-                  END { print (n > 0 ? bad + 0 : -1) }')
+capped=$(csv_rows "$run/regime_points.csv" N,optimizer,steps_cap,role,steps_best 'function emit() {
+        if (v["N"] <= 1 || v["role"] != "grid") return
+        k = v["N"] " " v["optimizer"]
+        if (!(k in c)) { c[k] = (v["steps_best"] != "" && v["steps_best"] + 0 < v["steps_cap"] + 0) ? v["steps_best"] : v["steps_cap"]; return }
+        n++; if (v["steps_cap"] != c[k]) bad++ }
+    END { print (n > 0 ? bad + 0 : -1) }')
 [ "$capped" -eq 0 ] && ok "the rates after a centre are capped at the centre's steps to the hard target" ||
     bad "caps after the centre: $capped wrong (-1: none)"
 
@@ -70,7 +71,8 @@ pt=$(col "$run/regime_steps.csv" N --where target=best,optimizer=adam,N=4,seed=1
 name=$(study_get "$run/regime_points.csv" point --where N=4,optimizer=adam,seed=1 --all | while read -r p; do
     s=$(col "$run/regime_points.csv" steps_best --where point="$p"); [ -n "$s" ] && echo "$p $s"; done | sort -k2 -g | head -n 1)
 p=${name% *}; want=${name#* }
-got=$(study_get "$run/points/$p/log.csv" step,valid_ppl --all | awk -F '\t' -v h="$hard" '$2 <= h + 0 { print $1; exit }')
+got=$(csv_rows "$run/points/$p/log.csv" step,valid_ppl 'function emit() { if (got == "" && v["valid_ppl"] <= h + 0) got = v["step"] }
+    END { print got }' -v h="$hard")
 [ -n "$pt" ] && [ -n "$want" ] && [ "$got" = "$want" ] && ok "$p: steps to the hard target $want, from its log" ||
     bad "$p: steps to the hard target '$want', the log's first row under it '$got'"
 
