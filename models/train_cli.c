@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "checkpoint.h"
 #include "dp_comm.h"
 #include "fsio.h"
 #include "opts.h"
@@ -38,7 +39,7 @@ typedef struct {
     long base_batch;
     long hidden, layers, embed, bptt, batch, classes, vocab, completion, seed, threads;
     long workers, group_size, group_max, eval_ranks;
-    int pipeline, check_args;
+    int pipeline, check_args, resume_if_any;
     rs_common_opts co;
 } flag_values;
 
@@ -98,6 +99,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"checkpoint", RS_OPT_STR, &o->ckpt_dir, "DIR", "write checkpoints into DIR (atomically) every K steps and at exit", 0, 0},
         {"checkpoint-every", RS_OPT_INT, &o->ckpt_every, "K", "checkpoint every K steps [at each evaluation]", 1, 1e15},
         {"resume", RS_OPT_FLAG, &o->resume, NULL, "continue from the newest checkpoint in --checkpoint DIR (bit-identical)", 0, 0},
+        {"resume-if-any", RS_OPT_FLAG, &f->resume_if_any, NULL, "--resume when --checkpoint DIR holds a checkpoint, else start: one command line for a job a stop may cut (a study's points)", 0, 0},
         {"seed", RS_OPT_INT, &f->seed, "N", "random seed: initial weights [1]", 0, 4.6e18},
         {"threads", RS_OPT_INT, &f->threads, "N", "threads for GEMM and the softmax [all CPUs]", 1, 1024},
         {"gemm", RS_OPT_STR, &o->gemm, "NAME", "GEMM backend: auto (each product shape on the fastest of the backends that load and pass the reference check, timed at start-up; a resume reuses the checkpoint's picks), openblas, blis, onednn, blocked or naive, or a plan an earlier run recorded (its summary.json's gemm_plan, 'auto:other=blis;512x140x128:TN=onednn;...': the same dispatch, no timing) [auto]", 0, 0},
@@ -140,6 +142,12 @@ static int check_names(const flag_values *f, train_opts *o, int kn3)
           "--classes");
     RS_CHECK(!o->resume || o->ckpt_dir, "--resume needs --checkpoint DIR (the folder to resume "
           "from)");
+    RS_CHECK(!f->resume_if_any || o->ckpt_dir, "--resume-if-any needs --checkpoint DIR (the "
+          "folder to resume from)");
+    RS_CHECK(!(f->resume_if_any && o->resume), "--resume and --resume-if-any: give one");
+    char newest[4200];
+    if (f->resume_if_any)
+        o->resume = ckpt_latest(o->ckpt_dir, newest, sizeof newest) == 0;
     RS_CHECK(!f->eval_ranks || dp_comm_active(), "--eval-ranks %ld needs ranks to set aside: run "
           "under mpirun -np P with P > %ld", f->eval_ranks, f->eval_ranks);
     RS_CHECK(f->eval_ranks < dp_comm_size(), "--eval-ranks %ld leaves none of the %d ranks to "

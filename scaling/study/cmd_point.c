@@ -3,7 +3,10 @@
  *   study point RUN POINTS NAME|N   the point (by name, or the N-th: an array task) in
  *       RUN/points/NAME/: cmd, stdout.txt, stderr.txt, seconds, session, then rc (last:
  *       a point is done when rc holds one of its OK codes).  A done point is skipped; a
- *       failed or stopped one is moved aside to NAME.attempt-K and runs again.  LAUNCH is
+ *       failed or stopped one is moved aside to NAME.attempt-K and runs again, except a
+ *       stopped one whose ckpt/ holds files: it runs again in its folder, so a command
+ *       that checkpoints there continues (rnn-train --checkpoint ckpt --resume-if-any),
+ *       its output appended (a done point's ckpt/ is removed).  LAUNCH is
  *       put before the command (LAUNCH="mpirun -np 4"); STUDY_ROOT/build/bin (default:
  *       the current folder's) comes first on PATH.
  *   study pending RUN POINTS [--failed]   the names still to run (or only the failed),
@@ -12,6 +15,7 @@
  * Exit: 0; 1 the point failed; 2 bad usage or a malformed points file; 130/143 when the
  * point was stopped (it stays pending). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,6 +31,7 @@
 #include "fsio.h"
 #include "points_file.h"
 #include "study.h"
+#include "study_def.h"
 
 static int usage_error(const char *verb, const char *what)
 {
@@ -96,6 +101,35 @@ static void progress(const char *run, const pf_points *pts, const pf_point *p, i
     printf("study: [%d/%d] %s rc=%d %lds; ETA %s\n", done, pts->n, p->name, rc, secs, eta);
 }
 
+/* A stopped point (no rc) whose ckpt/ holds a file not starting with '.' (a lock). */
+static int continues(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/rc", dir);
+    if (access(path, F_OK) == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/ckpt", dir);
+    DIR *d = opendir(path);
+    int any = 0;
+    for (struct dirent *e; d && !any && (e = readdir(d));)
+        any = e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return any;
+}
+
+/* The seconds a continued point's earlier runs took (their "seconds"). */
+static long seconds_so_far(const char *dir)
+{
+    char path[4200], text[64];
+    snprintf(path, sizeof path, "%s/seconds", dir);
+    FILE *f = fopen(path, "r");
+    long s = f && fgets(text, sizeof text, f) ? atol(text) : 0;
+    if (f)
+        fclose(f);
+    return s;
+}
+
 static int run_point(const char *run, const pf_points *pts, const pf_point *p)
 {
     if (strcmp(p->ok, "x") == 0) {
@@ -104,9 +138,11 @@ static int run_point(const char *run, const pf_points *pts, const pf_point *p)
     }
     if (pf_state_of(run, p) == PF_DONE)
         return 0;
-    char dir[4096], aside[4200], cmd[16384], root[4096];
+    char dir[4096], aside[4200], cmd[16384], root[4096], path0[4200];
     snprintf(dir, sizeof dir, "%s/points/%s", run, p->name);
-    if (access(dir, F_OK) == 0) {
+    int again = continues(dir);
+    long before = again ? seconds_so_far(dir) : 0;
+    if (!again && access(dir, F_OK) == 0) {
         for (int k = 1;; k++) {
             snprintf(aside, sizeof aside, "%s.attempt-%d", dir, k);
             if (access(aside, F_OK) != 0)
@@ -133,7 +169,8 @@ static int run_point(const char *run, const pf_points *pts, const pf_point *p)
         snprintf(out, sizeof out, "%s/stdout.txt", dir);
         snprintf(err, sizeof err, "%s/stderr.txt", dir);
         snprintf(path, sizeof path, "%s/build/bin:%s", root, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int how = O_WRONLY | O_CREAT | (again ? O_APPEND : O_TRUNC);
+        int o = open(out, how, 0644), e = open(err, how, 0644);
         if (o < 0 || e < 0 || chdir(dir) != 0)
             _exit(126);
         dup2(o, 1);
@@ -153,13 +190,13 @@ static int run_point(const char *run, const pf_points *pts, const pf_point *p)
     sigaction(SIGTERM, &old_term, NULL);
     RS_CHECK(pid > 0, "cannot start %s: %s", p->name, strerror(errno));
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    long secs = (long)(time(NULL) - t0);
-    if (rc == 130 || rc == 143) {
-        printf("study: %s interrupted\n", p->name);
-        return rc;
-    }
+    long secs = (long)(time(NULL) - t0) + (again ? before : 0);
     char buf[64];
     snprintf(buf, sizeof buf, "%ld", secs);
+    if (rc == 130 || rc == 143) {   /* the time so far, for a run that continues */
+        printf("study: %s interrupted\n", p->name);
+        return write_text(dir, "seconds", buf) != 0 ? -1 : rc;
+    }
     const char *session = getenv("STUDY_SESSION");
     if (write_text(dir, "seconds", buf) != 0 || write_text(dir, "session", session ? session : "") != 0)
         return -1;
@@ -167,8 +204,11 @@ static int run_point(const char *run, const pf_points *pts, const pf_point *p)
     if (write_text(dir, "rc", buf) != 0)
         return -1;
     progress(run, pts, p, rc, secs);
-    if (pf_state_of(run, p) == PF_DONE)
+    if (pf_state_of(run, p) == PF_DONE) {   /* its checkpoints served only to continue it */
+        snprintf(path0, sizeof path0, "%s/ckpt", dir);
+        study_remove_tree(path0);
         return 0;
+    }
     char path[4200], line[4096] = "", last[4096] = "";
     snprintf(path, sizeof path, "%s/stderr.txt", dir);
     FILE *f = fopen(path, "r");

@@ -132,7 +132,7 @@ static int plan(study_run *r)
                     snprintf(name, sizeof name, "models-%s-h%s-%s-s%s", c, h, full ? "full" : "class", sd);
                     if (study_add(r, name, atof(h) * (full ? 4 : 1), "0",
                                   "rnn-train --model %s --hidden %s --classes %ld --corpus %s --batch %s "
-                                  "--bptt %s %s --threads %s --seed %s %s --completion %s --log log.csv "
+                                  "--bptt %s %s --threads %s --seed %s %s --completion %s --checkpoint ckpt --resume-if-any --log log.csv "
                                   "--csv summary.csv --json summary.json",
                                   c, h, full ? 0 : classes, V("CORPUS"), V("BATCH"), V("BPTT"), V("OPT_FLAGS"),
                                   V("THREADS"), sd, budget, V("COMPLETION")) != 0)

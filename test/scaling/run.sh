@@ -2,7 +2,8 @@
 # run.sh — the scaling studies' driver and the convergence study (target check-scaling):
 #   1. scaling/study.sh: every point runs once; a rerun runs nothing; a failed point is
 #      recorded, the others still run, exit 1, and the rerun moves it aside and retries;
-#      an infeasible point is recorded and not run; JOBS=2 runs the same points;
+#      an infeasible point is recorded and not run; JOBS=2 runs the same points; a
+#      stopped rnn-train point with checkpoints continues in its folder (the same log);
 #   2. scaling/converge.sh on a tiny grid (N = 1, 2, 4: the fit needs three; hidden 16; target 2.3 x kn3, a few
 #      hundred steps): the outputs exist, coarse points are refined until every count is
 #      resolved, a rerun on the folder runs no point, and a second folder with the same
@@ -29,6 +30,7 @@ cd "$(dirname "$0")/../.."
 . test/lib.sh
 . scaling/study/get.sh   # col, csv_rows: every table read back through build/bin/study
 test_begin scaling
+top=$(pwd)
 
 echo "== scaling/study.sh: points, resume, failures"
 mkdir "$tmp/r1"
@@ -64,6 +66,32 @@ sh scaling/study.sh point "$tmp/r1" "$tmp/p1.txt" nosuch 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "an unknown point: exit 2, one line" ||
     bad "an unknown point: exit $rc: $(cat "$tmp/err")"
+
+echo "== scaling/study.sh: a stopped point that checkpoints continues where it stopped"
+# rnn-train --checkpoint ckpt --resume-if-any, stopped (SIGTERM) once it has a checkpoint:
+# the rerun continues in the same folder, and its log is the uninterrupted run's
+mkdir "$tmp/r2"
+echo "long 1 0 rnn-train --model lstm --hidden 16 --classes 50 --bptt 20 --batch 4 --threads 1 --seed 3 \
+--gemm blocked --schedule const --steps 1500 --eval-every 25 --eval-tokens 2000 --checkpoint ckpt \
+--resume-if-any --log log.csv" > "$tmp/p2.txt"
+STUDY_ROOT=$top build/bin/study point "$tmp/r2" "$tmp/p2.txt" long > "$tmp/out4" 2>&1 &
+pid=$!
+for i in $(seq 100); do ls "$tmp/r2/points/long/ckpt" 2> /dev/null | grep -q bin && break; sleep 0.1; done
+pkill -TERM -f "rnn-train --model lstm --hidden 16 --classes 50 --bptt 20 --batch 4 --threads 1 --seed 3"
+wait $pid
+rc=$?
+[ $rc -eq 143 ] && [ ! -f "$tmp/r2/points/long/rc" ] && ok "the stopped point: exit 143, pending" ||
+    bad "the stopped point: exit $rc, rc file: $(cat "$tmp/r2/points/long/rc" 2>&1)"
+STUDY_ROOT=$top build/bin/study point "$tmp/r2" "$tmp/p2.txt" long > "$tmp/out5" 2>&1
+rc=$?
+mkdir "$tmp/r2/again" &&
+    (cd "$tmp/r2/again" && PATH="$top/build/bin:$PATH" sh -c "$(cat ../points/long/cmd)" > out.txt 2>&1)
+runlog() { col "$1" step,tokens,train_loss,valid_ppl,lr --all; }
+a=$(runlog "$tmp/r2/again/log.csv"); b=$(runlog "$tmp/r2/points/long/log.csv")
+[ $rc -eq 0 ] && [ ! -e "$tmp/r2/points/long.attempt-1" ] && grep -q "^resume" "$tmp/r2/points/long/stdout.txt" &&
+    [ -n "$a" ] && [ "$a" = "$b" ] && [ ! -e "$tmp/r2/points/long/ckpt" ] &&
+    ok "the rerun continued in its folder from the checkpoint: the uninterrupted run's log; ckpt/ removed once done" ||
+    { bad "the rerun (exit $rc) did not continue the point, or its log differs"; tail -n 3 "$tmp/r2/points/long/stderr.txt"; }
 
 echo "== scaling/converge.sh: a tiny study, rerun, the same seed twice"
 # converge.sh on a tiny grid into folder $1 (its settings go with the environment)
@@ -107,7 +135,6 @@ with_plan=$(grep -l -- "--gemm 'auto:other=" "$tmp/c1/points"/b*/cmd | wc -l)
     ok "GEMM=plan: $nplan plan point(s); all $grid_cmds grid points name a recorded plan" ||
     bad "GEMM=plan: $nplan plan points, $with_plan of $grid_cmds grid points name a plan"
 p1=$(ls -d "$tmp/c1/points"/b*-n2-* | head -n 1)
-top=$(pwd)
 mkdir -p "$tmp/again" && (cd "$tmp/again" && PATH="$top/build/bin:$PATH" sh -c "$(cat "$p1/cmd")" > out.txt 2>&1)
 nolog() { col "$1" step,tokens,train_loss,valid_ppl,lr,b_simple --all; }
 a=$(nolog "$tmp/again/log.csv"); b=$(nolog "$p1/log.csv")
