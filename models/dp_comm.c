@@ -100,6 +100,12 @@ void dp_comm_sum_doubles(double *v, int n)
         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, train_comm);
 }
 
+void dp_comm_or_u64(uint64_t *v, long n)
+{
+    if (started)
+        MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, train_comm);
+}
+
 int dp_comm_same_u64(uint64_t v)
 {
     if (!started)

@@ -40,6 +40,8 @@ int dp_comm_agree(int rc);
 int dp_comm_agree_all(int rc);
 /* Collective: the sum of v over ranks (in rank order; P = 1: v). */
 void dp_comm_sum_doubles(double *v, int n);
+/* Collective: the bitwise OR of v over ranks (no MPI: v). */
+void dp_comm_or_u64(uint64_t *v, long n);
 /* Collective: 1 when every rank passed the same value, else 0. */
 int dp_comm_same_u64(uint64_t v);
 /* Collective: rank 0 gets every rank's n floats, in rank order, in all (P * n). */

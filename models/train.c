@@ -353,6 +353,8 @@ static void fill_defaults(train_opts *o)
         o->workers = dp_comm_size();
     if (!o->sync)
         o->sync = "fused";
+    if (!o->embed_exchange)
+        o->embed_exchange = "dense";
     if (!o->exchange.algo)
         o->exchange.algo = "library";
 }

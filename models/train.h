@@ -59,6 +59,7 @@ typedef struct {
     const char *csv, *json;  /* --csv / --json: the summary (or benchmark) table */
     int workers;             /* --workers N: synchronous workers, N/P per rank (0: P) */
     const char *sync;        /* --sync: the gradient exchange (fused, bucketed, per-tensor) */
+    const char *embed_exchange;   /* --embed-exchange: dense, or sparse (touched rows) */
     double bucket_mib;       /* --bucket-mib: bucketed's bucket size, MiB (> 0) */
     dp_exchange_opts exchange; /* --allreduce, --group-size, --group-max, --inner */
     int quiet;               /* no stdout (tests) */

@@ -155,6 +155,13 @@ static void set_dp_cells(rs_table *tb, int row, const run_ctx *r, const step_par
     rs_set_dbl(tb, row, "exchange_ms", p->exchange_total);
     rs_set_dbl(tb, row, "exchange_exposed_ms", p->exchange);
     rs_set_dbl(tb, row, "optimizer_ms", p->optimizer);
+    /* sparse: the mean fraction of the embedding's rows in the union (sent when sparse) */
+    double rows = d->rows_steps ? d->rows_sum / (double)d->rows_steps : 1;
+    rs_set_str(tb, row, "embed_exchange", r->o->embed_exchange);
+    rs_set_dbl(tb, row, "embed_rows", rows);
+    if (run_says(r) && d->P > 1 && d->sparse)
+        printf("\nsparse   the embedding's touched rows: %.1f%% of %ld on average over the %ld "
+               "steps\n", 100 * rows, (long)r->m.lay.t[P_EMBED].rows, d->rows_steps);
     if (run_says(r) && (d->P > 1 || d->N > 1))
         printf("\nbench    %d rank%s x %d worker%s of batch %d: %.0f tokens/s in total, %.0f per "
                "rank; step: compute %.2f ms, exchange (%s, %s) %.2f ms of which exposed %.2f ms, "
@@ -216,6 +223,8 @@ int train_bench(run_ctx *r)
         {"exchange_ms", RS_DBL, 4},
         {"exchange_exposed_ms", RS_DBL, 4},
         {"optimizer_ms", RS_DBL, 4},
+        {"embed_exchange", RS_STR, 0},
+        {"embed_rows", RS_DBL, 4},
         {"eval_every", RS_INT, 0},
         {"eval_ms", RS_DBL, 4},
         {"eval_exposed_ms", RS_DBL, 4},

@@ -12,6 +12,7 @@
  *   train_bench.c   --bench N and --pipeline
  *   train_dp.c      --workers over ranks: the workers' state, their step, the exchange
  *   train_sync.c    --sync: fused, bucketed (a communication thread), per-tensor
+ *   train_sparse.c  --embed-exchange sparse: the embedding's touched rows only
  *   train_hooks.c   the hooks set (train_hooks.h), and the run as the hooks see it */
 #ifndef RS_MODELS_TRAIN_CTX_H
 #define RS_MODELS_TRAIN_CTX_H
@@ -48,6 +49,13 @@ typedef struct {
                                      [sent_from..] handed to the thread */
     float *zeros;                 /* per-tensor: what rounds 2..Tw send */
     double small_sq;              /* sum over workers of |own mean gradient|^2 (N >= 2) */
+    int sparse;                   /* --embed-exchange sparse (train_sparse.c) */
+    uint64_t *row_bits;           /* sparse, P > 1: the embedding rows touched, V bits */
+    int *rows;                    /* sparse: the union's rows this step, ascending */
+    long nrows;
+    long packed_from;             /* sparse, this step: the exchange starts here (0: dense) */
+    double rows_sum;              /* sparse: the union's fraction of V, summed over steps */
+    long rows_steps;
 } dp_ctx;
 
 /* One evaluation's row: what the step it belongs to had, and the result. */
@@ -191,6 +199,14 @@ int train_dp_save(run_ctx *r);             /* collective: rank 0 writes the chec
 int train_dp_resume(run_ctx *r);           /* every rank reads the newest checkpoint */
 /* Ctrl-C / SIGTERM for the loop: on P > 1 the request agreed at the last step. */
 int train_stop_agreed(const run_ctx *r);
+
+/* ---- train_sparse.c: --embed-exchange sparse ---- */
+int train_sparse_setup(run_ctx *r);     /* after train_dp_setup's P is known */
+void train_sparse_teardown(run_ctx *r);
+void train_sparse_mark(run_ctx *r, const int *inputs, long n);   /* a worker's window */
+void train_sparse_union(run_ctx *r);    /* collective: the union; sparse this step? */
+void train_sparse_pack(run_ctx *r, float *grad);     /* before the exchange */
+void train_sparse_unpack(run_ctx *r, float *grad);   /* after it */
 
 /* ---- train_sync.c: --sync and the workers' squared norms ---- */
 int train_sync_setup(run_ctx *r);       /* after train_dp_setup */

@@ -39,6 +39,11 @@ int train_dp_check(const train_opts *o)
              "0.5)", o->bucket_mib);
     RS_CHECK(train_spare_threads() || !o->eval_async, "--eval-async needs a second thread "
              "per rank, which simulated ranks cannot run: evaluate without --eval-async");
+    RS_CHECK(strcmp(o->embed_exchange, "dense") == 0 || strcmp(o->embed_exchange, "sparse") == 0,
+             "--embed-exchange: unknown mode '%s' (expected dense or sparse)", o->embed_exchange);
+    RS_CHECK(strcmp(o->embed_exchange, "sparse") != 0 || strcmp(o->sync, "per-tensor") != 0,
+             "--embed-exchange sparse packs the embedding next to the rest of the gradient: use "
+             "--sync fused or bucketed");
     if (strcmp(o->sync, "bucketed") == 0 && train_bucketed_check() != 0)
         return -1;
     return dp_exchange_check(&o->exchange, P);
@@ -73,6 +78,8 @@ int train_dp_setup(run_ctx *r)
             return -1;
         d->grad_sum = grad_tree_sum(&d->tree);
     }
+    if (train_sparse_setup(r) != 0)
+        return -1;
     return train_sync_setup(r);
 }
 
@@ -95,6 +102,7 @@ void train_dp_teardown(run_ctx *r)
     if (d->own_h)
         r->m.state_h = d->own_h, r->m.state_c = d->own_c;
     train_sync_teardown(r);
+    train_sparse_teardown(r);
     dp_exchange_free(d->exchange);
     memset(d, 0, sizeof *d);
 }
@@ -125,6 +133,9 @@ double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out)
         m->state_h = d->state_h + k * S, m->state_c = d->state_c + k * S;
         Tw = streams_window(&ws, r->st.pos, c->bptt, m->act.inputs, m->act.targets);
         RS_ASSERT(Tw > 0);
+        train_sparse_mark(r, m->act.inputs, (long)Tw * c->batch);
+        if (k == d->local - 1)   /* every window known: before the buckets may start */
+            train_sparse_union(r);
         double loss = model_forward(m, Tw, 1) / ((double)Tw * c->batch);
         loss_sum += loss;
         if (!isfinite(loss) && d->P == 1) {   /* alone: stop before touching anything */
@@ -155,6 +166,7 @@ double train_dp_exchange(run_ctx *r, float *grad, double loss_sum, int stop)
         d->small_sq = v[2];
         if (isfinite(loss_sum))
             train_sync_exchange(r, grad);
+        train_sparse_unpack(r, grad);
     }
     return loss_sum / d->N;
 }

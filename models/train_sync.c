@@ -75,12 +75,18 @@ static void take_range(run_ctx *r, int k, long from, long to)
 }
 
 /* grads[from, ..) is final: hand it to the buckets, full ones from the top down; at the
- * embedding (from 0) the rest, smaller. */
+ * embedding (from 0) the rest, smaller (sparse: the union's rows packed first, the rest
+ * from packed_from). */
 static void start_buckets(run_ctx *r, long from)
 {
     dp_ctx *d = &r->dp;
     float *sum = d->local > 1 ? d->grad_sum : r->m.grads;
-    while (d->sent_from - from >= d->bucket_floats || (from == 0 && d->sent_from > 0)) {
+    int last = from == 0;
+    if (last && d->packed_from) {
+        train_sparse_pack(r, sum);
+        from = d->packed_from;
+    }
+    while (d->sent_from - from >= d->bucket_floats || (last && d->sent_from > from)) {
         long n = d->sent_from - from < d->bucket_floats ? d->sent_from - from : d->bucket_floats;
         d->sent_from -= n;
         RS_ASSERT(dp_buckets_start(d->buckets, sum + d->sent_from, n) == 0);
@@ -150,7 +156,10 @@ void train_sync_exchange(run_ctx *r, float *grad)
     uint64_t t0 = train_now_ns();
     if (d->sync == SYNC_PER_TENSOR)
         exchange_per_tensor(r, grad);
-    else
-        RS_ASSERT(dp_exchange_sum(d->exchange, grad, r->m.lay.total) == 0);
+    else {
+        train_sparse_pack(r, grad);   /* sparse: [packed_from, total) holds everything */
+        RS_ASSERT(dp_exchange_sum(d->exchange, grad + d->packed_from,
+                                  r->m.lay.total - d->packed_from) == 0);
+    }
     d->exchange_total_s = train_seconds_since(t0);
 }

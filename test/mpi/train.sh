@@ -12,6 +12,8 @@
 #      per-tensor against fused, ordered, at P = 2 and 3 with 1, 2 and 3 workers per
 #      rank: the same parameter bits and the same train loss and valid ppl rows (the
 #      same P: the same order of every sum in them);
+#   3b. --embed-exchange sparse (fused, bucketed) against dense on a 400-word vocabulary:
+#      the same parameter bits, ordered at P = 3, the library's and ring at P = 2;
 #   4. the default allreduce, whose order differs (np=2 --workers 6: 3 workers a rank),
 #      against one process: one plain SGD step (--clip 0), each parameter within the
 #      bound derived below (a multi-step trajectory would amplify rounding); an update
@@ -126,6 +128,37 @@ for pn in 2:4 3:6 2:2 2:6; do
         fi
     done
 done
+
+echo "== --embed-exchange sparse against dense"
+# The union's rows packed and summed, every other row zero as the dense sum leaves it:
+# the same sums where the order does not depend on the position (ordered; P = 2 with any
+# algorithm), so the same parameter bits after 50 steps, fused and bucketed; on a
+# vocabulary of 400 words, where a step touches a fraction of the rows (its --bench
+# reports the fraction, which must be below 1 for the check to mean anything).
+awk 'BEGIN { x = 7; for (i = 0; i < 3000; i++) { line = "";
+               for (j = 0; j < 8; j++) { x = (x * 1103515245 + 12345) % 2147483648;
+                 r = x / 2147483648; line = line sprintf("w%d ", int(400 * r * r)) }
+               print line "." } }' > "$tmp/wide.txt"
+wide="--corpus $tmp/wide.txt --model lstm --hidden 24 --embed 16 --bptt 8 --batch 2 --schedule const
+      --seed 5 --threads 1 --gemm openblas --optimizer adam --lr 0.02 --eval-every 25"
+for case in "3:6:$ord" "2:4:" "2:2:--allreduce ring"; do
+    p=${case%%:*}; rest=${case#*:}; n=${rest%%:*}; algo=${rest#*:}; k=$p-$n
+    mpirun_q "$p" "$bin" $wide $algo --workers "$n" --steps 50 > "$tmp/sp-dense$k.out" 2> "$tmp/err" ||
+        { echo "FAIL: np=$p dense:"; cat "$tmp/err"; fail=1; }
+    for s in fused bucketed; do
+        mpirun_q "$p" "$bin" $wide $algo --workers "$n" --steps 50 --sync "$s" --bucket-mib 0.005 \
+            --embed-exchange sparse > "$tmp/sp-$s$k.out" 2> "$tmp/err" ||
+            { echo "FAIL: np=$p --embed-exchange sparse --sync $s:"; cat "$tmp/err"; fail=1; }
+        same_bits "$tmp/sp-dense$k.out" "$tmp/sp-$s$k.out" "np=$p --workers $n ${algo:-(library)} --embed-exchange sparse --sync $s against dense"
+    done
+done
+mpirun_q 2 "$bin" $wide --workers 2 --embed-exchange sparse --bench 25 --csv "$tmp/sp.csv" > /dev/null 2> "$tmp/err"
+rows=$(col "$tmp/sp.csv" embed_rows 2> /dev/null)
+if [ -n "$rows" ] && awk -v f="$rows" 'BEGIN { exit !(f > 0 && f < 1) }'; then
+    echo "ok   sparse steps moved $rows of the embedding's rows"
+else
+    echo "FAIL the sparse steps' fraction of rows is '$rows' (expected in (0, 1)): $(cat "$tmp/err")"; fail=1
+fi
 
 echo "== the default allreduce (another order): one SGD step within the derived bound"
 # One plain SGD step from the same start, x = the parameters after it, u = 2^-24:
