@@ -189,6 +189,9 @@ stream_set train_dp_worker_streams(const stream_set *global, int w, int b);
  * their mean losses; *grad_out gets the sum of their gradients.  P = 1: stops at the
  * first non-finite loss (returned) before its backward. */
 double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out);
+/* --embed-exchange sparse without the compute (a folded simulation): the windows' rows
+ * marked and their union taken, as train_dp_compute does (collective). */
+void train_dp_sparse_windows(run_ctx *r);
 /* Collective: the gradient summed over ranks in place; the mean loss over all N
  * workers (the gradient is left alone when it is not finite). */
 double train_dp_exchange(run_ctx *r, float *grad, double loss_sum, int stop);

@@ -151,6 +151,20 @@ double train_dp_compute(run_ctx *r, int *Tw_out, float **grad_out)
     return loss_sum;
 }
 
+void train_dp_sparse_windows(run_ctx *r)
+{
+    dp_ctx *d = &r->dp;
+    const model_cfg *c = &r->m.cfg;
+    if (!d->row_bits)
+        return;
+    for (int k = 0; k < d->local; k++) {
+        stream_set ws = train_dp_worker_streams(&r->train, d->rank * d->local + k, c->batch);
+        int Tw = streams_window(&ws, r->st.pos, c->bptt, r->m.act.inputs, r->m.act.targets);
+        train_sparse_mark(r, r->m.act.inputs, (long)(Tw > 0 ? Tw : 0) * c->batch);
+    }
+    train_sparse_union(r);
+}
+
 double train_dp_exchange(run_ctx *r, float *grad, double loss_sum, int stop)
 {
     dp_ctx *d = &r->dp;

@@ -64,6 +64,7 @@ double run_ctx_skip_compute(run_ctx *r, int *Tw_out, float **grad_out)
     long left = r->train.len - 1 - r->st.pos;
     *Tw_out = left <= 0 ? 0 : left < r->m.cfg.bptt ? (int)left : r->m.cfg.bptt;
     *grad_out = r->dp.local > 1 ? r->dp.grad_sum : r->m.grads;
+    train_dp_sparse_windows(r);   /* sparse: the union is real, the gradient not */
     return 0;
 }
 
