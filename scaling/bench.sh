@@ -97,6 +97,21 @@ for tr_e in serial async; do
         --threads 1 --bench $((tr_steps * 2 + 8)) --eval-every 4 $([ $tr_e = async ] && echo --eval-async) \
         --csv "$run/train_eval.d/$tr_e.csv"
 done
+# data parallel: one process, then mpirun -np 2 (one rank a core, one thread, --workers
+# 2) with each exchange: fused, bucketed (a communication thread), and either with
+# --embed-exchange sparse (the embedding's touched rows); report.md: the P = 2
+# weak-scaling efficiency and the exposed exchange against fused's.  ~1 minute.
+mkdir -p "$run/train_dp.d"
+dp_bind="--bind-to core"; [ "$tr_all" -ge 2 ] || dp_bind="--oversubscribe --bind-to none"
+step train_dp_one build/bin/rnn-train --model lstm $tr_shape --threads 1 --bench $tr_steps \
+    --csv "$run/train_dp.d/one.csv"
+for tr_x in fused bucketed fused-sparse bucketed-sparse; do
+    step "train_dp_$tr_x" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -q $dp_bind --mca mpi_yield_when_idle 1 -np 2 build/bin/rnn-train --model lstm $tr_shape \
+        --threads 1 --workers 2 --bench $tr_steps --sync "${tr_x%-sparse}" \
+        --embed-exchange "$(case $tr_x in *-sparse) echo sparse ;; *) echo dense ;; esac)" \
+        --csv "$run/train_dp.d/$tr_x.csv"
+done
 # concat NAME [--label COL]: one table RUN/NAME.csv of the parts RUN/NAME.d/*.csv
 concat() {
     name=$1; shift
@@ -104,6 +119,7 @@ concat() {
 }
 concat train_bench
 concat train_eval --label eval_mode   # a first column: the part's name (serial, async)
+concat train_dp --label dp_mode
 # the PyTorch rows, one table for the report's "Against PyTorch" section
 if [ -n "$have_torch" ]; then
     concat train_peer

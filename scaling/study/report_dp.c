@@ -1,0 +1,96 @@
+/* report_dp.c — the report's data-parallel section: the training step over two ranks
+ * on this machine (train_dp.csv: one process, then mpirun -np 2 with each exchange) and
+ * the same step on simulated TaihuLight nodes (train_dp_sim.csv, `study train-sim`),
+ * with the scale-out targets: weak-scaling efficiency at P = 2 >= 0.95, the exposed
+ * exchange at most 40% of fused's (>= 60% hidden), and >= 0.90 at 800 nodes. */
+#include <string.h>
+
+#include "report.h"
+
+/* The row of label `mode` (dp_mode, or sync+embed_exchange for the simulation). */
+static int row_of(const rs_table *t, const char *mode)
+{
+    for (int i = 0; t && i < rs_table_nrows(t); i++)
+        if (strcmp(rp_cell(t, i, "dp_mode"), mode) == 0)
+            return i;
+    return -1;
+}
+
+static void on_this_machine(report_ctx *r)
+{
+    rs_table *t = rp_csv(r, "train_dp.csv");
+    int one = row_of(t, "one");
+    double base = one >= 0 ? rp_num(rp_cell(t, one, "tokens_per_s")) : 0;
+    int fused = row_of(t, "fused");
+    double fused_exposed = fused >= 0 ? rp_num(rp_cell(t, fused, "exchange_exposed_ms")) : 0;
+    int s = one >= 0 ? one : 0;
+    fprintf(r->out, "The training step (%s hidden %s, vocabulary %s, bptt %s, batch %s a worker, one thread\n"
+                    "a worker) in one process, then as `mpirun --bind-to core -np 2 ... --workers 2` with each\n"
+                    "exchange (`--sync`, `--embed-exchange`); efficiency = tokens/s / (2 x one process's),\n"
+                    "exposed = what the step waits for after its backward, against fused's:\n\n",
+            rp_cell(t, s, "model"), rp_cell(t, s, "hidden"), rp_cell(t, s, "vocab"), rp_cell(t, s, "bptt"),
+            rp_cell(t, s, "batch"));
+    fprintf(r->out, "| mode | tokens/s | efficiency | exchange ms | exposed ms | exposed / fused | embedding rows sent |\n"
+                    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    double best = 0, best_hidden = 0;
+    for (int i = 0; t && i < rs_table_nrows(t); i++) {
+        const char *mode = rp_cell(t, i, "dp_mode");
+        double tps = rp_num(rp_cell(t, i, "tokens_per_s")), ex = rp_num(rp_cell(t, i, "exchange_exposed_ms"));
+        if (i == one) {
+            fprintf(r->out, "| one process | %.0f | 1 | - | - | - | - |\n", tps);
+            continue;
+        }
+        double eff = base > 0 ? tps / (2 * base) : 0, rel = fused_exposed > 0 ? ex / fused_exposed : 0;
+        fprintf(r->out, "| %s | %.0f | %.3f | %.2f | %.2f | %.3f | %.3f |\n", mode, tps, eff,
+                rp_num(rp_cell(t, i, "exchange_ms")), ex, rel, rp_num(rp_cell(t, i, "embed_rows")));
+        best = eff > best ? eff : best;
+        if (fused_exposed > 0 && 1 - rel > best_hidden)
+            best_hidden = 1 - rel;
+    }
+    fprintf(r->out, "\n- target: P = 2 weak-scaling efficiency >= 0.95 with the best exchange: %.3f — %s\n", best,
+            best >= 0.95 ? "met" : "NOT met");
+    fprintf(r->out, "- target: P = 2, >= 60%% of fused's exposed exchange hidden: %.1f%% — %s\n\n", 100 * best_hidden,
+            best_hidden >= 0.60 ? "met" : "NOT met");
+    rs_table_free(t);
+}
+
+static void simulated(report_ctx *r)
+{
+    rs_table *t = rp_csv(r, "train_dp_sim.csv");
+    double base = 0;
+    for (int i = 0; t && i < rs_table_nrows(t); i++)
+        if (rp_cmp(rp_cell(t, i, "ranks"), 1) == 0)
+            base = rp_num(rp_cell(t, i, "step_ms_median"));
+    fprintf(r->out, "The same step on simulated Sunway TaihuLight nodes (`study train-sim`, SimGrid SMPI, one\n"
+                    "worker a node, compute charged at 100 GFLOP/s, `hier` exchange); efficiency = the step at\n"
+                    "one node / the step at N (weak scaling):\n\n");
+    fprintf(r->out, "| nodes | mode | step ms | efficiency | exchange ms | exposed ms | embedding rows sent |\n"
+                    "| ---: | --- | ---: | ---: | ---: | ---: | ---: |\n");
+    double at800 = 0;
+    for (int i = 0; t && i < rs_table_nrows(t); i++) {
+        if (rp_cmp(rp_cell(t, i, "ranks"), 1) == 0)
+            continue;
+        double step = rp_num(rp_cell(t, i, "step_ms_median")), eff = step > 0 ? base / step : 0;
+        fprintf(r->out, "| %s | %s | %.2f | %.3f | %.2f | %.2f | %.3f |\n", rp_cell(t, i, "ranks"),
+                rp_cell(t, i, "dp_mode"), step, eff, rp_num(rp_cell(t, i, "exchange_ms")),
+                rp_num(rp_cell(t, i, "exchange_exposed_ms")), rp_num(rp_cell(t, i, "embed_rows")));
+        if (rp_cmp(rp_cell(t, i, "ranks"), 800) == 0 && eff > at800)
+            at800 = eff;
+    }
+    if (at800 > 0)
+        fprintf(r->out, "\n- target: 800 simulated nodes, weak-scaling efficiency >= 0.90 with the best exchange: "
+                        "%.3f — %s\n", at800, at800 >= 0.90 ? "met" : "NOT met");
+    fprintf(r->out, "\n");
+    rs_table_free(t);
+}
+
+void report_dp(report_ctx *r)
+{
+    if (!rp_has(r, "train_dp.csv") && !rp_has(r, "train_dp_sim.csv"))
+        return;
+    fprintf(r->out, "### Data-parallel training: the exchange and the second rank\n\n");
+    if (rp_has(r, "train_dp.csv"))
+        on_this_machine(r);
+    if (rp_has(r, "train_dp_sim.csv"))
+        simulated(r);
+}
