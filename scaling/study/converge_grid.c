@@ -189,9 +189,10 @@ static int lr_point(const grid *g, const char *Nt, const char *bt, const char *o
     if (study_add(r, name, nearbyint((est < (double)cap ? est : (double)cap) * (double)B * (double)g->bptt), "0,1",
                   "rnn-train %s --gemm %s --threads %s --seed %s --schedule const --eval-streams %ld "
                   "--batch %ld --workers %ld --optimizer %s --lr %s --warmup %s --target-ppl %s "
-                  "--eval-every %ld --steps %ld --checkpoint ckpt --resume-if-any --log log.csv --csv summary.csv --json summary.json",
+                  "--eval-every %ld --steps %ld --checkpoint ckpt --checkpoint-every %ld --resume-if-any --log log.csv "
+                  "--csv summary.csv --json summary.json",
                   g->model, gemm, study_value(r, "THREADS"), study_value(r, "SEED"), eval_streams(g, b),
-                  K * b, N / K, opt, lr, wu, g->base->target, ev, cap) != 0)
+                  K * b, N / K, opt, lr, wu, g->base->target, ev, cap, study_ckpt_every(cap)) != 0)
         return -1;
     return r->added > before ? grid_row(r, name, row) : 0;
 }

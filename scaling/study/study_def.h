@@ -130,6 +130,9 @@ int study_point_failed(const study_run *r, const char *name);
 int study_gemm_plan(const study_run *r, const char *prefix, long batch, char *buf, size_t len);
 /* PATH and all below it removed (rm -rf). */
 void study_remove_tree(const char *path);
+/* A training point's --checkpoint-every for a cap of `steps`: ~50 checkpoints a point,
+ * so a stopped point loses at most 2% of it and writing them costs little. */
+long study_ckpt_every(long steps);
 /* RUN/PATH moved to RUN/old-K/ (the first K free for its name), so nothing is overwritten. */
 int study_keep_aside(const study_run *r, const char *path);
 /* The section between <!-- NAME --> marks of RUN/scaling_report.md replaced (or added). */

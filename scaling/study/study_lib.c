@@ -325,3 +325,8 @@ int study_stages(study_run *r, int *at, int done, int (*stage)(study_run *r, voi
     }
     return 0;
 }
+
+long study_ckpt_every(long steps)
+{
+    return steps / 50 > 1 ? steps / 50 : 1;
+}
