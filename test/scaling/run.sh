@@ -4,6 +4,7 @@
 #      recorded, the others still run, exit 1, and the rerun moves it aside and retries;
 #      an infeasible point is recorded and not run; JOBS=2 runs the same points; a
 #      stopped rnn-train point with checkpoints continues in its folder (the same log);
+#      snapshot.sh archives the finished points only;
 #   2. scaling/converge.sh on a tiny grid (N = 1, 2, 4: the fit needs three; hidden 16; target 2.3 x kn3, a few
 #      hundred steps): the outputs exist, coarse points are refined until every count is
 #      resolved, a rerun on the folder runs no point, and a second folder with the same
@@ -62,6 +63,12 @@ n1=$(cat "$tmp/r1/points/one/count.txt" | wc -l); n2=$(cat "$tmp/r1/points/two/c
 sh scaling/study.sh run "$tmp/r1" "$tmp/p1.txt" > "$tmp/out3" 2>&1
 grep -q "4 of 4 points done" "$tmp/out3" && ! grep -q "\[" "$tmp/out3" && ok "a finished study runs nothing" ||
     { bad "a finished study ran again"; cat "$tmp/out3"; }
+sh scaling/snapshot.sh "$tmp/r1" "$tmp/snap" > "$tmp/out-snap" 2>&1
+tar -tJf "$tmp/snap/points.tar.xz" 2> /dev/null | grep -o '^points/[^/]*/$' | sort > "$tmp/snapped"
+printf 'points/one/\npoints/three/\npoints/two/\n' > "$tmp/want"
+cmp -s "$tmp/snapped" "$tmp/want" && [ -d "$tmp/r1/points/three.attempt-1" ] &&
+    ok "snapshot.sh: the finished points archived, attempts and the infeasible left out, RUN untouched" ||
+    { bad "snapshot.sh archived: $(cat "$tmp/snapped" | tr '\n' ' ')"; cat "$tmp/out-snap"; }
 sh scaling/study.sh point "$tmp/r1" "$tmp/p1.txt" nosuch 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "an unknown point: exit 2, one line" ||
