@@ -49,6 +49,8 @@ static void add_compute(compose_facts *f, const rs_table *t, int row, const char
     }
     compose_batch *x = &f->batch[i];
     x->repeats++;
+    if (ms <= x->ms_min)
+        study_cell_at(t, row, "gemm", x->gemm, sizeof x->gemm);
     x->ms_min = ms < x->ms_min ? ms : x->ms_min;
     x->ms_max = ms > x->ms_max ? ms : x->ms_max;
     x->opt_min = opt < x->opt_min ? opt : x->opt_min;

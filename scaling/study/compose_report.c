@@ -191,6 +191,39 @@ static void spread(FILE *f, const rs_table *strong, const rs_table *weak)
         }
 }
 
+static int by_batch(const void *a, const void *b)
+{
+    double x = ((const compose_batch *)a)->batch, y = ((const compose_batch *)b)->batch;
+    return (x > y) - (x < y);
+}
+
+/* Compute per sequence (the fastest repeat / b) against b, which should not rise with b
+ * (a larger batch only makes the GEMMs larger): each b more than 10% above the smaller
+ * b's is named with its GEMM plan and the smaller's, the first suspect (--gemm auto
+ * times every backend at start-up and may pick differently per run). */
+static void per_sequence(FILE *f, const study_run *r)
+{
+    compose_facts facts;
+    if (compose_facts_read(r, &facts) != 0 || facts.nbatch == 0)
+        return;
+    qsort(facts.batch, (size_t)facts.nbatch, sizeof *facts.batch, by_batch);
+    fprintf(f, "Compute per sequence, the fastest repeat / b:");
+    for (int i = 0; i < facts.nbatch; i++)
+        fprintf(f, "%s b = %g: %.3g ms", i ? ";" : "", facts.batch[i].batch,
+                facts.batch[i].ms_min / facts.batch[i].batch);
+    int flagged = 0;
+    for (int i = 1; i < facts.nbatch; i++) {
+        const compose_batch *p = &facts.batch[i - 1], *c = &facts.batch[i];
+        double was = p->ms_min / p->batch, now = c->ms_min / c->batch;
+        if (now > 1.10 * was)
+            fprintf(f, "%s b = %g costs %.2fx b = %g's per sequence; its GEMM plan `%s`, b = %g's `%s`",
+                    flagged++ ? ";" : ". Not monotone:", c->batch, now / was, p->batch, c->gemm, p->batch,
+                    p->gemm);
+    }
+    fprintf(f, "%s\n\n", flagged ? "" : ". Monotone: it falls or stays within 10% as b grows");
+    compose_facts_free(&facts);
+}
+
 typedef struct {
     double nodes;
     char scheme[64], line[512];
@@ -272,6 +305,7 @@ static int section_writer(FILE *f, void *ctx)
                "`rnn-train-smpi` charges it), evaluation scaled by this core's GFLOP/s over the node's.\n\n",
             S("NODE_GFLOPS"), *S("NODE_GFLOPS_WHY") ? S("NODE_GFLOPS_WHY") : "set by NODE_GFLOPS",
             S("NODE_GFLOPS"), S("GAMMA_GBYTES_PER_S"));
+    per_sequence(f, r);
     static const char *const step_eff[] = {"step_ms:ms", "efficiency:eff"};
     static const char *const secs[] = {"time_to_target_s:s"};
     static const char *const kinds[] = {"core", "gflops"};

@@ -29,6 +29,7 @@ typedef struct {
     double opt_min;            /* optimizer_ms, the fastest repeat */
     double gflops_max;         /* this core's GFLOP/s, the fastest repeat */
     double gflop;              /* the step's GFLOP (the last repeat read) */
+    char gemm[512];            /* the fastest repeat's GEMM plan (bench.csv's gemm) */
 } compose_batch;
 
 typedef struct {
