@@ -11,7 +11,10 @@
  * fitted steps, residual and regime, whether the form describes the points (conv_fit.h),
  * the median b_simple, and the claim: steps(N = 1) / steps(N = claim-n), measured (the
  * seeds' range) and under the fit (its interval), with the verdict and the B_crit it
- * needs.  Exit: 0 ok, 2 bad input (one line). */
+ * needs.  A best row without steps_to_target (it did not reach the target within its
+ * cap) cannot be a point: it is listed as censored (JSON and table), since the fit then
+ * lacks its batch, where the true curve lies above the cap.
+ * Exit: 0 ok, 2 bad input (one line). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +54,8 @@ typedef struct {
     double b;
     int n;
     double N[MAX_POINTS], batch[MAX_POINTS], steps[MAX_POINTS], bsimple[MAX_POINTS];
+    int ncens;             /* best rows that never reached the target: their N and batch */
+    double cens_N[MAX_POINTS], cens_batch[MAX_POINTS];
     int fitted;            /* the fit succeeded (three or more batches) */
     conv_fit fit;
     conv_fit_ci ci;
@@ -101,12 +106,18 @@ static int collect(const rs_table *t, fits *F)
         return -1;
     int cbs = rs_table_col_index(t, "b_simple");
     for (int r = 0; r < rs_table_nrows(t); r++) {
-        if (num(t, r, cbest) != 1 || isnan(num(t, r, cS)))
+        if (num(t, r, cbest) != 1)
             continue;
         if (opt.optimizer && (!rs_cell_isset(t, r, copt) || rs_table_col(t, copt)->type != RS_STR ||
                               strcmp(rs_cell_str(t, r, copt), opt.optimizer) != 0))
             continue;
         double b = num(t, r, cb), B = num(t, r, cB), S = num(t, r, cS);
+        if (isnan(S)) {   /* censored: no point, but named */
+            b_group *g = b > 0 ? group_of(F, b) : NULL;
+            if (g && g->ncens < MAX_POINTS)
+                g->cens_N[g->ncens] = num(t, r, cN), g->cens_batch[g->ncens++] = B;
+            continue;
+        }
         RS_CHECK(b > 0 && B > 0 && S > 0, "%s: row %d: b %g, global_batch %g, steps_to_target %g "
                  "must all be numbers > 0", opt.rows, r + 2, b, B, S);
         b_group *g = group_of(F, b);
@@ -118,7 +129,10 @@ static int collect(const rs_table *t, fits *F)
         g->bsimple[g->n] = num(t, r, cbs);
         g->n++;
     }
-    RS_CHECK(F->ng > 0, "%s: no %s point%s%s reached the target (nothing to fit)", opt.rows,
+    int reached = 0;
+    for (int i = 0; i < F->ng; i++)
+        reached += F->g[i].n;
+    RS_CHECK(reached > 0, "%s: no %s point%s%s reached the target (nothing to fit)", opt.rows,
              opt.best_col, opt.optimizer ? " of " : "", opt.optimizer ? opt.optimizer : "");
     return 0;
 }
@@ -241,6 +255,15 @@ static void write_group(rs_jw *w, const b_group *g)
         rs_jw_obj_end(w);
     }
     rs_jw_arr_end(w);
+    rs_jw_key(w, "censored");
+    rs_jw_arr_begin(w);
+    for (int i = 0; i < g->ncens; i++) {
+        rs_jw_obj_begin(w);
+        rs_jw_kdbl(w, "N", g->cens_N[i]);
+        rs_jw_kdbl(w, "global_batch", g->cens_batch[i]);
+        rs_jw_obj_end(w);
+    }
+    rs_jw_arr_end(w);
     rs_jw_obj_end(w);
 }
 
@@ -282,6 +305,9 @@ static void print_table(const fits *F)
                    g->fit.describes ? "" : " (the form does not describe the points)");
         else
             printf("%6g %6d  no fit: %s\n", g->b, g->n, g->why);
+        for (int k = 0; k < g->ncens; k++)
+            printf("%6g %6s  censored: the best point at N = %g (B = %g) did not reach the target within "
+                   "its cap; left out of the fit\n", g->b, "", g->cens_N[k], g->cens_batch[k]);
     }
 }
 

@@ -10,6 +10,7 @@
 #      resolved, a rerun on the folder runs no point, and a second folder with the same
 #      seed gives the same steps-to-target for every point; every point names its batch's
 #      recorded GEMM plan (GEMM=plan) and its command run again writes the same log;
+#   2b. scaling-fit lists a censored best point (no steps_to_target) and fits the rest;
 #   3. bad settings (the grid's numbers; MODEL, SEED, GEMM, THREADS, B_LIST checked by
 #      rnn-train --check-args): exit 2 and one line naming the setting and the real
 #      cause, before anything is created (no folder; a resumed folder's saved settings
@@ -154,6 +155,16 @@ rc=$?
     [ -f "$tmp/c1/old-1/scaling_convergence.csv" ] &&
     ok "a rerun on the folder runs no point and keeps the earlier results in old-1/" ||
     { bad "the rerun (exit $rc) ran points or overwrote results"; grep "^study" "$tmp/c1b.out"; }
+
+echo "== scaling-fit: a best point that never reached the target is named, not fitted"
+printf 'point,N,b,global_batch,steps_to_target,best\na,1,4,4,1000,1\nb,2,4,8,520,1\nc,4,4,16,280,1\nd,8,4,32,160,1\ne,16,4,64,,1\n' \
+    > "$tmp/cens.csv"
+build/bin/scaling-fit --rows "$tmp/cens.csv" --json "$tmp/cens.json" > "$tmp/cens.out" 2>&1
+[ "$(study_get "$tmp/cens.json" fits.0.points)" = 4 ] &&
+    [ "$(study_get "$tmp/cens.json" fits.0.censored.0.global_batch)" = 64 ] &&
+    grep -q "censored: the best point at N = 16" "$tmp/cens.out" &&
+    ok "scaling-fit: 4 points fitted, the censored N = 16 listed in the JSON and the table" ||
+    { bad "scaling-fit's censored row:"; cat "$tmp/cens.out"; }
 
 echo "== scaling/converge.sh: bad settings"
 # bad_settings STUDY NAME=VALUE...: scaling/STUDY.sh with each setting exits 2 with one
