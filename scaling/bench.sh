@@ -5,7 +5,8 @@
 # step (*.txt), figures/*.png and report.md.  QUICK=1 for a one-minute smoke run (every
 # step on small sizes; the kernels on one thread unless THREADS=N says otherwise),
 # THREADS=N for the all-threads count (default: every CPU), COUNTERS=likwid to run the
-# microbench studies under likwid-perfctr -m (scaling/likwid.sh).
+# microbench studies under likwid-perfctr -m (scaling/likwid.sh), DP_SIM_NODES=LIST for
+# the simulated data-parallel step's node counts (default 1,16,100,800).
 # A study whose correctness check fails still gets its results, figures and report;
 # the campaign then exits 1.  It only launches: the parts' tables are joined, the
 # figures' values computed and report.md written by build/bin/study (scaling/study/).
@@ -147,6 +148,22 @@ for p in 2 4; do [ -f "$run/allreduce_np$p.csv" ] && parts="$parts $run/allreduc
 # which report.md includes.  Not in the one-minute QUICK run.
 if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v smpirun >/dev/null; then
     step simulate_sweep env QUICK=1 sh scaling/sweep.sh "$run"
+fi
+
+# the same step data-parallel on simulated TaihuLight nodes (`study train-sim`, hier, 100
+# GFLOP/s a node, one worker each): weak scaling at DP_SIM_NODES (default 16, 100 and
+# 800) for fused, bucketed and bucketed + sparse, train_dp_sim.csv; report.md's
+# data-parallel section.  The 800 nodes need the big corpus (N x 32 x 36 train tokens).
+dp_nodes=${DP_SIM_NODES:-1,16,100,800}
+if [ -z "${QUICK:-}" ] && [ -x build/bin/rnn-train-smpi ] && command -v smpirun >/dev/null &&
+   [ -f build/data/big/big.txt ]; then
+    mkdir -p "$run/train_dp_sim.d"
+    for tr_x in fused bucketed bucketed-sparse; do
+        step "train_dp_sim_$tr_x" $study train-sim --nodes "$dp_nodes" --allreduce hier --sync "${tr_x%-sparse}" \
+            --bench 2 --csv "$run/train_dp_sim.d/$tr_x.csv" -- --corpus big --bucket-mib 4 \
+            --embed-exchange "$(case $tr_x in *-sparse) echo sparse ;; *) echo dense ;; esac)"
+    done
+    concat train_dp_sim --label dp_mode
 fi
 
 sh plot/figures.sh "$run" || status=1

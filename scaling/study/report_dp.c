@@ -54,6 +54,16 @@ static void on_this_machine(report_ctx *r)
     rs_table_free(t);
 }
 
+static void sim_row(report_ctx *r, const rs_table *t, int i, double base, double *at800)
+{
+    double step = rp_num(rp_cell(t, i, "step_ms_median")), eff = step > 0 ? base / step : 0;
+    fprintf(r->out, "| %s | %s | %.2f | %.3f | %.2f | %.2f | %.3f |\n", rp_cell(t, i, "ranks"),
+            rp_cell(t, i, "dp_mode"), step, eff, rp_num(rp_cell(t, i, "exchange_ms")),
+            rp_num(rp_cell(t, i, "exchange_exposed_ms")), rp_num(rp_cell(t, i, "embed_rows")));
+    if (rp_cmp(rp_cell(t, i, "ranks"), 800) == 0 && eff > *at800)
+        *at800 = eff;
+}
+
 static void simulated(report_ctx *r)
 {
     rs_table *t = rp_csv(r, "train_dp_sim.csv");
@@ -66,16 +76,20 @@ static void simulated(report_ctx *r)
                     "one node / the step at N (weak scaling):\n\n");
     fprintf(r->out, "| nodes | mode | step ms | efficiency | exchange ms | exposed ms | embedding rows sent |\n"
                     "| ---: | --- | ---: | ---: | ---: | ---: | ---: |\n");
-    double at800 = 0;
-    for (int i = 0; t && i < rs_table_nrows(t); i++) {
-        if (rp_cmp(rp_cell(t, i, "ranks"), 1) == 0)
-            continue;
-        double step = rp_num(rp_cell(t, i, "step_ms_median")), eff = step > 0 ? base / step : 0;
-        fprintf(r->out, "| %s | %s | %.2f | %.3f | %.2f | %.2f | %.3f |\n", rp_cell(t, i, "ranks"),
-                rp_cell(t, i, "dp_mode"), step, eff, rp_num(rp_cell(t, i, "exchange_ms")),
-                rp_num(rp_cell(t, i, "exchange_exposed_ms")), rp_num(rp_cell(t, i, "embed_rows")));
-        if (rp_cmp(rp_cell(t, i, "ranks"), 800) == 0 && eff > at800)
-            at800 = eff;
+    double at800 = 0, nodes = 1;
+    for (;;) {   /* the rows by node count, then in file order */
+        double next = 0;
+        for (int i = 0; t && i < rs_table_nrows(t); i++) {
+            double n = rp_num(rp_cell(t, i, "ranks"));
+            if (n > nodes && (next == 0 || n < next))
+                next = n;
+        }
+        if (next == 0)
+            break;
+        nodes = next;
+        for (int i = 0; i < rs_table_nrows(t); i++)
+            if (rp_num(rp_cell(t, i, "ranks")) == nodes)
+                sim_row(r, t, i, base, &at800);
     }
     if (at800 > 0)
         fprintf(r->out, "\n- target: 800 simulated nodes, weak-scaling efficiency >= 0.90 with the best exchange: "
