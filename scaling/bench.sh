@@ -150,17 +150,19 @@ if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v sm
     step simulate_sweep env QUICK=1 sh scaling/sweep.sh "$run"
 fi
 
-# the same step data-parallel on simulated TaihuLight nodes (`study train-sim`, hier, 100
-# GFLOP/s a node, one worker each): weak scaling at DP_SIM_NODES (default 16, 100 and
-# 800) for fused, bucketed and bucketed + sparse, train_dp_sim.csv; report.md's
-# data-parallel section.  The 800 nodes need the big corpus (N x 32 x 36 train tokens).
+# the scaling study's step data-parallel on simulated TaihuLight nodes (`study train-sim`,
+# hier, 100 GFLOP/s a node, one worker of b = 4 each: where the exchange weighs most):
+# weak scaling at DP_SIM_NODES (default 16, 100 and 800) for fused, bucketed (1 MiB
+# buckets) and bucketed + sparse, train_dp_sim.csv; report.md's data-parallel section.
+# ~30 minutes on 2 cores, most of it the 800 nodes (which need the big corpus).
 dp_nodes=${DP_SIM_NODES:-1,16,100,800}
+dp_model="--model lstm --hidden 128 --classes 100 --batch 4 --optimizer momentum"
 if [ -z "${QUICK:-}" ] && [ -x build/bin/rnn-train-smpi ] && command -v smpirun >/dev/null &&
    [ -f build/data/big/big.txt ]; then
     mkdir -p "$run/train_dp_sim.d"
     for tr_x in fused bucketed bucketed-sparse; do
         step "train_dp_sim_$tr_x" $study train-sim --nodes "$dp_nodes" --allreduce hier --sync "${tr_x%-sparse}" \
-            --bench 2 --csv "$run/train_dp_sim.d/$tr_x.csv" -- --corpus big --bucket-mib 4 \
+            --bench 2 --csv "$run/train_dp_sim.d/$tr_x.csv" -- $dp_model --corpus big --bucket-mib 1 \
             --embed-exchange "$(case $tr_x in *-sparse) echo sparse ;; *) echo dense ;; esac)"
     done
     concat train_dp_sim --label dp_mode

@@ -71,9 +71,13 @@ static void simulated(report_ctx *r)
     for (int i = 0; t && i < rs_table_nrows(t); i++)
         if (rp_cmp(rp_cell(t, i, "ranks"), 1) == 0)
             base = rp_num(rp_cell(t, i, "step_ms_median"));
-    fprintf(r->out, "The same step on simulated Sunway TaihuLight nodes (`study train-sim`, SimGrid SMPI, one\n"
-                    "worker a node, compute charged at 100 GFLOP/s, `hier` exchange); efficiency = the step at\n"
-                    "one node / the step at N (weak scaling):\n\n");
+    int s = 0;
+    fprintf(r->out, "The scaling study's step (%s hidden %s, %s classes, vocabulary %s, batch %s a node) on\n"
+                    "simulated Sunway TaihuLight nodes (`study train-sim`, SimGrid SMPI, one worker a node,\n"
+                    "compute charged at 100 GFLOP/s, `hier` exchange); efficiency = the step at one node / the\n"
+                    "step at N (weak scaling):\n\n",
+            rp_cell(t, s, "model"), rp_cell(t, s, "hidden"), rp_cell(t, s, "classes"), rp_cell(t, s, "vocab"),
+            rp_cell(t, s, "batch"));
     fprintf(r->out, "| nodes | mode | step ms | efficiency | exchange ms | exposed ms | embedding rows sent |\n"
                     "| ---: | --- | ---: | ---: | ---: | ---: | ---: |\n");
     double at800 = 0, nodes = 1;
