@@ -115,6 +115,8 @@ for tr_x in fused bucketed fused-sparse bucketed-sparse; do
         --embed-exchange "$(case $tr_x in *-sparse) echo sparse ;; *) echo dense ;; esac)" \
         --csv "$run/train_dp.d/$tr_x.csv"
 done
+step train_dp_one_after build/bin/rnn-train --model lstm $tr_shape --threads 1 --bench $tr_steps \
+    --csv "$run/train_dp.d/one_after.csv"   # a drift of the machine shows between the two
 # concat NAME [--label COL]: one table RUN/NAME.csv of the parts RUN/NAME.d/*.csv
 concat() {
     name=$1; shift
