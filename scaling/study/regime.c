@@ -104,12 +104,13 @@ typedef struct {
     regime_targets t;
 } regime_state;
 
-/* The next widening round of a phase, 0 when EXTEND rounds are done: counted from the
+/* The next widening round of a phase, 0 when no more: EXTEND rounds, then (to 9) rounds
+ * that only go down where every rate tried diverged (regime_grid.c).  Counted from the
  * grid, so a resumed session widens no more than an uninterrupted one. */
 static int widen_round(study_run *r, regime_state *s, int n1)
 {
     int done = regime_widen_rounds(r, &s->t, n1);
-    return done < atoi(V("EXTEND")) ? done + 1 : 0;
+    return done < 9 ? done + 1 : 0;
 }
 
 static int stage(study_run *r, void *state)

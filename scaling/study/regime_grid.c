@@ -212,6 +212,8 @@ static int one_stage(study_run *r, const regime_targets *t, const regime_grid *g
     else if (strncmp(stage, "widen", 5) == 0) {   /* the role: widenK, the round */
         double lo, hi;
         tried(g, N, opt, &lo, &hi);
+        if (atoi(stage + 5) > atoi(study_value(r, "EXTEND")) && best)
+            return 0;   /* past EXTEND: only down, where every rate diverged */
         if (best && best->lr == hi)
             rc = add_point(r, t, N, opt, "wider", hi * 2, 1, cap, ev, stage);
         if (rc == 0 && !isnan(lo) && (!best || best->lr == lo))   /* every rate diverged: a smaller one */

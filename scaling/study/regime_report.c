@@ -71,6 +71,21 @@ static void verdict_table(FILE *out, const regime_results *R)
         }
 }
 
+/* A cell with no best: " not run", or the rates tried if every one diverged. */
+static void no_best(FILE *out, const regime_results *R, long N, const char *opt)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < R->g->n; i++) {
+        const regime_point *p = &R->g->p[i];
+        if (p->N == N && p->ran && (strcmp(opt, "any") == 0 || strcmp(p->opt, opt) == 0))
+            lo = p->lr < lo ? p->lr : lo, hi = p->lr > hi ? p->lr : hi;
+    }
+    if (lo > hi)
+        fprintf(out, " not run |");
+    else
+        fprintf(out, " diverged (%.4g - %.4g) |", lo, hi);
+}
+
 static void steps_table(FILE *out, const regime_results *R, int k)
 {
     fprintf(out, "\n%s (valid ppl %.2f): steps of seed 1 at the best rate (rate; other seeds)\n\n| N | B |",
@@ -89,7 +104,7 @@ static void steps_table(FILE *out, const regime_results *R, int k)
         for (int o = 0; o < R->nopt; o++) {
             const regime_cell *c = &cells[o][i];
             if (!c->best || c->n == 0) {
-                fprintf(out, " not run |");
+                no_best(out, R, R->N[i], R->opt[o]);
                 continue;
             }
             if (c->steps[0] > 0)
@@ -115,8 +130,10 @@ int regime_report(const regime_results *R, FILE *out)
                  "worker, N = %s (`--workers`, groups of up to %s streams run as one), global batch B = N b; "
                  "optimizers %s, tuned at every B: N = 1 over %s x a centre (widened up to %s time(s) where the "
                  "best was at the edge) for %s epoch(s); Adam and LAMB at N > 1 by the square-root rule from N = 1's "
-                 "best x the same factors, momentum at the square-root rule, the linear rule and between; %s "
-                 "warmup steps at N > 1; constant rate afterwards; seeds %s at N = %s. Valid scored on its first "
+                 "best x the same factors, momentum at the square-root rule, the linear rule and between; a run "
+                 "diverged where it gave NaN or a valid ppl above the vocabulary size (worse than a uniform guess) "
+                 "at any evaluation, and where every rate at a B diverged the next one down was tried (to 9 rounds); "
+                 "%s warmup steps at N > 1; constant rate afterwards; seeds %s at N = %s. Valid scored on its first "
                  "%s tokens as %s streams, at evaluations every 5%% of the step (each count within 5%%). Kneser-Ney "
                  "trigram: valid ppl %.2f (%.2f on that prefix). Targets: TARGETS_X = %s x kn3 and the hard "
                  "one, %s above the lowest valid ppl a seed-1 N = 1 run reached without diverging. N = 1 runs (every "

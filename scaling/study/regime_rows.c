@@ -118,6 +118,8 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
     p->ran = rc == 0 || rc == 1;   /* 1: rnn-train's diverged; another code crashed: not a result */
     p->min_ppl = INFINITY;
     p->diverged = p->ran && study_point_says(r->dir, p->point, "diverg");
+    /* worse than a uniform guess at some evaluation: blown up, though it came back */
+    double uniform = atof(study_value(r, "VOCAB"));
     rs_table *log = p->ran ? study_point_csv(r, p->point, "log.csv") : NULL;
     int n = log ? rs_table_nrows(log) : 0;
     double bs_sum = 0;
@@ -127,6 +129,7 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
         if (isfinite(bs))
             bs_sum += bs, bs_n++;
         p->steps_run = step;
+        p->diverged |= ppl > uniform;
         if (!(ppl < p->min_ppl))
             continue;
         p->min_ppl = ppl;

@@ -31,7 +31,9 @@ typedef struct {
     double lr;
     /* results: ran (an rc file), steps to each target (0: not reached), the lowest
      * valid ppl logged, steps run, b_simple averaged up to each target */
-    int ran, diverged;   /* ran: its rc is 0 or 1 (diverged); a crashed run did not */
+    /* ran: its rc is 0 or 1 (diverged); a crashed run did not.  diverged: NaN, or a
+     * valid ppl above the vocabulary size (worse than a uniform guess) at some evaluation */
+    int ran, diverged;
     double steps[REGIME_MAX_TARGETS], bsimple[REGIME_MAX_TARGETS];
     double ppl_at[REGIME_MAX_TARGETS];   /* the valid ppl of the crossing row (ties) */
     double min_ppl, steps_run, seconds;

@@ -8,7 +8,8 @@
 #      best rate; every verdict is one of the three; steps to a target are read from
 #      the log (the first evaluation at or under it);
 #   2. a rerun on the folder runs no point and writes the same tables; `study collect
-#      regime` on a hand-made folder: a seed past its cap opens the claim's interval;
+#      regime` on a hand-made folder: a seed past its cap opens the claim's interval; a
+#      run whose valid ppl passed the vocabulary size diverged;
 #   3. bad settings: exit 2, one line naming the setting, no folder.
 # Exits 1 on failure.
 set -u
@@ -117,6 +118,16 @@ build/bin/study collect regime "$h" > "$tmp/hand.out" 2>&1
 lo=$(study_get "$h/regime_fit.json" fits.0.claim.ratio_interval.0 --optional)
 awk -v l="$lo" 'BEGIN { exit !(l > 0) }' && ok "every seed reached: the interval has a floor ($lo)" ||
     bad "every seed reached: interval from '$lo'"
+
+echo "== study collect regime: a run worse than a uniform guess diverged"
+# at N = 4 a faster rate reaches the target in 10 steps after a valid ppl above the
+# vocabulary (QUICK's 2000): it diverged, and the best stays n4-s1's 60
+hand_point n4-blowup 4 1 100 5:5000 10:59
+build/bin/study collect regime "$h" > "$tmp/hand.out" 2>&1
+st=$(col "$h/regime_points.csv" status --where point=n4-blowup)
+s4=$(col "$h/regime_steps.csv" steps --where optimizer=adam,N=4,seed=1)
+[ "$st" = diverged ] && [ "$s4" = 60 ] && ok "a valid ppl above the vocabulary: diverged, not the best (60 steps)" ||
+    bad "blow-up: status '$st', N = 4 steps '$s4'"
 
 echo "== bad settings"
 OPT_LIST=sgd QUICK=1 sh scaling/regime.sh "$tmp/bad1" > "$tmp/o" 2> "$tmp/e"
