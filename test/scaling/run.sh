@@ -294,9 +294,17 @@ rows_ok "$tmp/f1/scaling_weak.csv" 'v["nodes"] == 1 || v["scheme"] != "fused-lib
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-best" || v["nodes"] != 2 || (v["algo"] == "smpi:lr" && near(v["exchange_ms"], 0.12))' &&
     rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-best" || v["nodes"] != 4 || (v["algo"] == "smpi:ompi" && near(v["exchange_ms"], 0.6))' &&
     ok "fused-best: the fastest built-in at each N (lr at 2, ompi at 4)" || bad "fused-best"
-rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-hier" || v["nodes"] != 2 || (v["algo"] == "hier-g16" && near(v["exchange_ms"], 0.25))' &&
+# N = 2: the simulated trainer's hier (4 ms) is more than 5% off the benchmark's (0.3): its own;
+# N = 4, no trainer there: the faster group size
+rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-hier" || v["nodes"] != 2 || (v["algo"] == "hier (train-sim)" && near(v["exchange_ms"], 4))' &&
     rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "fused-hier" || v["nodes"] != 4 || (v["algo"] == "hier" && near(v["exchange_ms"], 0.35))' &&
-    ok "fused-hier: the faster group size at each N" || bad "fused-hier"
+    ok "fused-hier: the trainer's exchange where the benchmark is >5% off it, else the faster group size" ||
+    bad "fused-hier"
+cp -r "$tmp/f1" "$tmp/f1h"
+sed -i 's/^2,hier,flops:10,9,5,4,/2,hier,flops:10,5.3,5,0.3,/' "$tmp/f1h/points/check-n2-hier/check.csv"
+build/bin/study collect compose "$tmp/f1h" > /dev/null 2>&1 &&
+    rows_ok "$tmp/f1h/scaling_weak.csv" 'v["scheme"] != "fused-hier" || v["nodes"] != 2 || (v["algo"] == "hier-g16" && near(v["exchange_ms"], 0.25))' &&
+    ok "fused-hier: the trainer within 5% of the benchmark: the faster group size (g16)" || bad "fused-hier within 5%"
 rows_ok "$tmp/f1/scaling_time_to_target.csv" 'near(v["time_to_target_s"], v["steps_to_target"] * v["step_ms"] / 1000)' &&
     ok "time to target = steps x step time, every row" || bad "time to target is not steps x step time"
 [ "$(col "$tmp/f1/scaling_time_to_target.csv" steps_to_target --where nodes=4 --all | grep -cx 120)" -eq 12 ] &&
