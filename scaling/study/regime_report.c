@@ -25,6 +25,45 @@ static void range(FILE *out, conv_range r)
     num(out, r.hi, "%.3g");
 }
 
+/* The answer in words, over every target and optimizer (not "any", their best): how
+ * many verdicts of each kind, the largest B_crit fitted against the claim's need, and
+ * how often B_simple came within 2x of B_crit. */
+static void answer(FILE *out, const regime_results *R, double need)
+{
+    int holds = 0, fails = 0, open = 0, fits = 0, within = 0;
+    double top = 0, lo = INFINITY, hi = 0;
+    char at[96] = "";
+    for (int k = 0; k < R->t.n; k++)
+        for (int o = 0; o < R->nopt; o++) {
+            if (strcmp(R->opt[o], "any") == 0)
+                continue;
+            regime_fit F;
+            regime_fit_of(R, k, R->opt[o], &F);
+            holds += strcmp(F.verdict, "holds") == 0;
+            fails += strcmp(F.verdict, "does not hold") == 0;
+            open += strcmp(F.verdict, "inconclusive") == 0;
+            if (!F.fitted)
+                continue;
+            if (F.fit.b_crit > top)
+                top = F.fit.b_crit, snprintf(at, sizeof at, "%s, %s", R->opt[o], R->t.name[k]);
+            double q = F.bsimple / F.fit.b_crit;
+            if (isfinite(q)) {
+                fits++, within += q >= 0.5 && q <= 2;
+                lo = q < lo ? q : lo, hi = q > hi ? q : hi;
+            }
+        }
+    fprintf(out, "\n**The answer.** Over the %d targets x %d optimizers: the claim holds %d time(s), does not hold %d, "
+                 "inconclusive %d. ", R->t.n, R->nopt - 1, holds, fails, open);
+    if (top > 0)
+        fprintf(out, "The largest B_crit fitted is %.4g sequences (%s), against the %.0f the claim needs. ", top, at,
+                need);
+    if (fits)
+        fprintf(out, "B_simple came within 2x of B_crit in %d of %d fits (B_simple / B_crit %.2f - %.2f).\n", within,
+                fits, lo, hi);
+    else
+        fprintf(out, "No fit to set B_simple against.\n");
+}
+
 static void verdict_table(FILE *out, const regime_results *R)
 {
     fprintf(out, "| target (valid ppl) | optimizer | S(N=1), seed 1 | S(N=%s), seed 1 | ratio (seeds' mean) | interval | verdict | B_crit | "
@@ -158,6 +197,7 @@ int regime_report(const regime_results *R, FILE *out)
             V("CLAIM_N"), V("CLAIM_N"), V("B"), atol(V("B")) * atol(V("CLAIM_N")), 100 * CONV_CLAIM_FRACTION,
             V("CLAIM_N"), need, 100 * CONV_FORM_TOL);
     verdict_table(out, R);
+    answer(out, R, need);
     fprintf(out, "\nB_simple, the gradient noise scale (McCandlish et al.), is the mean of the evaluations' "
                  "estimates up to the crossing in the cheapest run that has one (the first N > 1 of N_LIST that "
                  "reached the target; small batch = a group's streams, big = B); a seed past its cap leaves the "

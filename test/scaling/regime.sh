@@ -66,6 +66,13 @@ odd=$(grep -o '"verdict": *"[^"]*"' "$run/regime_fit.json" | grep -v -c -e '"hol
 n=$(grep -c '"verdict"' "$run/regime_fit.json")
 [ "$n" -ge 6 ] && [ "$odd" -eq 0 ] && ok "$n verdicts, each holds / does not hold / inconclusive" ||
     bad "$n verdicts, $odd of another kind"
+# the answer counts every target x optimizer once ("any", their best, is not counted)
+ans=$(grep '^\*\*The answer' "$run/regime_report.md")
+cnt=$(echo "$ans" | sed -n 's/.*Over the \([0-9]*\) targets x \([0-9]*\) optimizers: the claim holds \([0-9]*\) time(s), does not hold \([0-9]*\), inconclusive \([0-9]*\)\..*/\1 \2 \3 \4 \5/p')
+set -- $cnt
+nany=$(grep -c '"optimizer": *"any"' "$run/regime_fit.json")
+[ $# -eq 5 ] && [ $(($3 + $4 + $5)) -eq $(($1 * $2)) ] && [ $(($1 * $2 + nany)) -eq "$n" ] &&
+    ok "the answer: $3 hold, $4 do not, $5 inconclusive of $1 x $2" || bad "the answer: '$ans' ($n verdicts, $nany of any)"
 
 # steps to the hard target, read back from one point's own log
 pt=$(col "$run/regime_steps.csv" N --where target=best,optimizer=adam,N=4,seed=1 --optional)
