@@ -40,6 +40,7 @@ for s in "$tmp"/*_settings.txt; do
         { echo "snapshot: study collect $name failed:"; tail -n 3 "$tmp/collect-$name.out"; status=1; }
     rm -f "$tmp/collect-$name.out"
 done
+rm -f "$tmp/points.csv"   # RUN's own, of the points it had then: written anew
 "$study" points "$tmp" > /dev/null || status=1
 rm -rf "$tmp"/old-*
 tar -cJf "$tmp/points.tar.xz" -C "$tmp" points && rm -rf "$tmp/points" || exit 1

@@ -64,10 +64,13 @@ n1=$(cat "$tmp/r1/points/one/count.txt" | wc -l); n2=$(cat "$tmp/r1/points/two/c
 sh scaling/study.sh run "$tmp/r1" "$tmp/p1.txt" > "$tmp/out3" 2>&1
 grep -q "4 of 4 points done" "$tmp/out3" && ! grep -q "\[" "$tmp/out3" && ok "a finished study runs nothing" ||
     { bad "a finished study ran again"; cat "$tmp/out3"; }
+echo "point,status" > "$tmp/r1/points.csv"   # a stale one of RUN's: written anew, not a failure
 sh scaling/snapshot.sh "$tmp/r1" "$tmp/snap" > "$tmp/out-snap" 2>&1
+snap_rc=$?
 tar -tJf "$tmp/snap/points.tar.xz" 2> /dev/null | grep -o '^points/[^/]*/$' | sort > "$tmp/snapped"
 printf 'points/one/\npoints/three/\npoints/two/\n' > "$tmp/want"
-cmp -s "$tmp/snapped" "$tmp/want" && [ -d "$tmp/r1/points/three.attempt-1" ] &&
+cmp -s "$tmp/snapped" "$tmp/want" && [ -d "$tmp/r1/points/three.attempt-1" ] && [ $snap_rc -eq 0 ] &&
+    [ "$(grep -c . "$tmp/snap/points.csv")" -ge 4 ] && [ "$(grep -c . "$tmp/r1/points.csv")" -eq 1 ] &&
     ok "snapshot.sh: the finished points archived, attempts and the infeasible left out, RUN untouched" ||
     { bad "snapshot.sh archived: $(cat "$tmp/snapped" | tr '\n' ' ')"; cat "$tmp/out-snap"; }
 sh scaling/study.sh point "$tmp/r1" "$tmp/p1.txt" nosuch 2> "$tmp/err"
