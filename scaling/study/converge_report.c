@@ -314,16 +314,16 @@ int conv_report(const study_run *r, FILE *out)
         fprintf(out, "\n![best learning rate against the global batch](figures/scaling_convergence_lr.png)\n");
     if (exists(r->dir, "figures/scaling_bsimple.png"))
         fprintf(out, "\n![B_simple over training, the best point of each N](figures/scaling_bsimple.png)\n");
-    if (exists(r->dir, "regime_report.md")) {   /* the regime study's, where it ran here */
-        fprintf(out, "\n<!-- regime -->\n");
-        copy_file(out, r->dir, "regime_report.md", 1);
-        fprintf(out, "\n<!-- /regime -->\n");
-    }
-    if (exists(r->dir, "scaling_models.md")) {   /* the model-size study's, where it ran here */
-        fprintf(out, "\n<!-- scaling_models -->\n");
-        copy_file(out, r->dir, "scaling_models.md", 1);
-        fprintf(out, "\n<!-- /scaling_models -->\n");
-    }
+    /* the other studies' sections, where they ran here, in make scaling's order: a
+     * collect of this study alone keeps them */
+    static const char *const parts[][2] = {
+        {"regime", "regime_report.md"}, {"scaling_compose", "scaling_compose.md"}, {"scaling_models", "scaling_models.md"}};
+    for (int i = 0; i < 3; i++)
+        if (exists(r->dir, parts[i][1])) {
+            fprintf(out, "\n<!-- %s -->\n", parts[i][0]);
+            copy_file(out, r->dir, parts[i][1], 1);
+            fprintf(out, "\n<!-- /%s -->\n", parts[i][0]);
+        }
     rs_table_free(t);
     return ferror(out) ? -1 : 0;
 }
