@@ -33,16 +33,13 @@ for d in "$run"/points/*/; do
     n=$((n + 1))
 done
 status=0
-# make scaling's order first (each collect puts its section into scaling_report.md)
-names=$(for s in "$tmp"/*_settings.txt; do [ -f "$s" ] && basename "$s" _settings.txt; done)
-for name in converge regime compose models $names; do
-    [ -f "$tmp/${name}_settings.txt" ] && [ ! -f "$tmp/collected-$name" ] || continue
-    : > "$tmp/collected-$name"
+for s in "$tmp"/*_settings.txt; do
+    [ -f "$s" ] || continue
+    name=$(basename "$s" _settings.txt)
     "$study" collect "$name" "$tmp" > "$tmp/collect-$name.out" 2>&1 ||
         { echo "snapshot: study collect $name failed:"; tail -n 3 "$tmp/collect-$name.out"; status=1; }
     rm -f "$tmp/collect-$name.out"
 done
-rm -f "$tmp"/collected-*
 rm -f "$tmp/points.csv"   # RUN's own, of the points it had then: written anew
 "$study" points "$tmp" > /dev/null || status=1
 rm -rf "$tmp"/old-*

@@ -290,9 +290,9 @@ static int section_writer(FILE *f, void *ctx)
                "mvapich2, ompi, mpich; named in the tables' `algo`), `fused-rdb` recursive doubling\n"
                "(train-sim's `library`), `fused-hier` hier at the faster of its default groups and groups of\n"
                "16, or where the simulated trainer ran hier at that N and the benchmark's default groups are\n"
-               "more than 5%% off its exchange, the trainer's (`hier (train-sim)`), `per-tensor` one allreduce per tensor per unrolled step as Open MPI would choose it\n"
-               "(Caffe-style, each size simulated once and multiplied out). All are blocking, so the\n"
-               "exchange is all exposed.\n", tensors);
+               "more than 5%% off its exchange, the trainer's (`hier (train-sim)`), `per-tensor` one allreduce\n"
+               "per tensor per unrolled step as Open MPI would choose it (Caffe-style, each size simulated\n"
+               "once and multiplied out). All are blocking, so the exchange is all exposed.\n", tensors);
     if (strcmp(S("EVAL_ASYNC"), "1") == 0)
         fprintf(f, "Evaluation: asynchronous (`--eval-async`), not exposed (0).\n");
     else

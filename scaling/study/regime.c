@@ -71,7 +71,8 @@ static int check(study_run *r)
             k++;
         RS_CHECK(k <= most[i].most, "%s=%s: at most %d values", most[i].name, V(most[i].name), most[i].most);
     }
-    RS_CHECK(atoi(V("EXTEND")) <= 9, "EXTEND=%s: at most 9 widening rounds", V("EXTEND"));
+    RS_CHECK(atoi(V("EXTEND")) <= REGIME_MAX_WIDEN, "EXTEND=%s: at most %d widening rounds", V("EXTEND"),
+             REGIME_MAX_WIDEN);
     RS_CHECK(atol(V("EVAL_STREAMS")) % atol(V("B")) == 0, "EVAL_STREAMS=%s: not a multiple of B=%s (each worker "
              "scores B streams at a time)", V("EVAL_STREAMS"), V("B"));
     snprintf(list, sizeof list, "%s", V("N_LIST"));
@@ -104,13 +105,14 @@ typedef struct {
     regime_targets t;
 } regime_state;
 
-/* The next widening round of a phase, 0 when no more: EXTEND rounds, then (to 9) rounds
- * that only go down where every rate tried diverged (regime_grid.c).  Counted from the
- * grid, so a resumed session widens no more than an uninterrupted one. */
+/* The next widening round of a phase, 0 when no more: EXTEND rounds, then (to
+ * REGIME_MAX_WIDEN) rounds that only go down where every rate tried diverged
+ * (regime_grid.c).  Counted from the grid, so a resumed session widens no more than an
+ * uninterrupted one. */
 static int widen_round(study_run *r, regime_state *s, int n1)
 {
     int done = regime_widen_rounds(r, &s->t, n1);
-    return done < 9 ? done + 1 : 0;
+    return done < REGIME_MAX_WIDEN ? done + 1 : 0;
 }
 
 static int stage(study_run *r, void *state)

@@ -44,6 +44,9 @@ typedef struct {
     regime_point *p;
 } regime_grid;
 
+/* Widening rounds at most: EXTEND's, then the ones that only go down (regime.c). */
+#define REGIME_MAX_WIDEN 9
+
 /* ---- regime_grid.c ---- */
 /* The optimizers the study knows and their centre learning rate at b = 80 sequences. */
 int regime_optimizer_known(const char *name);

@@ -240,7 +240,22 @@ int study_keep_aside(const study_run *r, const char *path)
     return 0;
 }
 
-/* Copies the report without the NAME section, then the section between its marks. */
+/* The section between its marks. */
+static void put_section(FILE *out, const char *begin, const char *end, const char *md)
+{
+    char buf[8192];
+    size_t n;
+    fputs(begin, out);
+    FILE *m = fopen(md, "r");
+    while (m && (n = fread(buf, 1, sizeof buf, m)) > 0)
+        fwrite(buf, 1, n, out);
+    if (m)
+        fclose(m);
+    fputs(end, out);
+}
+
+/* Copies the report with the NAME section replaced where it stands (so the sections
+ * keep their order whichever study is collected last), or added at the end. */
 static int section_writer(FILE *out, void *ctx)
 {
     const char **a = ctx;   /* report, name, md */
@@ -248,10 +263,12 @@ static int section_writer(FILE *out, void *ctx)
     snprintf(begin, sizeof begin, "<!-- %s -->\n", a[1]);
     snprintf(end, sizeof end, "<!-- /%s -->\n", a[1]);
     FILE *f = fopen(a[0], "r");
-    int skip = 0;
+    int skip = 0, put = 0;
     while (f && fgets(line, sizeof line, f)) {
-        if (strcmp(line, begin) == 0)
-            skip = 1;
+        if (strcmp(line, begin) == 0 && !put) {
+            put_section(out, begin, end, a[2]);
+            skip = put = 1;
+        }
         if (!skip)
             fputs(line, out);
         if (strcmp(line, end) == 0)
@@ -259,14 +276,8 @@ static int section_writer(FILE *out, void *ctx)
     }
     if (f)
         fclose(f);
-    fputs(begin, out);
-    FILE *m = fopen(a[2], "r");
-    size_t n;
-    while (m && (n = fread(line, 1, sizeof line, m)) > 0)
-        fwrite(line, 1, n, out);
-    if (m)
-        fclose(m);
-    fputs(end, out);
+    if (!put)
+        put_section(out, begin, end, a[2]);
     return ferror(out) ? -1 : 0;
 }
 
