@@ -293,6 +293,35 @@ int ar_allreduce(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t count)
     return pl->algo->run(pl, sendbuf, recvbuf, count);
 }
 
+int ar_plan_has_mid(const ar_plan *pl)
+{
+    if (pl->algo->run_mid == ar_twolevel_run_mid)
+        return ar_twolevel_has_mid(pl);
+    return pl->algo->run_mid != NULL;
+}
+
+int ar_algo_has_mid(const ar_algo *a, const ar_params *prm)
+{
+    if (a == &allreduce_hier) {
+        const ar_algo *in = ar_algo_find(prm->inner ? prm->inner : "rabenseifner");
+        return in && in->run_mid;
+    }
+    return a->run_mid != NULL;   /* torus2d's inner is the ring */
+}
+
+int ar_allreduce_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx)
+{
+    RS_CHECK(count <= pl->max_count, "ar_allreduce_mid: %zu elements but the plan reserved %zu "
+                                  "(call ar_plan_reserve first)", count, pl->max_count);
+    RS_CHECK(ar_plan_has_mid(pl), "%s has no reduce-scatter and allgather to work between (use "
+             "ring, segring, rabenseifner, ordered, or hier or torus2d with one of them inside)", pl->name);
+    if (pl->p == 1 || count == 0) {   /* the whole vector is this rank's block */
+        (void)mid(ctx, buf, 0, count);
+        return 0;
+    }
+    return pl->algo->run_mid(pl, buf, count, mid, ctx);
+}
+
 void ar_plan_free(ar_plan *pl)
 {
     if (!pl)

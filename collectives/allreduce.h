@@ -113,12 +113,22 @@ typedef struct {
                              own choice); set by ar_algo_parse from "library:K" */
     int elem_bytes;       /* the plan's element size, set by ar_plan_create (the library's
                              model needs counts: Open MPI changes algorithm below p) */
+    size_t granule;       /* reduce-scatter blocks are whole granules of this many elements
+                             (the last may be short), so a caller's work between the phases
+                             (ar_allreduce_mid) can keep to its own fixed chunks; 0 or 1:
+                             blocks of any length.  Only where blocks end changes. */
 } ar_params;
 
 ar_params ar_params_default(void);
 
 /* ---- the algorithm interface (nccl-tests' struct testColl) ------------------------ */
 typedef struct ar_plan ar_plan;
+
+/* Work between an algorithm's reduce-scatter and its allgather (ar_allreduce_mid):
+ * buf[off, off + len) (elements) is this rank's block of the finished result (len may
+ * be 0); the function returns the buffer whose blocks the allgather spreads: buf, or
+ * another of the same count whose block [off, off + len) it has filled. */
+typedef void *(*ar_mid_fn)(void *ctx, void *buf, size_t off, size_t len);
 
 typedef struct ar_algo {
     const char *name;     /* the CLI and CSV name: "ring" */
@@ -135,6 +145,9 @@ typedef struct ar_algo {
     /* The allreduce of count > 0 elements, in place on buf (p > 1), unless the algorithm
      * sets AR_OWN_SENDBUF, when it gets (sendbuf, recvbuf) as the caller gave them. */
     int (*run)(ar_plan *pl, const void *sendbuf, void *buf, size_t count);
+    /* Optional: the same allreduce in place with work in its middle (ar_allreduce_mid);
+     * mid NULL is run's allreduce. */
+    int (*run_mid)(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx);
     void (*teardown)(ar_plan *pl);  /* optional: free what setup made */
     int flags;
 } ar_algo;
@@ -171,6 +184,17 @@ size_t ar_plan_scratch_bytes(const ar_plan *pl, size_t max_count);
 int ar_plan_reserve_in(ar_plan *pl, size_t max_count, void *scratch, size_t bytes);
 /* Collective over the plan's communicator. */
 int ar_allreduce(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t count);
+/* Collective, in place, for plans whose algorithm has a reduce-scatter and an allgather
+ * (ar_plan_has_mid): mid is called once on every rank between the two (ar_mid_fn), and
+ * the blocks it returns are what every rank ends with.  Weight-update sharding: each
+ * rank updates its block of the parameters from its block of the summed gradient, and
+ * the allgather spreads parameters instead of gradients.  The result in buf is the
+ * allreduce's, bit for bit, when mid returns buf unchanged. */
+int ar_allreduce_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx);
+int ar_plan_has_mid(const ar_plan *pl);
+/* The same asked before any plan exists (no MPI): the algorithm with these parameters
+ * (hier's inner) has a middle. */
+int ar_algo_has_mid(const ar_algo *a, const ar_params *prm);
 void ar_plan_free(ar_plan *pl);
 /* Collective: all ranks of comm learn whether any failed (rc != 0); the lowest failing
  * rank's message is copied to all, so rank 0 can print it.  0 or -1 everywhere. */

@@ -63,31 +63,37 @@ static void tree_sum(const ar_plan *pl, char *own, size_t blk, size_t len)
 
 static size_t ordered_scratch_bytes(const ar_plan *pl, size_t count)
 {
-    return (size_t)(pl->p - 1) * ar_block_len(count, pl->p, 0) * pl->esize;
+    return (size_t)(pl->p - 1) * ar_block_len(pl, count, pl->p, 0) * pl->esize;
+}
+
+static int ordered_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx)
+{
+    const int p = pl->p, me = pl->rank;
+    const size_t blk = ar_block_len(pl, count, p, 0);   /* block 0 is a largest one */
+    const size_t myoff = ar_block_off(pl, count, p, me), mylen = ar_block_len(pl, count, p, me);
+    for (int s = 1; s < p; s++) {
+        int to = (me + s) % p, from = ar_mod(me - s, p);
+        AR_MPI(MPI_Sendrecv(ar_at(pl, buf, ar_block_off(pl, count, p, to)),
+                            (int)ar_block_len(pl, count, p, to), pl->mpi_dtype, to, AR_TAG_RS,
+                            slot(pl, blk, from), (int)mylen, pl->mpi_dtype, from, AR_TAG_RS,
+                            pl->comm, MPI_STATUS_IGNORE));
+    }
+    tree_sum(pl, ar_at(pl, buf, myoff), blk, mylen);
+    void *dst = mid ? mid(ctx, buf, myoff, mylen) : buf;
+    for (int s = 1; s < p; s++) {
+        int to = (me + s) % p, from = ar_mod(me - s, p);
+        AR_MPI(MPI_Sendrecv(ar_at(pl, dst, myoff), (int)mylen, pl->mpi_dtype, to, AR_TAG_AG,
+                            ar_at(pl, dst, ar_block_off(pl, count, p, from)),
+                            (int)ar_block_len(pl, count, p, from), pl->mpi_dtype, from, AR_TAG_AG,
+                            pl->comm, MPI_STATUS_IGNORE));
+    }
+    return 0;
 }
 
 static int ordered_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
 {
-    const int p = pl->p, me = pl->rank;
-    const size_t blk = ar_block_len(count, p, 0);   /* block 0 is a largest one */
-    const size_t mylen = ar_block_len(count, p, me);
-    char *mine = ar_at(pl, buf, ar_block_off(count, p, me));
-    for (int s = 1; s < p; s++) {
-        int to = (me + s) % p, from = ar_mod(me - s, p);
-        AR_MPI(MPI_Sendrecv(ar_at(pl, buf, ar_block_off(count, p, to)),
-                            (int)ar_block_len(count, p, to), pl->mpi_dtype, to, AR_TAG_RS,
-                            slot(pl, blk, from), (int)mylen, pl->mpi_dtype, from, AR_TAG_RS,
-                            pl->comm, MPI_STATUS_IGNORE));
-    }
-    tree_sum(pl, mine, blk, mylen);
-    for (int s = 1; s < p; s++) {
-        int to = (me + s) % p, from = ar_mod(me - s, p);
-        AR_MPI(MPI_Sendrecv(mine, (int)mylen, pl->mpi_dtype, to, AR_TAG_AG,
-                            ar_at(pl, buf, ar_block_off(count, p, from)),
-                            (int)ar_block_len(count, p, from), pl->mpi_dtype, from, AR_TAG_AG,
-                            pl->comm, MPI_STATUS_IGNORE));
-    }
-    return 0;
+    (void)sendbuf;
+    return ordered_run_mid(pl, buf, count, NULL, NULL);
 }
 
 const ar_algo allreduce_ordered = {
@@ -97,4 +103,5 @@ const ar_algo allreduce_ordered = {
     .model_s = ordered_model_s,
     .scratch_bytes = ordered_scratch_bytes,
     .run = ordered_run,
+    .run_mid = ordered_run_mid,
 };

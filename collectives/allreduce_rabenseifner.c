@@ -21,14 +21,15 @@ static double rab_model_s(const ar_model *m, const ar_params *prm, int p, double
 
 static size_t rab_scratch_bytes(const ar_plan *pl, size_t count) { return count * pl->esize; }
 
-static int rab_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
+static int rab_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx)
 {
     ar_fold f;
+    void *dst = buf;
     if (ar_fold_begin(pl, buf, count, pl->scratch, &f) != 0)
         return -1;
     if (f.newrank >= 0) {
         const int P = f.pof2, me = f.newrank;
-#define OFF(b) ar_block_off(count, P, (b))
+#define OFF(b) ar_block_off(pl, count, P, (b))
 #define SPAN(lo, hi) (int)(OFF(hi) - OFF(lo))
         /* Reduce-scatter by recursive halving, MPICH's order (nearest partner first, so
          * the largest messages stay between neighbouring ranks): my share [lo, hi)
@@ -48,14 +49,16 @@ static int rab_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
             lo = keep_lo;
             hi = keep_hi;
         }
+        if (mid)
+            dst = mid(ctx, buf, OFF(lo), (size_t)SPAN(lo, hi));
         /* Now [lo, hi) is one block (block bit-reverse(me)), fully reduced.  Allgather
          * by recursive doubling, retracing the rounds backwards: the partner of a round
          * holds the neighbouring run of the same width, and my share doubles. */
         for (mask = P / 2; mask >= 1; mask >>= 1) {
             int peer = me ^ mask, width = hi - lo;
             int plo = me < peer ? hi : lo - width, phi = plo + width;  /* the partner's share */
-            AR_MPI(MPI_Sendrecv(ar_at(pl, buf, OFF(lo)), SPAN(lo, hi), pl->mpi_dtype,
-                                ar_fold_real(&f, peer), AR_TAG_AG, ar_at(pl, buf, OFF(plo)),
+            AR_MPI(MPI_Sendrecv(ar_at(pl, dst, OFF(lo)), SPAN(lo, hi), pl->mpi_dtype,
+                                ar_fold_real(&f, peer), AR_TAG_AG, ar_at(pl, dst, OFF(plo)),
                                 SPAN(plo, phi), pl->mpi_dtype, ar_fold_real(&f, peer), AR_TAG_AG,
                                 pl->comm, MPI_STATUS_IGNORE));
             if (plo < lo)
@@ -65,8 +68,16 @@ static int rab_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
         }
 #undef OFF
 #undef SPAN
+    } else if (mid) {   /* folded out: no block, but the call is every rank's */
+        dst = mid(ctx, buf, 0, 0);
     }
-    return ar_fold_end(pl, buf, count, &f);
+    return ar_fold_end(pl, dst, count, &f);
+}
+
+static int rab_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
+{
+    (void)sendbuf;
+    return rab_run_mid(pl, buf, count, NULL, NULL);
 }
 
 const ar_algo allreduce_rabenseifner = {
@@ -76,4 +87,5 @@ const ar_algo allreduce_rabenseifner = {
     .model_s = rab_model_s,
     .scratch_bytes = rab_scratch_bytes,
     .run = rab_run,
+    .run_mid = rab_run_mid,
 };

@@ -22,11 +22,11 @@ int ar_ring_reduce_scatter(const ar_plan *pl, MPI_Comm comm, int me, int n, void
     int right = ar_mod(me + 1, n), left = ar_mod(me - 1, n);
     for (int s = 0; s < n - 1; s++) {
         int sb = ar_mod(me - s - 1, n), rb = ar_mod(me - s - 2, n);
-        size_t rlen = ar_block_len(count, n, rb);
-        AR_MPI(MPI_Sendrecv(ar_at(pl, buf, ar_block_off(count, n, sb)), (int)ar_block_len(count, n, sb),
+        size_t rlen = ar_block_len(pl, count, n, rb);
+        AR_MPI(MPI_Sendrecv(ar_at(pl, buf, ar_block_off(pl, count, n, sb)), (int)ar_block_len(pl, count, n, sb),
                             pl->mpi_dtype, right, AR_TAG_RS, tmp, (int)rlen, pl->mpi_dtype, left,
                             AR_TAG_RS, comm, MPI_STATUS_IGNORE));
-        ar_reduce_local(ar_at(pl, buf, ar_block_off(count, n, rb)), tmp, rlen, pl->dtype, pl->op);
+        ar_reduce_local(ar_at(pl, buf, ar_block_off(pl, count, n, rb)), tmp, rlen, pl->dtype, pl->op);
     }
     return 0;
 }
@@ -37,9 +37,9 @@ int ar_ring_allgather(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf
     int right = ar_mod(me + 1, n), left = ar_mod(me - 1, n);
     for (int s = 0; s < n - 1; s++) {
         int sb = ar_mod(me - s, n), rb = ar_mod(me - s - 1, n);
-        AR_MPI(MPI_Sendrecv(ar_at(pl, buf, ar_block_off(count, n, sb)), (int)ar_block_len(count, n, sb),
+        AR_MPI(MPI_Sendrecv(ar_at(pl, buf, ar_block_off(pl, count, n, sb)), (int)ar_block_len(pl, count, n, sb),
                             pl->mpi_dtype, right, AR_TAG_AG,
-                            ar_at(pl, buf, ar_block_off(count, n, rb)), (int)ar_block_len(count, n, rb),
+                            ar_at(pl, buf, ar_block_off(pl, count, n, rb)), (int)ar_block_len(pl, count, n, rb),
                             pl->mpi_dtype, left, AR_TAG_AG, comm, MPI_STATUS_IGNORE));
     }
     return 0;
@@ -47,14 +47,23 @@ int ar_ring_allgather(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf
 
 static size_t ring_scratch_bytes(const ar_plan *pl, size_t count)
 {
-    return ar_block_len(count, pl->p, 0) * pl->esize;  /* block 0 is a largest one */
+    return ar_block_len(pl, count, pl->p, 0) * pl->esize;  /* block 0 is a largest one */
+}
+
+static int ring_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx)
+{
+    if (ar_ring_reduce_scatter(pl, pl->comm, pl->rank, pl->p, buf, count, pl->scratch) != 0)
+        return -1;
+    void *dst = mid ? mid(ctx, buf, ar_block_off(pl, count, pl->p, pl->rank),
+                          ar_block_len(pl, count, pl->p, pl->rank))
+                    : buf;
+    return ar_ring_allgather(pl, pl->comm, pl->rank, pl->p, dst, count);
 }
 
 static int ring_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
 {
-    if (ar_ring_reduce_scatter(pl, pl->comm, pl->rank, pl->p, buf, count, pl->scratch) != 0)
-        return -1;
-    return ar_ring_allgather(pl, pl->comm, pl->rank, pl->p, buf, count);
+    (void)sendbuf;
+    return ring_run_mid(pl, buf, count, NULL, NULL);
 }
 
 const ar_algo allreduce_ring = {
@@ -64,4 +73,5 @@ const ar_algo allreduce_ring = {
     .model_s = ring_model_s,
     .scratch_bytes = ring_scratch_bytes,
     .run = ring_run,
+    .run_mid = ring_run_mid,
 };

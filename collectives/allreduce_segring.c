@@ -51,7 +51,7 @@ static size_t seg_elems(const ar_plan *pl)
 
 static size_t segring_scratch_bytes(const ar_plan *pl, size_t count)
 {
-    return 2 * ar_block_len(count, pl->p, 0) * pl->esize;  /* two step buffers */
+    return 2 * ar_block_len(pl, count, pl->p, 0) * pl->esize;  /* two step buffers */
 }
 
 static int segring_setup(ar_plan *pl)
@@ -68,7 +68,7 @@ static int segring_setup(ar_plan *pl)
 static int segring_reserve(ar_plan *pl, size_t count)
 {
     segring *sr = pl->priv;
-    size_t blk = ar_block_len(count, pl->p, 0), s = seg_elems(pl);
+    size_t blk = ar_block_len(pl, count, pl->p, 0), s = seg_elems(pl);
     int n = (int)((blk + s - 1) / s);
     for (int i = 0; i < 2; i++) {
         free(sr->rreq[i]);
@@ -100,9 +100,9 @@ typedef struct {
     int nseg;
 } blk;
 
-static blk block_of(size_t count, int n, int b, size_t s)
+static blk block_of(const ar_plan *pl, size_t count, int n, int b, size_t s)
 {
-    blk k = {ar_block_off(count, n, b), ar_block_len(count, n, b), 0};
+    blk k = {ar_block_off(pl, count, n, b), ar_block_len(pl, count, n, b), 0};
     k.nseg = (int)((k.len + s - 1) / s);
     return k;
 }
@@ -121,8 +121,8 @@ int ar_segring_steps(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
     char *const *scr = sb->scr;
     int posted = t0 - 1;  /* the last step whose receives are posted */
 
-#define RECV_BLOCK(t) block_of(count, n, ar_mod(me - (t) - 2, n), s)
-#define SEND_BLOCK(t) block_of(count, n, ar_mod(me - (t) - 1, n), s)
+#define RECV_BLOCK(t) block_of(pl, count, n, ar_mod(me - (t) - 2, n), s)
+#define SEND_BLOCK(t) block_of(pl, count, n, ar_mod(me - (t) - 1, n), s)
 #define POST_RECVS(t)                                                                   \
     do {                                                                                \
         blk rb_ = RECV_BLOCK(t);                                                        \
@@ -177,14 +177,25 @@ int ar_segring_steps(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
 #undef SEND_SEG
 }
 
+static int segring_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx)
+{
+    segring *sr = pl->priv;
+    const int p = pl->p, me = pl->rank;
+    const size_t blkmax = ar_block_len(pl, count, p, 0);
+    ar_segring_bufs sb = {{pl->scratch, ar_at(pl, pl->scratch, blkmax)},
+                          {sr->rreq[0], sr->rreq[1]}, {sr->sreq[0], sr->sreq[1]}, seg_elems(pl)};
+    if (!mid)
+        return ar_segring_steps(pl, pl->comm, me, p, buf, count, &sb, 0, 2 * (p - 1));
+    if (ar_segring_steps(pl, pl->comm, me, p, buf, count, &sb, 0, p - 1) != 0)
+        return -1;
+    void *dst = mid(ctx, buf, ar_block_off(pl, count, p, me), ar_block_len(pl, count, p, me));
+    return ar_segring_steps(pl, pl->comm, me, p, dst, count, &sb, p - 1, 2 * (p - 1));
+}
+
 static int segring_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
 {
     (void)sendbuf;
-    segring *sr = pl->priv;
-    const size_t blkmax = ar_block_len(count, pl->p, 0);
-    ar_segring_bufs sb = {{pl->scratch, ar_at(pl, pl->scratch, blkmax)},
-                          {sr->rreq[0], sr->rreq[1]}, {sr->sreq[0], sr->sreq[1]}, seg_elems(pl)};
-    return ar_segring_steps(pl, pl->comm, pl->rank, pl->p, buf, count, &sb, 0, 2 * (pl->p - 1));
+    return segring_run_mid(pl, buf, count, NULL, NULL);
 }
 
 const ar_algo allreduce_segring = {
@@ -196,5 +207,6 @@ const ar_algo allreduce_segring = {
     .scratch_bytes = segring_scratch_bytes,
     .reserve = segring_reserve,
     .run = segring_run,
+    .run_mid = segring_run_mid,
     .teardown = segring_teardown,
 };

@@ -47,5 +47,6 @@ const ar_algo allreduce_torus2d = {
     .scratch_bytes = ar_twolevel_scratch_bytes,
     .reserve = ar_twolevel_reserve,
     .run = ar_twolevel_run,
+    .run_mid = ar_twolevel_run_mid,
     .teardown = ar_twolevel_teardown,
 };

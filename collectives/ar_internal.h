@@ -40,16 +40,19 @@ static inline char *ar_at(const ar_plan *pl, const void *buf, size_t i)
     return (char *)buf + i * pl->esize;
 }
 
-/* count elements split into n blocks as evenly as possible: the first count % n
- * blocks get one element more.  Blocks may be empty (count < n). */
-static inline size_t ar_block_off(size_t count, int n, int i)
+/* count elements split into n blocks as evenly as possible, in whole granules of
+ * pl->prm.granule elements (1 when unset; the last granule may be short): the first
+ * blocks get one granule more.  Blocks may be empty (count < n granules). */
+static inline size_t ar_block_off(const ar_plan *pl, size_t count, int n, int i)
 {
-    size_t q = count / (size_t)n, r = count % (size_t)n;
-    return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
+    size_t g = pl->prm.granule > 1 ? pl->prm.granule : 1, units = (count + g - 1) / g;
+    size_t q = units / (size_t)n, r = units % (size_t)n;
+    size_t off = ((size_t)i * q + ((size_t)i < r ? (size_t)i : r)) * g;
+    return off < count ? off : count;
 }
-static inline size_t ar_block_len(size_t count, int n, int i)
+static inline size_t ar_block_len(const ar_plan *pl, size_t count, int n, int i)
 {
-    return count / (size_t)n + ((size_t)i < count % (size_t)n ? 1 : 0);
+    return ar_block_off(pl, count, n, i + 1) - ar_block_off(pl, count, n, i);
 }
 static inline int ar_mod(int a, int n) { return ((a % n) + n) % n; }
 
@@ -118,6 +121,8 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
 size_t ar_twolevel_scratch_bytes(const ar_plan *pl, size_t count);
 int ar_twolevel_reserve(ar_plan *pl, size_t count);
 int ar_twolevel_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count);
+int ar_twolevel_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx);
+int ar_twolevel_has_mid(const ar_plan *pl);   /* its inner plan has one too */
 void ar_twolevel_teardown(ar_plan *pl);
 double ar_twolevel_model_s(const ar_model *m, int g, int p, double n, const ar_algo *inner);
 

@@ -55,6 +55,7 @@ typedef struct {
     int local, g;     /* my index in my group, its size */
     int gmin, gmax, ngroups;
     ar_plan *inner;   /* allreduce among the groups (NULL with one group or as extra) */
+    const ar_algo *inner_algo;   /* its algorithm, the same on every rank */
     MPI_Request *req; /* the group rings' requests: 4 arrays of nseg (ar_segring_bufs) */
     int nseg;
 } twolevel;
@@ -96,6 +97,7 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
         return -1;
     }
     tl->intra = tl->inter = MPI_COMM_NULL;
+    tl->inner_algo = inner;
     pl->priv = tl;
     MPI_Allgather(&color, 1, MPI_INT, colors, 1, MPI_INT, pl->comm);
 
@@ -161,6 +163,7 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
     int rc = 0;
     if (tl->ngroups > 1 && tl->local < tl->gmin) {
         ar_params ip = ar_params_default();
+        ip.granule = pl->prm.granule;   /* the group blocks start on granules already */
         rc = ar_plan_create(inner, &ip, tl->inter, pl->dtype, pl->op, &tl->inner);
     }
     if (tl->gmax == tl->gmin)
@@ -175,7 +178,7 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
 size_t ar_twolevel_scratch_bytes(const ar_plan *pl, size_t count)
 {
     const twolevel *tl = pl->priv;
-    size_t blk2 = 2 * ar_block_len(count, tl->gmin, 0);  /* the ring's two step buffers */
+    size_t blk2 = 2 * ar_block_len(pl, count, tl->gmin, 0);  /* the ring's two step buffers */
     size_t elems = tl->gmax > tl->gmin && count > blk2 ? count : blk2;  /* or the fold's */
     return elems * pl->esize;
 }
@@ -183,7 +186,7 @@ size_t ar_twolevel_scratch_bytes(const ar_plan *pl, size_t count)
 int ar_twolevel_reserve(ar_plan *pl, size_t count)
 {
     twolevel *tl = pl->priv;
-    size_t blk = ar_block_len(count, tl->gmin, 0), s = tl_seg(blk, pl->esize);
+    size_t blk = ar_block_len(pl, count, tl->gmin, 0), s = tl_seg(blk, pl->esize);
     int nseg = (int)((blk + s - 1) / s);
     if (nseg < 1)
         nseg = 1;
@@ -196,11 +199,32 @@ int ar_twolevel_reserve(ar_plan *pl, size_t count)
     return tl->inner ? ar_plan_reserve(tl->inner, blk) : 0;
 }
 
-int ar_twolevel_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
+/* The inner plan's mid, translated: its block of the group block at boff is block
+ * boff + off of the whole vector, and the buffer the caller's mid returns is spread at
+ * the same offsets. */
+typedef struct {
+    ar_mid_fn mid;
+    void *ctx;
+    const ar_plan *pl;
+    void *buf;   /* the whole vector */
+    size_t boff;
+    void *dst;   /* what the caller's mid returned */
+} tl_mid;
+
+static void *inner_mid(void *arg, void *blockbuf, size_t off, size_t len)
+{
+    tl_mid *t = arg;
+    (void)blockbuf;   /* = buf + boff */
+    t->dst = t->mid(t->ctx, t->buf, t->boff + off, len);
+    return ar_at(t->pl, t->dst, t->boff);
+}
+
+int ar_twolevel_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx)
 {
     twolevel *tl = pl->priv;
     const int gmin = tl->gmin, local = tl->local;
     const int extra = local >= gmin;
+    void *dst = buf;
     if (tl->g > gmin) {  /* fold the extra members in */
         if (extra)
             AR_MPI(MPI_Send(buf, (int)count, pl->mpi_dtype, local % gmin, AR_TAG_FOLD, tl->intra));
@@ -211,30 +235,53 @@ int ar_twolevel_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
                 ar_reduce_local(buf, pl->scratch, count, pl->dtype, pl->op);
             }
     }
-    if (!extra) {
-        const size_t blk = ar_block_len(count, gmin, 0), n = (size_t)tl->nseg;
+    if (extra && mid) {
+        dst = mid(ctx, buf, 0, 0);   /* no block, but the call is every rank's */
+    } else if (!extra) {
+        const size_t blk = ar_block_len(pl, count, gmin, 0), n = (size_t)tl->nseg;
+        const size_t boff = ar_block_off(pl, count, gmin, local);
+        const size_t blen = ar_block_len(pl, count, gmin, local);
         ar_segring_bufs sb = {{pl->scratch, ar_at(pl, pl->scratch, blk)},
                               {tl->req, tl->req + n}, {tl->req + 2 * n, tl->req + 3 * n},
                               tl_seg(blk, pl->esize)};
         if (ar_segring_steps(pl, tl->intra, local, gmin, buf, count, &sb, 0, gmin - 1) != 0)
             return -1;
-        if (tl->inner && ar_allreduce(tl->inner, MPI_IN_PLACE,
-                                      ar_at(pl, buf, ar_block_off(count, gmin, local)),
-                                      ar_block_len(count, gmin, local)) != 0)
-            return -1;
-        if (ar_segring_steps(pl, tl->intra, local, gmin, buf, count, &sb, gmin - 1,
+        if (tl->inner && mid) {
+            tl_mid t = {mid, ctx, pl, buf, boff, buf};
+            if (ar_allreduce_mid(tl->inner, ar_at(pl, buf, boff), blen, inner_mid, &t) != 0)
+                return -1;
+            dst = t.dst;
+        } else if (tl->inner) {
+            if (ar_allreduce(tl->inner, MPI_IN_PLACE, ar_at(pl, buf, boff), blen) != 0)
+                return -1;
+        } else if (mid) {
+            dst = mid(ctx, buf, boff, blen);
+        }
+        if (ar_segring_steps(pl, tl->intra, local, gmin, dst, count, &sb, gmin - 1,
                              2 * (gmin - 1)) != 0)
             return -1;
     }
     if (tl->g > gmin) {  /* and give them the result */
         if (extra)
-            AR_MPI(MPI_Recv(buf, (int)count, pl->mpi_dtype, local % gmin, AR_TAG_FOLD, tl->intra,
+            AR_MPI(MPI_Recv(dst, (int)count, pl->mpi_dtype, local % gmin, AR_TAG_FOLD, tl->intra,
                             MPI_STATUS_IGNORE));
         else
             for (int e = local + gmin; e < tl->g; e += gmin)
-                AR_MPI(MPI_Send(buf, (int)count, pl->mpi_dtype, e, AR_TAG_FOLD, tl->intra));
+                AR_MPI(MPI_Send(dst, (int)count, pl->mpi_dtype, e, AR_TAG_FOLD, tl->intra));
     }
     return 0;
+}
+
+int ar_twolevel_has_mid(const ar_plan *pl)
+{
+    const twolevel *tl = pl->priv;
+    return tl->inner_algo->run_mid != NULL;   /* every rank answers alike */
+}
+
+int ar_twolevel_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
+{
+    (void)sendbuf;
+    return ar_twolevel_run_mid(pl, buf, count, NULL, NULL);
 }
 
 void ar_twolevel_teardown(ar_plan *pl)

@@ -12,6 +12,7 @@
 
 #include "allreduce.h"
 #include "check.h"
+#include "optim.h"
 #include "train_platform.h"
 
 static int started, rank, size = 1, thread_level;
@@ -248,6 +249,8 @@ static int exchange_params(const dp_exchange_opts *xo, const ar_algo **a, ar_par
         snprintf(why, sizeof why, "%s", rs_lasterr());
         RS_CHECK(0, "--allreduce: %s", why);
     }
+    /* blocks on the norm's chunks (dp_comm.h), the dense sum's cut too: the same bits */
+    prm->granule = GRAD_NORM_CHUNK;
     if (xo->group_size > 0)
         prm->group_size = xo->group_size;
     if (xo->group_max > 0)
@@ -301,6 +304,59 @@ int dp_exchange_sum(dp_exchange *x, float *buf, long count)
     if (!x)
         return 0;
     return ar_allreduce(x->plan, MPI_IN_PLACE, buf, (size_t)count);
+}
+
+typedef struct {
+    dp_mid_fn mid;
+    void *ctx;
+} mid_call;
+
+static void *call_mid(void *arg, void *buf, size_t off, size_t len)
+{
+    const mid_call *c = arg;
+    return c->mid(c->ctx, buf, (long)off, (long)len);
+}
+
+int dp_exchange_sum_mid(dp_exchange *x, float *buf, long count, dp_mid_fn mid, void *ctx)
+{
+    if (!x) {
+        mid(ctx, buf, 0, count);
+        return 0;
+    }
+    mid_call c = {mid, ctx};
+    return ar_allreduce_mid(x->plan, buf, (size_t)count, call_mid, &c);
+}
+
+int dp_exchange_check_mid(const dp_exchange_opts *xo)
+{
+    const ar_algo *a;
+    ar_params prm;
+    if (exchange_params(xo, &a, &prm) != 0)
+        return -1;
+    RS_CHECK(ar_algo_has_mid(a, &prm), "--shard-update: --allreduce %s%s%s has no reduce-scatter "
+             "and allgather to update between (use ring, segring, rabenseifner, ordered, or hier "
+             "or torus2d with one of them inside)", xo->algo, xo->inner ? " --inner " : "",
+             xo->inner ? xo->inner : "");
+    return 0;
+}
+
+void dp_comm_gather_blocks(float *a, long off, long len)
+{
+    if (!started)
+        return;
+    long mine[2] = {off, len}, *all = rank == 0 ? malloc(sizeof(long) * 2 * (size_t)size) : NULL;
+    RS_ASSERT(rank != 0 || all);
+    MPI_Gather(mine, 2, MPI_LONG, all, 2, MPI_LONG, 0, train_comm);
+    enum { TAG_BLOCK = 26 };
+    if (rank == 0) {
+        for (int r = 1; r < size; r++)
+            if (all[2 * r + 1] > 0)
+                MPI_Recv(a + all[2 * r], (int)all[2 * r + 1], MPI_FLOAT, r, TAG_BLOCK, train_comm,
+                         MPI_STATUS_IGNORE);
+    } else if (len > 0) {
+        MPI_Send(a + off, (int)len, MPI_FLOAT, 0, TAG_BLOCK, train_comm);
+    }
+    free(all);
 }
 
 const char *dp_exchange_name(const dp_exchange *x) { return x ? ar_plan_name(x->plan) : "none"; }

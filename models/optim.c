@@ -67,47 +67,79 @@ void optim_free(optimizer *o)
     o->m = o->v = o->dir = NULL;
 }
 
-/* Fixed chunks summed in order: the same bits every run (an OpenMP reduction may
- * combine partial sums in any order). */
-#define NORM_CHUNKS 64
-double grad_norm(const float *g, long n)
+void grad_norm_parts(const float *g, long from, long to, double *part)
 {
-    double part[NORM_CHUNKS];
+    long c0 = from / GRAD_NORM_CHUNK, c1 = (to + GRAD_NORM_CHUNK - 1) / GRAD_NORM_CHUNK;
 #pragma omp parallel for schedule(static)
-    for (int k = 0; k < NORM_CHUNKS; k++) {
+    for (long c = c0; c < c1; c++) {
+        long hi = (c + 1) * GRAD_NORM_CHUNK < to ? (c + 1) * GRAD_NORM_CHUNK : to;
         double s = 0;
-        for (long i = n * k / NORM_CHUNKS; i < n * (k + 1) / NORM_CHUNKS; i++)
+        for (long i = c * GRAD_NORM_CHUNK; i < hi; i++)
             s += (double)g[i] * g[i];
-        part[k] = s;
+        part[c] = s;
     }
+}
+
+double grad_norm_of_parts(const double *part, long n)
+{
     double s = 0;
-    for (int k = 0; k < NORM_CHUNKS; k++)
-        s += part[k];
+    for (long c = 0; c < (n + GRAD_NORM_CHUNK - 1) / GRAD_NORM_CHUNK; c++)
+        s += part[c];
     return sqrt(s);
 }
+
+double grad_norm(const float *g, long n)
+{
+    double small[256], *part = small;
+    long chunks = (n + GRAD_NORM_CHUNK - 1) / GRAD_NORM_CHUNK;
+    if (chunks > 256)
+        part = malloc(sizeof(double) * (size_t)chunks);
+    RS_ASSERT(part);
+    grad_norm_parts(g, 0, n, part);
+    double norm = grad_norm_of_parts(part, n);
+    if (part != small)
+        free(part);
+    return norm;
+}
+
+int optim_elementwise(optim_kind kind) { return kind != OPT_LARS && kind != OPT_LAMB; }
 
 void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale,
                 const param_layout *lay)
 {
-    long n = o->n;
+    if (optim_elementwise(o->kind)) {
+        optim_step_range(o, p, g, lr, gscale, 0, o->n);
+        return;
+    }
+    o->t++;
+    if (o->kind == OPT_LARS)
+        lars_step(o, p, g, lr, gscale, lay);
+    else
+        lamb_step(o, p, g, lr, gscale, lay);
+}
+
+void optim_step_range(optimizer *o, float *p, const float *g, double lr, double gscale,
+                      long from, long to)
+{
+    RS_ASSERT(optim_elementwise(o->kind));
     float a = (float)lr, gs = (float)gscale, mu = (float)o->momentum;
     o->t++;
     switch (o->kind) {
     case OPT_SGD:
 #pragma omp parallel for schedule(static)
-        for (long i = 0; i < n; i++)
+        for (long i = from; i < to; i++)
             p[i] -= a * (gs * g[i]);
         break;
     case OPT_MOMENTUM:
 #pragma omp parallel for schedule(static)
-        for (long i = 0; i < n; i++) {
+        for (long i = from; i < to; i++) {
             o->m[i] = mu * o->m[i] + gs * g[i];
             p[i] -= a * o->m[i];
         }
         break;
     case OPT_NESTEROV:
 #pragma omp parallel for schedule(static)
-        for (long i = 0; i < n; i++) {
+        for (long i = from; i < to; i++) {
             float gi = gs * g[i];
             o->m[i] = mu * o->m[i] + gi;
             p[i] -= a * (gi + mu * o->m[i]);
@@ -117,7 +149,7 @@ void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale
         float b1 = (float)o->beta1, b2 = (float)o->beta2, eps = (float)o->eps;
         float c1 = adam_correction(o->beta1, o->t), c2 = adam_correction(o->beta2, o->t);
 #pragma omp parallel for schedule(static)
-        for (long i = 0; i < n; i++) {
+        for (long i = from; i < to; i++) {
             float gi = gs * g[i];
             o->m[i] = b1 * o->m[i] + (1.0f - b1) * gi;
             o->v[i] = b2 * o->v[i] + (1.0f - b2) * gi * gi;
@@ -125,8 +157,7 @@ void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale
         }
         break;
     }
-    case OPT_LARS: lars_step(o, p, g, lr, gscale, lay); break;
-    case OPT_LAMB: lamb_step(o, p, g, lr, gscale, lay); break;
+    default: break;
     }
 }
 

@@ -68,12 +68,24 @@ void optim_free(optimizer *o);
 /* Floats of state per parameter: 0, 1 or 2 (the checkpoint holds them). */
 int optim_nstate(optim_kind kind);
 
-/* |g|_2 over g (n), in double, deterministic for a given thread count. */
+/* |g|_2 over g (n), in double: each chunk of GRAD_NORM_CHUNK floats (from g) summed in
+ * order, then the chunks' sums in order, so the same bits for any thread count, and
+ * from parts made anywhere (grad_norm_parts). */
+#define GRAD_NORM_CHUNK 4096
 double grad_norm(const float *g, long n);
+/* The chunk sums of g[from, to) into part[from / GRAD_NORM_CHUNK ..] (from on a chunk
+ * boundary; to ends a chunk or the vector), and the norm from all n's parts. */
+void grad_norm_parts(const float *g, long from, long to, double *part);
+double grad_norm_of_parts(const double *part, long n);
 /* One update of p (n) with g (n) at rate lr; g is scaled by gscale first (clipping).
  * lay names p's tensors (lars and lamb work per tensor; the others ignore it). */
 void optim_step(optimizer *o, float *p, const float *g, double lr, double gscale,
                 const param_layout *lay);
+/* The same update on p[from, to) only (a shard; element-wise optimizers: not lars or
+ * lamb, whose ratios need whole tensors): the same bits there as optim_step's. */
+void optim_step_range(optimizer *o, float *p, const float *g, double lr, double gscale,
+                      long from, long to);
+int optim_elementwise(optim_kind kind);   /* sgd, momentum, nesterov, adam */
 
 typedef struct {
     sched_kind kind;

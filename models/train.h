@@ -61,6 +61,8 @@ typedef struct {
     const char *sync;        /* --sync: the gradient exchange (fused, bucketed, per-tensor) */
     const char *embed_exchange;   /* --embed-exchange: dense, or sparse (touched rows) */
     double bucket_mib;       /* --bucket-mib: bucketed's bucket size, MiB (> 0) */
+    int shard_update;        /* --shard-update: each rank updates its block of the
+                                parameters between the reduce-scatter and the allgather */
     dp_exchange_opts exchange; /* --allreduce, --group-size, --group-max, --inner */
     int quiet;               /* no stdout (tests) */
     int argc;                /* for the tables' metadata */

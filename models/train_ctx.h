@@ -37,6 +37,12 @@ typedef struct {
     int perturbed;                /* the checksum test hook has fired */
     int test_abs_grads;           /* test hook RNN_TRAIN_TEST_ABS_GRADS: workers' |g| summed */
     double compute_s, exchange_s, optimizer_s;   /* the last step's parts */
+    int shard;                    /* --shard-update with P > 1 (train_shard.c) */
+    long shard_off, shard_len;    /* shard: this rank's block of the parameters */
+    int updated;                  /* the last step's update ran inside the exchange */
+    double norm;                  /* the last step's global gradient norm (mean gradient) */
+    double update_s;              /* the last update's seconds */
+    long update_len;              /* the parameters the last update touched */
     double exchange_total_s;      /* the last step's seconds in allreduce calls (any thread) */
     double overlap_exposed_s;     /* of train_compute's time, exchange after the backward
                                      (bucketed where the rank sums the buckets itself) */
@@ -132,6 +138,16 @@ int train_set_classes(const run_ctx *r, model *m);   /* --classes: m's map from 
 /* ---- train_step.c ---- */
 /* One step on the next window.  0 ok, 1 non-finite (nothing updated; *loss_out says). */
 int train_step(run_ctx *r, double *loss_out);
+/* The update of grad's block [off, off + len) (all of it unless sharded): the global
+ * norm (from every rank's parts when sharded; collective then), B_simple, the clip,
+ * the rate and the optimizer, unless the norm is not finite (the parameters are never
+ * touched by a NaN).  Sets dp.norm, dp.update_s, dp.update_len. */
+void train_update(run_ctx *r, const float *grad, long off, long len);
+/* --shard-update (train_shard.c): checks, the exchange with the update in its middle,
+ * the optimizer state gathered to rank 0 for a checkpoint. */
+int train_shard_check(const train_opts *o);
+void train_shard_exchange(run_ctx *r, float *grad);
+void train_shard_gather_state(run_ctx *r);
 /* Record the one line for a run whose `what` became `v` (not finite). */
 void train_diverged(const run_ctx *r, const char *what, double v);
 

@@ -46,6 +46,8 @@ int train_dp_check(const train_opts *o)
              "--sync fused or bucketed");
     if (strcmp(o->sync, "bucketed") == 0 && train_bucketed_check() != 0)
         return -1;
+    if (train_shard_check(o) != 0)
+        return -1;
     return dp_exchange_check(&o->exchange, P);
 }
 
@@ -63,6 +65,7 @@ int train_dp_setup(run_ctx *r)
     d->rank = dp_comm_rank();
     d->N = r->o->workers;
     d->local = d->N / d->P;
+    d->shard = r->o->shard_update && d->P > 1;
     /* Test hook: RNN_TRAIN_TEST_ABS_GRADS=1 sums each worker's |gradient| (local > 1), so
      * one SGD step shows sum_i |g_i|, the scale of the sum's rounding (test/mpi/train.sh). */
     d->test_abs_grads = getenv("RNN_TRAIN_TEST_ABS_GRADS") != NULL;
@@ -178,7 +181,9 @@ double train_dp_exchange(run_ctx *r, float *grad, double loss_sum, int stop)
         d->stop_any = v[1] > 0;
         d->stop_term = fmod(v[1], 1000) > 0;   /* train_stop_requested's counts */
         d->small_sq = v[2];
-        if (isfinite(loss_sum))
+        if (isfinite(loss_sum) && d->shard)
+            train_shard_exchange(r, grad);
+        else if (isfinite(loss_sum))
             train_sync_exchange(r, grad);
         train_sparse_unpack(r, grad);
     }
@@ -239,6 +244,7 @@ int train_dp_save(run_ctx *r)
     long n = d->local * state_floats(&r->m);
     float *h = d->state_h, *c = d->state_c;
     int rc = 0;
+    train_shard_gather_state(r);
     if (d->P > 1) {
         h = d->rank == 0 ? malloc((size_t)n * d->P * sizeof(float)) : NULL;
         c = d->rank == 0 ? malloc((size_t)n * d->P * sizeof(float)) : NULL;

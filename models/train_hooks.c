@@ -70,7 +70,7 @@ double run_ctx_skip_compute(run_ctx *r, int *Tw_out, float **grad_out)
 
 double run_ctx_update_bytes(const run_ctx *r)
 {
-    return 4.0 * r->m.lay.total * (4 + 2 * optim_nstate(r->opt.kind));
+    return 4.0 * r->dp.update_len * (4 + 2 * optim_nstate(r->opt.kind));
 }
 
 int run_ctx_bucketed(const run_ctx *r) { return r->dp.buckets != NULL; }

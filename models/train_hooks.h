@@ -81,8 +81,9 @@ double run_ctx_compute(run_ctx *r, int *Tw_out, float **grad_out);
 /* The same window and gradient without running anything (charged compute where the
  * buffers are folded or sampled): returns 0. */
 double run_ctx_skip_compute(run_ctx *r, int *Tw_out, float **grad_out);
-/* The bytes the update moves: the norm reads the gradient; the update reads it, reads
- * and writes the parameters and each optimizer state array. */
+/* The bytes the last update moved: the norm reads the gradient; the update reads it,
+ * reads and writes the parameters and each optimizer state array (all of them, or the
+ * rank's block with --shard-update). */
 double run_ctx_update_bytes(const run_ctx *r);
 
 /* ---- --sync bucketed without a spare thread (no_spare_threads) ----

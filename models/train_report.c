@@ -39,8 +39,9 @@ int train_write_table(const run_ctx *r, rs_table *t, const char *cols)
     rs_table_meta(t, "seed", s);
     if (r->dp.P > 1 || r->dp.N > 1) {   /* one-process runs keep their metadata as it was */
         char dp[160];
-        snprintf(dp, sizeof dp, "%d ranks, %d workers of batch %d, sync %s, allreduce %s",
-                 r->dp.P, r->dp.N, r->m.cfg.batch, r->o->sync, dp_exchange_name(r->dp.exchange));
+        snprintf(dp, sizeof dp, "%d ranks, %d workers of batch %d, sync %s%s, allreduce %s",
+                 r->dp.P, r->dp.N, r->m.cfg.batch, r->o->sync,
+                 r->dp.shard ? " (sharded update)" : "", dp_exchange_name(r->dp.exchange));
         rs_table_meta(t, "data_parallel", dp);
     }
     if (run_says(r)) {
@@ -209,8 +210,9 @@ void train_print_header(const run_ctx *r)
            "parameters+gradients+optimizer %s\n", a, n, r->m.arena.naive_allocs, p);
     if (r->dp.P > 1 || r->dp.N > 1)
         printf("workers  %d synchronous workers of batch %d (global batch %d) on %d rank%s; "
-               "sync %s, allreduce %s\n", r->dp.N, c->batch, r->dp.N * c->batch, r->dp.P,
-               r->dp.P > 1 ? "s" : "", r->o->sync, dp_exchange_name(r->dp.exchange));
+               "sync %s%s, allreduce %s\n", r->dp.N, c->batch, r->dp.N * c->batch, r->dp.P,
+               r->dp.P > 1 ? "s" : "", r->o->sync, r->dp.shard ? " (sharded update)" : "",
+               dp_exchange_name(r->dp.exchange));
     if (dp_comm_eval_ranks() > 0)
         printf("eval     %d rank%s set aside: valid scored there, one evaluation late; final "
                "valid/test sharded over the training ranks\n", dp_comm_eval_ranks(),

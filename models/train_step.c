@@ -3,16 +3,55 @@
  * One step: the next window of Tw <= T steps from each stream -> forward (loss,
  * dlogits) -> backward -> carry the state (per worker, train_dp.c) -> the exchange
  * over ranks -> global norm (stop here if not finite: the parameters are never
- * touched by a NaN) -> clip -> optimizer update.  At the end
+ * touched by a NaN) -> clip -> optimizer update (train_update; with --shard-update each
+ * rank's block, inside the exchange: train_shard.c).  At the end
  * of a pass (epoch) the streams restart and the state is zeroed.  train.c calls it on
  * its schedule; train_bench.c times it. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "progress.h"
 #include "train_ctx.h"
 #include "train_platform.h"
+
+void train_update(run_ctx *r, const float *grad, long off, long len)
+{
+    model *m = &r->m;
+    dp_ctx *d = &r->dp;
+    uint64_t t0 = train_now_ns();
+    /* the workers' mean gradient is grad / N: the 1/N rides on the norm and the scale */
+    double norm;
+    if (off == 0 && len == m->lay.total) {
+        norm = grad_norm(grad, len);
+    } else {   /* a shard: every rank's whole chunks, added exactly (each has one owner) */
+        long chunks = (m->lay.total + GRAD_NORM_CHUNK - 1) / GRAD_NORM_CHUNK;
+        double *part = calloc((size_t)chunks, sizeof(double));
+        RS_ASSERT(part);
+        grad_norm_parts(grad, off, off + len, part);
+        dp_comm_sum_doubles(part, (int)chunks);
+        norm = grad_norm_of_parts(part, m->lay.total);
+        free(part);
+    }
+    norm /= d->N;
+    d->norm = norm;
+    d->update_len = 0;
+    if (isfinite(norm) || !train_numerics_checked()) {
+        if (d->N > 1)   /* B_simple: batches counted in streams */
+            grad_noise_add(&r->st.noise, d->small_sq / d->N, norm * norm, m->cfg.batch,
+                           (double)m->cfg.batch * d->N);
+        double gs = r->opt.clip > 0 && norm > r->opt.clip ? r->opt.clip / norm : 1.0;
+        r->lr = sched_lr(&r->sched, r->st.step);
+        if (off == 0 && len == m->lay.total)
+            optim_step(&r->opt, m->params, grad, r->lr, gs / d->N, &m->lay);
+        else
+            optim_step_range(&r->opt, m->params, grad, r->lr, gs / d->N, off, off + len);
+        d->update_len = len;
+        train_charge_update(r);
+    }
+    d->update_s = (double)(train_now_ns() - t0) * 1e-9;
+}
 
 int train_step(run_ctx *r, double *loss_out)
 {
@@ -22,32 +61,27 @@ int train_step(run_ctx *r, double *loss_out)
     int Tw;
     float *grad;
     d->overlap_exposed_s = 0;
+    d->updated = 0;
     double loss = train_compute(r, &Tw, &grad);
     d->Tw = Tw;   /* also where compute was charged, not run: per-tensor's rounds */
     uint64_t t1 = train_now_ns();
-    loss = train_dp_exchange(r, grad, loss, train_stop_requested());
+    loss = train_dp_exchange(r, grad, loss, train_stop_requested());   /* sharded: + update */
     uint64_t t2 = train_now_ns();
     *loss_out = loss;
     int checked = train_numerics_checked();   /* folded buffers: NaN means nothing */
     if (!isfinite(loss) && checked)
         return 1;
-    /* the workers' mean gradient is grad / N: the 1/N rides on the norm and the scale */
-    double norm = grad_norm(grad, m->lay.total) / d->N;
-    if (!isfinite(norm) && checked) {
-        *loss_out = norm;
+    if (!d->updated)
+        train_update(r, grad, 0, m->lay.total);
+    if (!isfinite(d->norm) && checked) {
+        *loss_out = d->norm;
         return 1;
     }
-    if (d->N > 1)   /* B_simple: batches counted in streams */
-        grad_noise_add(&r->st.noise, d->small_sq / d->N, norm * norm, m->cfg.batch,
-                       (double)m->cfg.batch * d->N);
-    double gs = r->opt.clip > 0 && norm > r->opt.clip ? r->opt.clip / norm : 1.0;
-    r->lr = sched_lr(&r->sched, r->st.step);
-    optim_step(&r->opt, m->params, grad, r->lr, gs / d->N, &m->lay);
-    train_charge_update(r);
     /* the exchange train_compute waited for after the backward is exposed exchange */
+    double in_exchange = d->updated ? d->update_s : 0;
     d->compute_s = (double)(t1 - t0) * 1e-9 - d->overlap_exposed_s;
-    d->exchange_s = (double)(t2 - t1) * 1e-9 + d->overlap_exposed_s;
-    d->optimizer_s = (double)(train_now_ns() - t2) * 1e-9;
+    d->exchange_s = (double)(t2 - t1) * 1e-9 + d->overlap_exposed_s - in_exchange;
+    d->optimizer_s = (double)(train_now_ns() - t2) * 1e-9 + in_exchange;
     r->st.pos += Tw;
     r->st.step++;
     r->st.tokens += (long)Tw * m->cfg.batch * d->N;

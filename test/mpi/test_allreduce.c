@@ -101,6 +101,15 @@ static int make_configs(config *c, int max, int have_tuned, int nalg)
             ADD("torus2d", l, pp->group_size = g);
         }
     ADD("ordered", "ordered");
+    /* blocks in whole granules (what weight-update sharding asks for) */
+    ADD("ring", "ring granule=16", pp->granule = 16);
+    ADD("segring", "segring seg=12B granule=16", pp->segment_bytes = 12; pp->granule = 16);
+    ADD("rabenseifner", "rabenseifner granule=16", pp->granule = 16);
+    ADD("ordered", "ordered granule=16", pp->granule = 16);
+    ADD("hier", "hier groups=r%3 granule=16", pp->group_of = group_mod3; pp->granule = 16);
+    if (P % 2 == 0)
+        ADD("hier", "hier G=2 inner=ring granule=16", pp->group_size = 2; pp->inner = "ring";
+            pp->granule = 16);
     ADD("library", "library");
     if (have_tuned)
         for (int k = 1; k < nalg; k++) {
@@ -266,6 +275,83 @@ static void run_float_determinism(ar_plan *pl, const config *c, size_t n, char *
     free(first);
 }
 
+/* ---- work between the phases (ar_allreduce_mid) ---- */
+typedef struct {
+    const float *want;   /* the plain allreduce's result */
+    float *dst;          /* where the mid writes 2 want + 1 over its block */
+    size_t off, len;
+    int calls, block_ok;
+} mid_probe;
+
+static void *probe_mid(void *arg, void *buf, size_t off, size_t len)
+{
+    mid_probe *m = arg;
+    const float *b = buf;
+    m->calls++;
+    m->off = off, m->len = len;
+    m->block_ok = memcmp(b + off, m->want + off, len * sizeof(float)) == 0;
+    for (size_t i = off; i < off + len; i++)
+        m->dst[i] = 2 * m->want[i] + 1;
+    int one = 1, all;   /* a collective in the middle: every rank must get here */
+    MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return m->dst;
+}
+
+/* Every rank's mid sees its block of the plain result, once; the blocks tile the vector
+ * on granule boundaries; every rank ends with every block the mids wrote. */
+static void run_mid(ar_plan *pl, const config *c, size_t n, char *send, char *recv)
+{
+    cases++;
+    if (!ar_plan_has_mid(pl)) {
+        if (ar_allreduce_mid(pl, recv, n, probe_mid, NULL) == 0)
+            FAIL("%s: ar_allreduce_mid ran without a middle to work in", c->label);
+        return;
+    }
+    float *x = (float *)send, *want = malloc(n * sizeof(float) + 1);
+    float *dst = malloc(n * sizeof(float) + 1);
+    for (size_t i = 0; i < n; i++)
+        x[i] = rnd_float(11, rank, i);
+    if (ar_allreduce(pl, x, want, n) != 0) {
+        FAIL("%s mid count=%zu: plain: %s", c->label, n, rs_lasterr());
+        free(want), free(dst);
+        return;
+    }
+    memcpy(recv, x, n * sizeof(float));
+    memset(dst, 0xFF, n * sizeof(float));   /* NaN everywhere the gather misses */
+    mid_probe m = {want, dst, 0, 0, 0, 0};
+    if (ar_allreduce_mid(pl, recv, n, probe_mid, &m) != 0) {
+        FAIL("%s mid count=%zu: %s", c->label, n, rs_lasterr());
+        free(want), free(dst);
+        return;
+    }
+    if (m.calls != 1 || !m.block_ok)
+        FAIL("%s mid count=%zu: %d calls, block [%zu, +%zu) %s the plain result", c->label, n,
+             m.calls, m.off, m.len, m.block_ok ? "equals" : "differs from");
+    size_t g = c->prm.granule > 1 ? c->prm.granule : 1;
+    if (m.len > 0 && m.off % g != 0)
+        FAIL("%s mid count=%zu: block at %zu is not on a granule of %zu", c->label, n, m.off, g);
+    long mine[2] = {(long)m.off, (long)m.len}, *all = malloc(sizeof(long) * 2 * (size_t)P);
+    MPI_Allgather(mine, 2, MPI_LONG, all, 2, MPI_LONG, MPI_COMM_WORLD);
+    long covered = 0;
+    for (int r = 0; r < P; r++) {
+        covered += all[2 * r + 1];
+        for (int q = 0; q < r; q++)   /* non-empty blocks never overlap */
+            if (all[2 * r + 1] && all[2 * q + 1] && all[2 * r] < all[2 * q] + all[2 * q + 1] &&
+                all[2 * q] < all[2 * r] + all[2 * r + 1])
+                FAIL("%s mid count=%zu: blocks of ranks %d and %d overlap", c->label, n, q, r);
+    }
+    if (covered != (long)n)
+        FAIL("%s mid count=%zu: the blocks cover %ld elements", c->label, n, covered);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float w = 2 * want[i] + 1;
+        bad += memcmp(&w, &dst[i], sizeof w) != 0;
+    }
+    if (bad)
+        FAIL("%s mid count=%zu: %zu elements of the gathered blocks are wrong", c->label, n, bad);
+    free(all), free(want), free(dst);
+}
+
 /* ---- error paths: refused everywhere, nobody hangs ---- */
 static void run_error_paths(void)
 {
@@ -404,8 +490,8 @@ int main(int argc, char **argv)
     if (algs && rank == 0)
         printf("library:K: K = 1..%d of Open MPI coll/tuned (%s)\n", nalg - 1, algs);
 
-    static config cfg[64];
-    int ncfg = make_configs(cfg, 64, algs != NULL, nalg);
+    static config cfg[80];
+    int ncfg = make_configs(cfg, 80, algs != NULL, nalg);
     size_t counts[16];
     int nc = 0;
     const size_t want[] = {0, 1, 2, (size_t)P - 1, (size_t)P, (size_t)P + 1, 2 * (size_t)P + 1, 37, 1000, 4099};
@@ -446,6 +532,8 @@ int main(int argc, char **argv)
                 if (t == AR_FLOAT && op == AR_SUM) {
                     run_float_determinism(pl, &cfg[c], 4099, send, recv);
                     run_float_determinism(pl, &cfg[c], (size_t)P + 1, send, recv);
+                    for (int k = 0; k < nc; k++)
+                        run_mid(pl, &cfg[c], counts[k], send, recv);
                 }
                 ar_plan_free(pl);
             }

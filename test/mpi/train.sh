@@ -14,6 +14,9 @@
 #      same P: the same order of every sum in them);
 #   3b. --embed-exchange sparse (fused, bucketed) against dense on a 400-word vocabulary:
 #      the same parameter bits, ordered at P = 3, the library's and ring at P = 2;
+#   3c. --shard-update against the replicated update: the same parameter bits with ring,
+#      rabenseifner (folded), hier (with an empty block) and ordered, Adam, momentum and
+#      Nesterov, the clip engaged; a sharded checkpoint resumed likewise;
 #   4. the default allreduce, whose order differs (np=2 --workers 6: 3 workers a rank),
 #      against one process: one plain SGD step (--clip 0), each parameter within the
 #      bound derived below (a multi-step trajectory would amplify rounding); an update
@@ -160,6 +163,30 @@ else
     echo "FAIL the sparse steps' fraction of rows is '$rows' (expected in (0, 1)): $(cat "$tmp/err")"; fail=1
 fi
 
+echo "== --shard-update against the replicated update"
+# Each rank updates its block between the reduce-scatter and the allgather; the global
+# norm comes from whole 4096-float chunks (this model: 5), so the clip (0.5, which
+# changes the result here) and every update are the replicated run's bits: algorithms
+# with a fold (rabenseifner at P = 3), groups (hier), an empty block (P = 4 > chunks per
+# group) and the ordered sum; a checkpoint written sharded and resumed likewise.
+shard="$wide --clip 0.5 --eval-every 25 --steps 50"
+for case in "2:ring:adam" "3:rabenseifner:momentum" "4:hier --group-size 2 --inner ring:adam" \
+            "3:ordered:nesterov" "4:hier --group-size 2:momentum"; do
+    p=${case%%:*}; rest=${case#*:}; algo=${rest%%:*}; opt=${rest#*:}; k=$p-$opt
+    mpirun_q "$p" "$bin" $shard --allreduce $algo --optimizer "$opt" --workers "$p" \
+        > "$tmp/rep$k.out" 2> "$tmp/err" || { echo "FAIL: np=$p $algo replicated:"; cat "$tmp/err"; fail=1; }
+    mpirun_q "$p" "$bin" $shard --allreduce $algo --optimizer "$opt" --workers "$p" --shard-update \
+        > "$tmp/sh$k.out" 2> "$tmp/err" || { echo "FAIL: np=$p $algo --shard-update:"; cat "$tmp/err"; fail=1; }
+    same_bits "$tmp/rep$k.out" "$tmp/sh$k.out" "np=$p --allreduce $algo --optimizer $opt --shard-update against replicated"
+done
+mpirun_q 3 "$bin" $shard --allreduce ring --workers 3 --shard-update --steps 23 --checkpoint "$tmp/ck-sh" \
+    --checkpoint-every 23 > /dev/null 2> "$tmp/err" &&
+mpirun_q 3 "$bin" $shard --allreduce ring --workers 3 --shard-update --checkpoint "$tmp/ck-sh" --resume \
+    > "$tmp/sh-res.out" 2> "$tmp/err" &&
+mpirun_q 3 "$bin" $shard --allreduce ring --workers 3 > "$tmp/sh-u.out" 2> "$tmp/err" ||
+    { echo "FAIL: the sharded resume's runs:"; cat "$tmp/err"; fail=1; }
+same_bits "$tmp/sh-u.out" "$tmp/sh-res.out" "np=3 --shard-update, checkpoint at 23, resumed, against replicated"
+
 echo "== the default allreduce (another order): one SGD step within the derived bound"
 # One plain SGD step from the same start, x = the parameters after it, u = 2^-24:
 #   S = fl(sum_i g_i) in some order: |S_a - S_b| <= 2 (N-1) u sum_i|g_i| (+ O(u^2));
@@ -303,6 +330,9 @@ expect_usage 2 "not a multiple of the 2 ranks" --workers 3
 expect_usage 3 "unknown algorithm 'foo'" --allreduce foo
 expect_usage 4 "does not divide the 4 ranks" --allreduce hier --group-size 3
 expect_usage 2 "unknown mode 'lazy'" --sync lazy
+expect_usage 2 "no reduce-scatter and allgather" --shard-update --allreduce recdbl
+expect_usage 2 "use --sync fused (not bucketed)" --shard-update --allreduce ring --sync bucketed
+expect_usage 2 "optimizer lamb scales each tensor" --shard-update --allreduce ring --optimizer lamb
 expect_usage 2 "bucket-mib 0: out of range (expected a number > 0" --sync bucketed --bucket-mib 0
 expect_usage 3 "bucket-mib -2: out of range (expected a number > 0" --sync bucketed --bucket-mib -2
 expect_usage 2 "bucket-mib 1e300: out of range" --sync bucketed --bucket-mib 1e300
