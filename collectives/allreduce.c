@@ -17,7 +17,7 @@
 const ar_algo *const ar_registry[] = {
     &allreduce_ring,      &allreduce_segring, &allreduce_recdbl,  &allreduce_rabenseifner,
     &allreduce_binomial,  &allreduce_hier,    &allreduce_torus2d, &allreduce_ordered,
-    &allreduce_library,
+    &allreduce_library,   &allreduce_auto,
 };
 const int ar_registry_len = RS_ARRAY_LEN(ar_registry);
 
@@ -30,7 +30,7 @@ const ar_algo *ar_algo_find(const char *name)
 
 int ar_algo_inner_ok(const ar_algo *a)
 {
-    return a && a != &allreduce_hier && a != &allreduce_torus2d;
+    return a && a != &allreduce_hier && a != &allreduce_torus2d && a != &allreduce_auto;
 }
 
 void ar_inner_names(char *buf, size_t len)

@@ -209,6 +209,10 @@ const char *ar_plan_describe(const ar_plan *pl);
  * copy-in (bytes * m->copy_s_per_byte) unless in place. */
 double ar_plan_model_s(const ar_plan *pl, const ar_model *m, double bytes, int inplace);
 
+/* auto: the algorithm it measured fastest for count's size class; NULL before the
+ * first call of that class, or for another algorithm. */
+const char *ar_auto_choice(const ar_plan *pl, size_t count);
+
 /* Open MPI only: the coll/tuned allreduce algorithms that library:K can force, as
  * "1 basic_linear, 2 nonoverlapping, ..." (after MPI_Init); NULL where unavailable. */
 const char *ar_library_algorithms(void);

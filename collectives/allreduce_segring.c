@@ -107,11 +107,14 @@ static blk block_of(const ar_plan *pl, size_t count, int n, int b, size_t s)
     return k;
 }
 
-static size_t seg_len(const blk *k, size_t s, int j)
+/* A block's nseg segments are equal to an element, none much shorter than the rest:
+ * SMPI lets a message under its eager threshold overtake a larger one sent before it on
+ * the same tag (a short last segment did, and deadlocked 16 simulated nodes). */
+static size_t seg_off(const blk *k, int j)
 {
-    size_t rest = k->len - (size_t)j * s;
-    return rest < s ? rest : s;
+    return k->nseg ? k->len * (size_t)j / (size_t)k->nseg : 0;
 }
+static size_t seg_len(const blk *k, int j) { return seg_off(k, j + 1) - seg_off(k, j); }
 
 int ar_segring_steps(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
                      size_t count, const ar_segring_bufs *sb, int t0, int t1)
@@ -127,15 +130,15 @@ int ar_segring_steps(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
     do {                                                                                \
         blk rb_ = RECV_BLOCK(t);                                                        \
         for (int j_ = 0; j_ < rb_.nseg; j_++) {                                         \
-            char *dst_ = (t) < n - 1 ? scr[(t) & 1] + (size_t)j_ * s * pl->esize         \
-                                     : ar_at(pl, buf, rb_.off + (size_t)j_ * s);         \
-            AR_MPI(MPI_Irecv(dst_, (int)seg_len(&rb_, s, j_), pl->mpi_dtype, left,      \
+            char *dst_ = (t) < n - 1 ? scr[(t) & 1] + seg_off(&rb_, j_) * pl->esize      \
+                                     : ar_at(pl, buf, rb_.off + seg_off(&rb_, j_));      \
+            AR_MPI(MPI_Irecv(dst_, (int)seg_len(&rb_, j_), pl->mpi_dtype, left,         \
                              AR_TAG_RS, comm, &sb->rreq[(t) & 1][j_]));                 \
         }                                                                               \
         posted = (t);                                                                   \
     } while (0)
 #define SEND_SEG(t, b, j)                                                               \
-    AR_MPI(MPI_Isend(ar_at(pl, buf, (b).off + (size_t)(j) * s), (int)seg_len(&(b), s, j), \
+    AR_MPI(MPI_Isend(ar_at(pl, buf, (b).off + seg_off(&(b), j)), (int)seg_len(&(b), j),   \
                      pl->mpi_dtype, right, AR_TAG_RS, comm, &sb->sreq[(t) & 1][j]))
 
     if (t0 >= t1)
@@ -161,8 +164,8 @@ int ar_segring_steps(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
         for (int j = 0; j < rb.nseg; j++) {
             AR_MPI(MPI_Wait(&sb->rreq[t & 1][j], MPI_STATUS_IGNORE));
             if (t < n - 1)
-                ar_reduce_local(ar_at(pl, buf, rb.off + (size_t)j * s),
-                                scr[t & 1] + (size_t)j * s * pl->esize, seg_len(&rb, s, j),
+                ar_reduce_local(ar_at(pl, buf, rb.off + seg_off(&rb, j)),
+                                scr[t & 1] + seg_off(&rb, j) * pl->esize, seg_len(&rb, j),
                                 pl->dtype, pl->op);
             if (t + 1 < t1)
                 SEND_SEG(t + 1, rb, j);  /* the block received at t is sent at t+1 */

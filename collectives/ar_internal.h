@@ -112,7 +112,7 @@ int ar_segring_steps(const ar_plan *pl, MPI_Comm comm, int me, int n, void *buf,
 /* The registry entries, one per file. */
 extern const ar_algo allreduce_ring, allreduce_segring, allreduce_recdbl,
     allreduce_rabenseifner, allreduce_binomial, allreduce_hier, allreduce_torus2d,
-    allreduce_ordered, allreduce_library;
+    allreduce_ordered, allreduce_library, allreduce_auto;
 
 /* The two-level engine behind hier and torus2d (ar_twolevel.c).  setup is
  * collective: `color` is this rank's group id (>= 0, any numbering), `inner` the

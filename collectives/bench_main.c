@@ -84,6 +84,7 @@ static struct {
     long segment;           /* --segment-size BYTES (segring) */
     const char *inner;      /* --inner NAME (hier) */
     long group_max;         /* --group-max G (hier) */
+    long granule;           /* --granule N: reduce-scatter blocks in whole N elements */
     long seed;              /* --seed N for the checking inputs */
     int no_check;           /* --no-check */
     int timed_only;         /* --timed-only: no checked call before the timed ones */
@@ -109,6 +110,7 @@ static const rs_opt options[] = {
     {"group-size", RS_OPT_INT, &opt.group_size, "G", "hier: ranks per group (default: the node); torus2d: row length", 1, 1 << 20},
     {"segment-size", RS_OPT_SIZE, &opt.segment, "BYTES", "segring: segment size (default 256k)", 1, 1L << 30},
     {"inner", RS_OPT_STR, &opt.inner, "NAME", "hier: allreduce among groups (default rabenseifner)", 0, 0},
+    {"granule", RS_OPT_INT, &opt.granule, "N", "cut the reduce-scatter's blocks in whole granules of N elements, as rnn-train's exchange does (4096) (default 1)", 1, 1 << 30},
     {"group-max", RS_OPT_INT, &opt.group_max, "G", "hier: cut unequal or larger groups into equal ones of at most G ranks (default: never)", 1, 1 << 20},
     {"seed", RS_OPT_INT, &opt.seed, "N", "seed of the checking inputs (default 1)", 0, 1e18},
     {"no-check", RS_OPT_FLAG, &opt.no_check, NULL, "skip the correctness checks (not recommended)", 0, 0},
@@ -246,6 +248,8 @@ static int add_selection(const char *name)
         s.prm.inner = opt.inner;
     if (opt.group_max > 0)
         s.prm.group_max = (int)opt.group_max;
+    if (opt.granule > 0)
+        s.prm.granule = (size_t)opt.granule;
     snprintf(s.name, sizeof s.name, "%s", name);
     for (int i = 0; i < run.nsel; i++)
         if (strcmp(run.sel[i].name, s.name) == 0)

@@ -64,8 +64,8 @@ done
 if [ -s "$tmp/p64_1.csv" ]; then
     rows=$(($(wc -l < "$tmp/p64_1.csv") - 1)); wrong=$(col "$tmp/p64_1.csv" wrong --all | total)
     algos=$(col "$tmp/p64_1.csv" algo --all | sort -u | tr '\n' ' ')
-    [ "$rows" -eq 108 ] && [ "$wrong" -eq 0 ] && ok "p=64: $rows rows (${algos}x float,int32 x 6 sizes), 0 wrong elements" ||
-        bad "p=64: $rows rows (want 108: 9 algorithms), $wrong wrong elements"
+    [ "$rows" -eq 120 ] && [ "$wrong" -eq 0 ] && ok "p=64: $rows rows (${algos}x float,int32 x 6 sizes), 0 wrong elements" ||
+        bad "p=64: $rows rows (want 120: 10 algorithms), $wrong wrong elements"
     h=$(study_get "$tmp/p64_1.json" meta.algo_hier 2>&1)
     case $h in
         *"2 groups of 32 ranks"*) ok "hier: $h" ;;
@@ -177,6 +177,27 @@ if [ -s "$tmp/to.csv" ] && [ -s "$tmp/to--timed-only.csv" ]; then
         ok "--timed-only: the same p50_us at p=16, and 0 wrong ($(echo "$b" | grep -c .) rows)" ||
         bad "--timed-only differs: [$(echo "$b" | tr '\n' ';')] vs [$(echo "$a" | tr '\n' ';')]"
 fi
+# hier in one group of 16, blocks in granules of 4096 floats (rnn-train once cut the
+# scaling study's 2,714,496 parameters so).  A block's last segment was much shorter
+# than the rest, under the eager threshold, and SMPI let it overtake: a deadlock.
+printf '10857984\n' > "$tmp/gran_sizes"
+if smpi 16 "$tmp/tl64" --algo hier,segring --granule 4096 --sizes "$tmp/gran_sizes" --iters 1 \
+    --warmup 0 --csv "$tmp/gran.csv" > /dev/null 2> "$tmp/gran.err" &&
+    [ "$(col "$tmp/gran.csv" wrong --all | sort -u)" = 0 ]; then
+    ok "--granule 4096: hier and segring at p=16 finish with 0 wrong (no short last segment)"
+else
+    bad "--granule 4096 at p=16: $(grep -m1 -i 'deadlock\|error' "$tmp/gran.err")"
+fi
+# auto measures its candidates at its first call of each size and runs the fastest:
+# in the simulation (times independent of the data) its time is their least, per size
+smpi 16 "$tmp/tl64" --algo ring,segring,rabenseifner,recdbl,hier,library,auto --sizes "$sizes" \
+    --iters 1 --warmup 1 --csv "$tmp/auto.csv" > /dev/null 2> "$tmp/auto.err"
+got=$(col "$tmp/auto.csv" algo,bytes,p50_us --all 2> /dev/null | awk '
+    $1 == "auto" { a[$2] = $3; next } { if (!($2 in m) || $3 < m[$2]) m[$2] = $3 }
+    END { n = 0; for (b in a) { n++; if (a[b] > m[b] * 1.02 || a[b] < m[b] * 0.98) bad = bad " " b ":" a[b] "/" m[b] }
+          print n, (bad == "" ? "ok" : bad) }')
+[ "$got" = "6 ok" ] && ok "auto: at p=16 its time is the fastest candidate's at each of 6 sizes (within 2%)" ||
+    bad "auto against the fastest candidate (sizes, then size:auto/fastest where off): $got $(head -n 2 "$tmp/auto.err")"
 expect2_bench() { # --timed-only without --iters: one line, exit 2
     smpi 2 "$tmp/tl64" --algo ring --sizes "$sizes" --timed-only > /dev/null 2> "$tmp/e"; rc=$?
     [ $rc -eq 2 ] && grep -q -- "--timed-only: give --iters and --warmup" "$tmp/e" &&
