@@ -119,14 +119,17 @@ static int tune(ar_plan *pl, autosel *a, size_t count, int cls)
     return 0;
 }
 
+/* The caller's buffers go to the choice as given: the library's MPI_Allreduce out of
+ * place costs less than a copy and then in place. */
 static int auto_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
 {
-    (void)sendbuf;
     autosel *a = pl->priv;
     int cls = size_class(count * pl->esize);
+    if (pl->p == 1 || count == 0)
+        a->pick[cls] = 0;   /* nothing to choose between: a copy at most */
     if (a->pick[cls] < 0 && tune(pl, a, count, cls) != 0)
         return -1;
-    return ar_allreduce(a->sub[a->pick[cls]], MPI_IN_PLACE, buf, count);
+    return ar_allreduce(a->sub[a->pick[cls]], sendbuf, buf, count);
 }
 
 static void auto_teardown(ar_plan *pl)
@@ -157,4 +160,5 @@ const ar_algo allreduce_auto = {
     .reserve = auto_reserve,
     .run = auto_run,
     .teardown = auto_teardown,
+    .flags = AR_OWN_SENDBUF,
 };

@@ -239,6 +239,7 @@ void dp_eval_reply(const double part[DP_EVAL_RESULT])
 /* ---- the gradient exchange ---- */
 struct dp_exchange {
     ar_plan *plan;
+    ar_plan *parts;   /* --shard-update: the norm's chunk sums (doubles), the same algorithm */
 };
 
 static int exchange_params(const dp_exchange_opts *xo, const ar_algo **a, ar_params *prm)
@@ -249,8 +250,6 @@ static int exchange_params(const dp_exchange_opts *xo, const ar_algo **a, ar_par
         snprintf(why, sizeof why, "%s", rs_lasterr());
         RS_CHECK(0, "--allreduce: %s", why);
     }
-    /* blocks on the norm's chunks (dp_comm.h), the dense sum's cut too: the same bits */
-    prm->granule = GRAD_NORM_CHUNK;
     if (xo->group_size > 0)
         prm->group_size = xo->group_size;
     if (xo->group_max > 0)
@@ -277,7 +276,8 @@ int dp_exchange_check(const dp_exchange_opts *xo, int P)
     return 0;
 }
 
-int dp_exchange_create(const dp_exchange_opts *xo, long max_count, dp_exchange **out)
+int dp_exchange_create(const dp_exchange_opts *xo, long max_count, long max_parts,
+                       dp_exchange **out)
 {
     *out = NULL;
     if (!started)
@@ -286,10 +286,16 @@ int dp_exchange_create(const dp_exchange_opts *xo, long max_count, dp_exchange *
     ar_params prm;
     if (exchange_params(xo, &a, &prm) != 0)
         return -1;
+    /* sharded: blocks on the norm's chunks (dp_comm.h).  Test hook: the replicated run
+     * with the same cut, RNN_TRAIN_TEST_GRANULE=1024, sums in the same order (train.sh). */
+    const char *hook = getenv("RNN_TRAIN_TEST_GRANULE");
+    prm.granule = max_parts > 0 ? GRAD_NORM_CHUNK : hook ? (size_t)atol(hook) : 0;
     dp_exchange *x = calloc(1, sizeof *x);
     RS_CHECK(x, "out of memory");
     if (ar_plan_create(a, &prm, train_comm, AR_FLOAT, AR_SUM, &x->plan) != 0 ||
-        ar_plan_reserve(x->plan, (size_t)max_count) != 0) {
+        ar_plan_reserve(x->plan, (size_t)max_count) != 0 ||
+        (max_parts > 0 && (ar_plan_create(a, &prm, train_comm, AR_DOUBLE, AR_SUM, &x->parts) != 0 ||
+                           ar_plan_reserve(x->parts, (size_t)max_parts) != 0))) {
         char why[512];
         snprintf(why, sizeof why, "%s", rs_lasterr());
         dp_exchange_free(x);
@@ -325,6 +331,14 @@ int dp_exchange_sum_mid(dp_exchange *x, float *buf, long count, dp_mid_fn mid, v
     }
     mid_call c = {mid, ctx};
     return ar_allreduce_mid(x->plan, buf, (size_t)count, call_mid, &c);
+}
+
+int dp_exchange_sum_parts(dp_exchange *x, double *parts, long n)
+{
+    if (!x)
+        return 0;
+    RS_ASSERT(x->parts);
+    return ar_allreduce(x->parts, MPI_IN_PLACE, parts, (size_t)n);
 }
 
 int dp_exchange_check_mid(const dp_exchange_opts *xo)
@@ -367,5 +381,7 @@ void dp_exchange_free(dp_exchange *x)
         return;
     if (x->plan)
         ar_plan_free(x->plan);
+    if (x->parts)
+        ar_plan_free(x->parts);
     free(x);
 }

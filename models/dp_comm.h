@@ -80,17 +80,22 @@ typedef struct {
 typedef struct dp_exchange dp_exchange;
 /* Checks that need no MPI (the name, the group size against P); 0, or -1 (rs_lasterr). */
 int dp_exchange_check(const dp_exchange_opts *xo, int P);
-/* Collective.  P = 1 without MPI: *out is NULL and dp_exchange_sum does nothing. */
-int dp_exchange_create(const dp_exchange_opts *xo, long max_count, dp_exchange **out);
+/* Collective.  P = 1 without MPI: *out is NULL and dp_exchange_sum does nothing.
+ * max_parts > 0: a second plan, for dp_exchange_sum_parts. */
+int dp_exchange_create(const dp_exchange_opts *xo, long max_count, long max_parts,
+                       dp_exchange **out);
 int dp_exchange_sum(dp_exchange *x, float *buf, long count);   /* collective; 0 or -1 */
 /* Weight-update sharding (--shard-update): the same sum, with mid(ctx, buf, off, len)
  * called once on every rank between the reduce-scatter and the allgather, on this
  * rank's finished block buf[off, off + len); the allgather then spreads the blocks of
- * the buffer mid returns (collectives/allreduce.h, ar_allreduce_mid).  Blocks start on
- * multiples of GRAD_NORM_CHUNK (optim.h), for every exchange, so a block's norm parts
- * are whole chunks.  Without MPI: mid on the whole vector. */
+ * the buffer mid returns (collectives/allreduce.h, ar_allreduce_mid).  An exchange
+ * made with max_parts > 0 cuts its blocks on multiples of GRAD_NORM_CHUNK (optim.h), so
+ * a block's norm parts are whole chunks.  Without MPI: mid on the whole vector. */
 typedef float *(*dp_mid_fn)(void *ctx, float *buf, long off, long len);
 int dp_exchange_sum_mid(dp_exchange *x, float *buf, long count, dp_mid_fn mid, void *ctx);
+/* Collective: the sum over ranks of n doubles (the norm's chunk sums, each nonzero on
+ * one rank only, so exact in any order) with the exchange's algorithm. */
+int dp_exchange_sum_parts(dp_exchange *x, double *parts, long n);
 /* No MPI needed: 0 when --allreduce has a reduce-scatter and an allgather, else -1. */
 int dp_exchange_check_mid(const dp_exchange_opts *xo);
 /* Collective: rank 0 gets every rank's block a[off, off + len) in its own a. */

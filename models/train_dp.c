@@ -88,7 +88,8 @@ int train_dp_setup(run_ctx *r)
 
 int train_dp_start(run_ctx *r)
 {
-    int rc = dp_exchange_create(&r->o->exchange, r->m.lay.total, &r->dp.exchange);
+    long parts = r->dp.shard ? (r->m.lay.total + GRAD_NORM_CHUNK - 1) / GRAD_NORM_CHUNK : 0;
+    int rc = dp_exchange_create(&r->o->exchange, r->m.lay.total, parts, &r->dp.exchange);
     if (rc == 0)
         rc = train_sync_start(r);
     return dp_comm_agree(rc);

@@ -8,7 +8,7 @@
  *
  * The same parameters as the replicated update, bit for bit: the blocks are the sums
  * the allreduce would have produced (collectives: ar_allreduce_mid); the global norm
- * that clipping needs is summed from fixed 4096-float chunks (grad_norm), each whole in
+ * that clipping needs is summed from fixed chunks of GRAD_NORM_CHUNK floats, each whole in
  * one rank's block, the chunk sums exchanged with zeros elsewhere (x + 0 = x), so every
  * rank adds the same numbers in the same order; the update is element by element.
  * Optimizer state stays valid only in a rank's own block; a checkpoint gathers it on
@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "train_ctx.h"
+#include "train_platform.h"
 
 int train_shard_check(const train_opts *o)
 {
@@ -46,7 +47,9 @@ static float *update_block(void *ctx, float *buf, long off, long len)
 
 void train_shard_exchange(run_ctx *r, float *grad)
 {
+    uint64_t t0 = train_now_ns();
     RS_ASSERT(dp_exchange_sum_mid(r->dp.exchange, grad, r->m.lay.total, update_block, r) == 0);
+    r->dp.exchange_total_s = train_seconds_since(t0) - r->dp.update_s;   /* the update's own */
 }
 
 void train_shard_gather_state(run_ctx *r)

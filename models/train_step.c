@@ -30,7 +30,7 @@ void train_update(run_ctx *r, const float *grad, long off, long len)
         double *part = calloc((size_t)chunks, sizeof(double));
         RS_ASSERT(part);
         grad_norm_parts(grad, off, off + len, part);
-        dp_comm_sum_doubles(part, (int)chunks);
+        RS_ASSERT(dp_exchange_sum_parts(r->dp.exchange, part, chunks) == 0);
         norm = grad_norm_of_parts(part, m->lay.total);
         free(part);
     }

@@ -155,17 +155,23 @@ fi
 # the scaling study's step data-parallel on simulated TaihuLight nodes (`study train-sim`,
 # hier, 100 GFLOP/s a node, one worker of b = 4 each: where the exchange weighs most):
 # weak scaling at DP_SIM_NODES (default 16, 100 and 800) for fused, bucketed (1 MiB
-# buckets) and bucketed + sparse, train_dp_sim.csv; report.md's data-parallel section.
-# ~30 minutes on 2 cores, most of it the 800 nodes (which need the big corpus).
+# buckets), bucketed + sparse and fused with the update sharded (--shard-update),
+# train_dp_sim.csv; report.md's data-parallel section.  ~40 minutes on 2 cores, most of
+# it the 800 nodes (which need the big corpus).
 dp_nodes=${DP_SIM_NODES:-1,16,100,800}
 dp_model="--model lstm --hidden 128 --classes 100 --batch 4 --optimizer momentum"
 if [ -z "${QUICK:-}" ] && [ -x build/bin/rnn-train-smpi ] && command -v smpirun >/dev/null &&
    [ -f build/data/big/big.txt ]; then
     mkdir -p "$run/train_dp_sim.d"
-    for tr_x in fused bucketed bucketed-sparse; do
-        step "train_dp_sim_$tr_x" $study train-sim --nodes "$dp_nodes" --allreduce hier --sync "${tr_x%-sparse}" \
-            --bench 2 --csv "$run/train_dp_sim.d/$tr_x.csv" -- $dp_model --corpus big --bucket-mib 1 \
-            --embed-exchange "$(case $tr_x in *-sparse) echo sparse ;; *) echo dense ;; esac)"
+    for tr_x in fused bucketed bucketed-sparse sharded; do
+        case $tr_x in
+        sharded) tr_how="--shard-update" ;;   # fused, each node updating its block
+        *-sparse) tr_how="--embed-exchange sparse" ;;
+        *) tr_how="" ;;
+        esac
+        step "train_dp_sim_$tr_x" $study train-sim --nodes "$dp_nodes" --allreduce hier \
+            --sync "$(case $tr_x in bucketed*) echo bucketed ;; *) echo fused ;; esac)" \
+            --bench 2 --csv "$run/train_dp_sim.d/$tr_x.csv" -- $dp_model --corpus big --bucket-mib 1 $tr_how
     done
     concat train_dp_sim --label dp_mode
 fi

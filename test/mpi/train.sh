@@ -15,8 +15,9 @@
 #   3b. --embed-exchange sparse (fused, bucketed) against dense on a 400-word vocabulary:
 #      the same parameter bits, ordered at P = 3, the library's and ring at P = 2;
 #   3c. --shard-update against the replicated update: the same parameter bits with ring,
-#      rabenseifner (folded), hier (with an empty block) and ordered, Adam, momentum and
-#      Nesterov, the clip engaged; a sharded checkpoint resumed likewise;
+#      rabenseifner (folded: a rank with no block), hier and ordered, Adam, momentum and
+#      Nesterov, the clip engaged (at P = 2 and with ordered against the default exchange,
+#      elsewhere against one cut alike); a sharded checkpoint resumed likewise;
 #   4. the default allreduce, whose order differs (np=2 --workers 6: 3 workers a rank),
 #      against one process: one plain SGD step (--clip 0), each parameter within the
 #      bound derived below (a multi-step trajectory would amplify rounding); an update
@@ -165,27 +166,32 @@ fi
 
 echo "== --shard-update against the replicated update"
 # Each rank updates its block between the reduce-scatter and the allgather; the global
-# norm comes from whole 4096-float chunks (this model: 5), so the clip (0.5, which
-# changes the result here) and every update are the replicated run's bits: algorithms
-# with a fold (rabenseifner at P = 3), groups (hier), an empty block (P = 4 > chunks per
-# group) and the ordered sum; a checkpoint written sharded and resumed likewise.
+# norm comes from whole 1024-float chunks (this model: 20), so the clip (0.5, which
+# changes the result here) and every update are the replicated run's bits.  The sharded
+# exchange cuts its blocks on those chunks: at P = 2 (a + b = b + a) and with ordered
+# the replicated run's default cut sums alike; elsewhere the replicated run takes the
+# same cut (test hook RNN_TRAIN_TEST_GRANULE).  Algorithms with a fold (rabenseifner at
+# P = 3: a rank with no block) and groups (hier); a sharded checkpoint resumed.
 shard="$wide --clip 0.5 --eval-every 25 --steps 50"
-for case in "2:ring:adam" "3:rabenseifner:momentum" "4:hier --group-size 2 --inner ring:adam" \
-            "3:ordered:nesterov" "4:hier --group-size 2:momentum"; do
-    p=${case%%:*}; rest=${case#*:}; algo=${rest%%:*}; opt=${rest#*:}; k=$p-$opt
+for case in "2:ring:adam:0" "3:rabenseifner:momentum:1024" "4:hier --group-size 2 --inner ring:adam:1024" \
+            "3:ordered:nesterov:0" "4:hier --group-size 2:momentum:1024"; do
+    p=${case%%:*}; rest=${case#*:}; algo=${rest%%:*}; rest=${rest#*:}; opt=${rest%%:*}; cut=${rest#*:}
+    k=$p-$opt
+    [ "$cut" = 0 ] || export RNN_TRAIN_TEST_GRANULE=$cut
     mpirun_q "$p" "$bin" $shard --allreduce $algo --optimizer "$opt" --workers "$p" \
         > "$tmp/rep$k.out" 2> "$tmp/err" || { echo "FAIL: np=$p $algo replicated:"; cat "$tmp/err"; fail=1; }
+    unset RNN_TRAIN_TEST_GRANULE
     mpirun_q "$p" "$bin" $shard --allreduce $algo --optimizer "$opt" --workers "$p" --shard-update \
         > "$tmp/sh$k.out" 2> "$tmp/err" || { echo "FAIL: np=$p $algo --shard-update:"; cat "$tmp/err"; fail=1; }
-    same_bits "$tmp/rep$k.out" "$tmp/sh$k.out" "np=$p --allreduce $algo --optimizer $opt --shard-update against replicated"
+    same_bits "$tmp/rep$k.out" "$tmp/sh$k.out" "np=$p --allreduce $algo --optimizer $opt --shard-update against replicated ($([ "$cut" = 0 ] && echo "its own cut" || echo "cut in $cut"))"
 done
 mpirun_q 3 "$bin" $shard --allreduce ring --workers 3 --shard-update --steps 23 --checkpoint "$tmp/ck-sh" \
     --checkpoint-every 23 > /dev/null 2> "$tmp/err" &&
 mpirun_q 3 "$bin" $shard --allreduce ring --workers 3 --shard-update --checkpoint "$tmp/ck-sh" --resume \
     > "$tmp/sh-res.out" 2> "$tmp/err" &&
-mpirun_q 3 "$bin" $shard --allreduce ring --workers 3 > "$tmp/sh-u.out" 2> "$tmp/err" ||
+mpirun_q 3 "$bin" $shard --allreduce ring --workers 3 --shard-update > "$tmp/sh-u.out" 2> "$tmp/err" ||
     { echo "FAIL: the sharded resume's runs:"; cat "$tmp/err"; fail=1; }
-same_bits "$tmp/sh-u.out" "$tmp/sh-res.out" "np=3 --shard-update, checkpoint at 23, resumed, against replicated"
+same_bits "$tmp/sh-u.out" "$tmp/sh-res.out" "np=3 --shard-update, checkpoint at 23, resumed, against uninterrupted"
 
 echo "== the default allreduce (another order): one SGD step within the derived bound"
 # One plain SGD step from the same start, x = the parameters after it, u = 2^-24:

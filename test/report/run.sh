@@ -25,6 +25,12 @@ mkdir -p "$tmp/fast"
 { echo "$hdr"; row library 2 4194304 1000; row ring 2 4194304 900; } > "$tmp/fast/allreduce.csv"
 expect "$tmp/fast" "worst ratio 0.90 .*: met" "the best project algorithm 0.9x the library: met"
 
+mkdir -p "$tmp/auto"
+{ echo "$hdr"; row library 2 4194304 1000; row ring 2 4194304 900; row auto 2 4194304 880;
+  row library 4 64 10; row auto 4 64 10.6; } > "$tmp/auto/allreduce.csv"
+expect "$tmp/auto" "auto .* vs MPI_Allreduce, every size, np = 2 and 4: worst ratio 1.06 \(p = 4, 64 bytes\); target <= 1.05: NOT met" "auto 1.06x the library at 64 B: NOT met"
+expect "$tmp/auto" "worst ratio 0.90 .*: met" "auto is not the best project algorithm (ring's 0.9x stays)"
+
 echo "== rnn-train --bench: a step over 5x its median is flagged STALL"
 bh="model,layers,hidden,embed,vocab,batch,bptt,threads,classes,gemm,steps,step_ms_median,step_ms_min,step_ms_max,tokens_per_s,gflops,peak_gflops,frac_of_peak"
 brow() { echo "lstm,1,512,512,10000,32,35,$1,$2,blis,10,$3,$3,$4,1000,10,100,0.1"; }
@@ -37,6 +43,16 @@ $bin/study report "$tmp/stall" --body --out - > "$tmp/out" 2>&1
 $bin/study report "$tmp/stall" --out - > "$tmp/out" 2>&1
 sed -n '/^## Summary/,/^## [^S]/p' "$tmp/out" | grep -q "^- STALL: .*NOT met" && ok "the STALL line is in the summary" || bad "the STALL line is in the summary"
 expect "$tmp/steady" "^- target: no stall, .* \(2 rows\): met" "max 4.9x the median: no stall, met"
+
+echo "== the simulated data-parallel step: the 800-node target with the best exchange"
+dh="dp_mode,model,hidden,classes,vocab,batch,ranks,step_ms_median,exchange_ms,exchange_exposed_ms,embed_rows"
+drow() { echo "$1,lstm,128,100,10000,4,$2,$3,2,2,1"; }
+mkdir -p "$tmp/dpsim" "$tmp/dpslow"
+{ echo "$dh"; drow fused 1 3.49; drow fused 800 5.57; drow sharded 800 3.49; } > "$tmp/dpsim/train_dp_sim.csv"
+{ echo "$dh"; drow fused 1 3.49; drow fused 800 5.57; drow bucketed 100 3.6; } > "$tmp/dpslow/train_dp_sim.csv"
+expect "$tmp/dpsim" "800 simulated nodes, weak-scaling efficiency >= 0.90 with the best exchange: 1.000 — met" "sharded at 800 nodes, 1.000: met"
+expect "$tmp/dpsim" "^sharded: fused, each node clipping and updating only its block" "the sharded mode is explained"
+expect "$tmp/dpslow" "with the best exchange: 0.627 — NOT met" "fused at 800 nodes, 0.627 (100 nodes not counted): NOT met"
 
 echo "== reproduction: the Sunway TaihuLight and GPU RNN studies' claims"
 mkdir -p "$tmp/caffe"
