@@ -290,14 +290,9 @@ int ar_allreduce(ar_plan *pl, const void *sendbuf, void *recvbuf, size_t count)
         ar_local_copy(recvbuf, sendbuf, count * pl->esize);
     if (pl->p == 1)
         return 0;
+    if (!pl->algo->run)   /* the allreduce with nothing in its middle */
+        return pl->algo->run_mid(pl, recvbuf, count, NULL, NULL);
     return pl->algo->run(pl, sendbuf, recvbuf, count);
-}
-
-int ar_plan_has_mid(const ar_plan *pl)
-{
-    if (pl->algo->run_mid == ar_twolevel_run_mid)
-        return ar_twolevel_has_mid(pl);
-    return pl->algo->run_mid != NULL;
 }
 
 int ar_algo_has_mid(const ar_algo *a, const ar_params *prm)
@@ -308,6 +303,8 @@ int ar_algo_has_mid(const ar_algo *a, const ar_params *prm)
     }
     return a->run_mid != NULL;   /* torus2d's inner is the ring */
 }
+
+int ar_plan_has_mid(const ar_plan *pl) { return ar_algo_has_mid(pl->algo, &pl->prm); }
 
 int ar_allreduce_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx)
 {

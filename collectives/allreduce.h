@@ -145,8 +145,9 @@ typedef struct ar_algo {
     /* The allreduce of count > 0 elements, in place on buf (p > 1), unless the algorithm
      * sets AR_OWN_SENDBUF, when it gets (sendbuf, recvbuf) as the caller gave them. */
     int (*run)(ar_plan *pl, const void *sendbuf, void *buf, size_t count);
-    /* Optional: the same allreduce in place with work in its middle (ar_allreduce_mid);
-     * mid NULL is run's allreduce. */
+    /* Where an algorithm has a reduce-scatter and an allgather, instead of run: the
+     * allreduce in place with work in its middle (ar_allreduce_mid); mid NULL is the
+     * plain allreduce. */
     int (*run_mid)(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx);
     void (*teardown)(ar_plan *pl);  /* optional: free what setup made */
     int flags;
@@ -208,10 +209,6 @@ const char *ar_plan_describe(const ar_plan *pl);
 /* The model of a plan's algorithm with the plan's parameters (seconds), plus the
  * copy-in (bytes * m->copy_s_per_byte) unless in place. */
 double ar_plan_model_s(const ar_plan *pl, const ar_model *m, double bytes, int inplace);
-
-/* auto: the algorithm it measured fastest for count's size class; NULL before the
- * first call of that class, or for another algorithm. */
-const char *ar_auto_choice(const ar_plan *pl, size_t count);
 
 /* Open MPI only: the coll/tuned allreduce algorithms that library:K can force, as
  * "1 basic_linear, 2 nonoverlapping, ..." (after MPI_Init); NULL where unavailable. */

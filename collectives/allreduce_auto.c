@@ -25,7 +25,6 @@ enum { NCAND = (int)(sizeof candidates / sizeof candidates[0]), NCLASS = 64, AUT
 typedef struct {
     ar_plan *sub[NCAND];
     signed char pick[NCLASS];   /* per size class: the candidate, -1 until measured */
-    size_t tune_bytes;          /* the scratch's first part: the vector timed on */
 } autosel;
 
 /* Cost: the fastest candidate's model (the measured choice aims at it). */
@@ -73,10 +72,10 @@ static size_t auto_scratch_bytes(const ar_plan *pl, size_t count)
 static int auto_reserve(ar_plan *pl, size_t count)
 {
     autosel *a = pl->priv;
-    a->tune_bytes = round64(count * pl->esize);
+    size_t tune = round64(count * pl->esize);   /* the vector timed on comes first */
     for (int i = 0; i < NCAND; i++)
-        if (ar_plan_reserve_in(a->sub[i], count, (char *)pl->scratch + a->tune_bytes,
-                               pl->scratch_size - a->tune_bytes) != 0)
+        if (ar_plan_reserve_in(a->sub[i], count, (char *)pl->scratch + tune,
+                               pl->scratch_size - tune) != 0)
             return -1;
     return 0;
 }
@@ -141,13 +140,6 @@ static void auto_teardown(ar_plan *pl)
         ar_plan_free(a->sub[i]);
     free(a);
     pl->priv = NULL;
-}
-
-const char *ar_auto_choice(const ar_plan *pl, size_t count)
-{
-    const autosel *a = pl->algo == &allreduce_auto ? pl->priv : NULL;
-    int cls = a ? size_class(count * pl->esize) : 0;
-    return a && a->pick[cls] >= 0 ? ar_plan_name(a->sub[a->pick[cls]]) : NULL;
 }
 
 const ar_algo allreduce_auto = {

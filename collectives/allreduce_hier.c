@@ -66,7 +66,6 @@ const ar_algo allreduce_hier = {
     .setup = hier_setup,
     .scratch_bytes = ar_twolevel_scratch_bytes,
     .reserve = ar_twolevel_reserve,
-    .run = ar_twolevel_run,
     .run_mid = ar_twolevel_run_mid,
     .teardown = ar_twolevel_teardown,
 };

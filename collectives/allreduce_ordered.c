@@ -90,18 +90,11 @@ static int ordered_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, 
     return 0;
 }
 
-static int ordered_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
-{
-    (void)sendbuf;
-    return ordered_run_mid(pl, buf, count, NULL, NULL);
-}
-
 const ar_algo allreduce_ordered = {
     .name = "ordered",
     .summary = "pairwise reduce-scatter, blocks summed in one fixed order, allgather",
     .cost = "2(p-1) a + 2n(p-1)/p b + n(p-1)/p g",
     .model_s = ordered_model_s,
     .scratch_bytes = ordered_scratch_bytes,
-    .run = ordered_run,
     .run_mid = ordered_run_mid,
 };

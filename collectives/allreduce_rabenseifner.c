@@ -74,18 +74,11 @@ static int rab_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void
     return ar_fold_end(pl, dst, count, &f);
 }
 
-static int rab_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
-{
-    (void)sendbuf;
-    return rab_run_mid(pl, buf, count, NULL, NULL);
-}
-
 const ar_algo allreduce_rabenseifner = {
     .name = "rabenseifner",
     .summary = "recursive-halving reduce-scatter + recursive-doubling allgather (MPICH)",
     .cost = "2 lg p' a + 2n(p'-1)/p' b + n(p'-1)/p' g [+ 2a + 2n b + n g if p != p']",
     .model_s = rab_model_s,
     .scratch_bytes = rab_scratch_bytes,
-    .run = rab_run,
     .run_mid = rab_run_mid,
 };

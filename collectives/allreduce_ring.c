@@ -60,18 +60,11 @@ static int ring_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, voi
     return ar_ring_allgather(pl, pl->comm, pl->rank, pl->p, dst, count);
 }
 
-static int ring_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
-{
-    (void)sendbuf;
-    return ring_run_mid(pl, buf, count, NULL, NULL);
-}
-
 const ar_algo allreduce_ring = {
     .name = "ring",
     .summary = "reduce-scatter + allgather around a ring (bandwidth-optimal, 2(p-1) steps)",
     .cost = "2(p-1) a + 2n(p-1)/p b + n(p-1)/p g",
     .model_s = ring_model_s,
     .scratch_bytes = ring_scratch_bytes,
-    .run = ring_run,
     .run_mid = ring_run_mid,
 };

@@ -195,12 +195,6 @@ static int segring_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, 
     return ar_segring_steps(pl, pl->comm, me, p, dst, count, &sb, p - 1, 2 * (p - 1));
 }
 
-static int segring_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
-{
-    (void)sendbuf;
-    return segring_run_mid(pl, buf, count, NULL, NULL);
-}
-
 const ar_algo allreduce_segring = {
     .name = "segring",
     .summary = "ring with segments pipelined by Isend/Irecv (--segment-size)",
@@ -209,7 +203,6 @@ const ar_algo allreduce_segring = {
     .setup = segring_setup,
     .scratch_bytes = segring_scratch_bytes,
     .reserve = segring_reserve,
-    .run = segring_run,
     .run_mid = segring_run_mid,
     .teardown = segring_teardown,
 };

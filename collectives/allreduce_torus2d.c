@@ -46,7 +46,6 @@ const ar_algo allreduce_torus2d = {
     .setup = torus2d_setup,
     .scratch_bytes = ar_twolevel_scratch_bytes,
     .reserve = ar_twolevel_reserve,
-    .run = ar_twolevel_run,
     .run_mid = ar_twolevel_run_mid,
     .teardown = ar_twolevel_teardown,
 };

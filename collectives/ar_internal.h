@@ -120,9 +120,7 @@ extern const ar_algo allreduce_ring, allreduce_segring, allreduce_recdbl,
 int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *what);
 size_t ar_twolevel_scratch_bytes(const ar_plan *pl, size_t count);
 int ar_twolevel_reserve(ar_plan *pl, size_t count);
-int ar_twolevel_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count);
 int ar_twolevel_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, void *ctx);
-int ar_twolevel_has_mid(const ar_plan *pl);   /* its inner plan has one too */
 void ar_twolevel_teardown(ar_plan *pl);
 double ar_twolevel_model_s(const ar_model *m, int g, int p, double n, const ar_algo *inner);
 

@@ -55,7 +55,6 @@ typedef struct {
     int local, g;     /* my index in my group, its size */
     int gmin, gmax, ngroups;
     ar_plan *inner;   /* allreduce among the groups (NULL with one group or as extra) */
-    const ar_algo *inner_algo;   /* its algorithm, the same on every rank */
     MPI_Request *req; /* the group rings' requests: 4 arrays of nseg (ar_segring_bufs) */
     int nseg;
 } twolevel;
@@ -97,7 +96,6 @@ int ar_twolevel_setup(ar_plan *pl, int color, const ar_algo *inner, const char *
         return -1;
     }
     tl->intra = tl->inter = MPI_COMM_NULL;
-    tl->inner_algo = inner;
     pl->priv = tl;
     MPI_Allgather(&color, 1, MPI_INT, colors, 1, MPI_INT, pl->comm);
 
@@ -270,18 +268,6 @@ int ar_twolevel_run_mid(ar_plan *pl, void *buf, size_t count, ar_mid_fn mid, voi
                 AR_MPI(MPI_Send(dst, (int)count, pl->mpi_dtype, e, AR_TAG_FOLD, tl->intra));
     }
     return 0;
-}
-
-int ar_twolevel_has_mid(const ar_plan *pl)
-{
-    const twolevel *tl = pl->priv;
-    return tl->inner_algo->run_mid != NULL;   /* every rank answers alike */
-}
-
-int ar_twolevel_run(ar_plan *pl, const void *sendbuf, void *buf, size_t count)
-{
-    (void)sendbuf;
-    return ar_twolevel_run_mid(pl, buf, count, NULL, NULL);
 }
 
 void ar_twolevel_teardown(ar_plan *pl)

@@ -358,19 +358,17 @@ void dp_comm_gather_blocks(float *a, long off, long len)
 {
     if (!started)
         return;
-    long mine[2] = {off, len}, *all = rank == 0 ? malloc(sizeof(long) * 2 * (size_t)size) : NULL;
-    RS_ASSERT(rank != 0 || all);
-    MPI_Gather(mine, 2, MPI_LONG, all, 2, MPI_LONG, 0, train_comm);
-    enum { TAG_BLOCK = 26 };
-    if (rank == 0) {
-        for (int r = 1; r < size; r++)
-            if (all[2 * r + 1] > 0)
-                MPI_Recv(a + all[2 * r], (int)all[2 * r + 1], MPI_FLOAT, r, TAG_BLOCK, train_comm,
-                         MPI_STATUS_IGNORE);
-    } else if (len > 0) {
-        MPI_Send(a + off, (int)len, MPI_FLOAT, 0, TAG_BLOCK, train_comm);
-    }
-    free(all);
+    int o = (int)off, n = (int)len;
+    int *disp = rank == 0 ? malloc(sizeof(int) * 2 * (size_t)size) : NULL;
+    int *cnt = disp ? disp + size : NULL;
+    RS_ASSERT(rank != 0 || disp);
+    MPI_Gather(&o, 1, MPI_INT, disp, 1, MPI_INT, 0, train_comm);
+    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, train_comm);
+    if (rank == 0)   /* its own block is in place already */
+        MPI_Gatherv(MPI_IN_PLACE, 0, MPI_FLOAT, a, cnt, disp, MPI_FLOAT, 0, train_comm);
+    else
+        MPI_Gatherv(a + off, n, MPI_FLOAT, NULL, NULL, NULL, MPI_FLOAT, 0, train_comm);
+    free(disp);
 }
 
 const char *dp_exchange_name(const dp_exchange *x) { return x ? ar_plan_name(x->plan) : "none"; }

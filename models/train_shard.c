@@ -6,8 +6,10 @@
  * (train_update), and the allgather spreads the updated parameters instead of the
  * gradient: the same messages, the optimizer's work per rank divided by P.
  *
- * The same parameters as the replicated update, bit for bit: the blocks are the sums
- * the allreduce would have produced (collectives: ar_allreduce_mid); the global norm
+ * The same parameters as the replicated update with the same cut of the vector, bit
+ * for bit (the sharded cut is on norm chunks, so against the default cut: at P = 2 or
+ * with ordered): the blocks are the sums the allreduce would have produced
+ * (collectives: ar_allreduce_mid); the global norm
  * that clipping needs is summed from fixed chunks of GRAD_NORM_CHUNK floats, each whole in
  * one rank's block, the chunk sums exchanged with zeros elsewhere (x + 0 = x), so every
  * rank adds the same numbers in the same order; the update is element by element.
