@@ -1,8 +1,9 @@
 /* cmd_point.c — a study's points, run one at a time by whatever runs them (GNU parallel
  * on one machine, a Slurm array on a cluster; scaling/study.sh):
  *   study point RUN POINTS NAME|N   the point (by name, or the N-th: an array task) in
- *       RUN/points/NAME/: cmd, stdout.txt, stderr.txt, seconds, session, then rc (last:
- *       a point is done when rc holds one of its OK codes).  A done point is skipped; a
+ *       RUN/points/NAME/: cmd, stdout.txt, stderr.txt, seconds, cpu_seconds (user and
+ *       system, its children's included: its cost on an idle machine), session, then rc
+ *       (last: a point is done when rc holds one of its OK codes).  A done point is skipped; a
  *       failed or stopped one is moved aside to NAME.attempt-K and runs again, except a
  *       stopped one whose ckpt/ holds files: it runs again in its folder, so a command
  *       that checkpoints there continues (rnn-train --checkpoint ckpt --resume-if-any),
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -118,13 +120,13 @@ static int continues(const char *dir)
     return any;
 }
 
-/* The seconds a continued point's earlier runs took (their "seconds"). */
-static long seconds_so_far(const char *dir)
+/* What a continued point's earlier runs took: their "seconds" or "cpu_seconds". */
+static double so_far(const char *dir, const char *file)
 {
     char path[4200], text[64];
-    snprintf(path, sizeof path, "%s/seconds", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     FILE *f = fopen(path, "r");
-    long s = f && fgets(text, sizeof text, f) ? atol(text) : 0;
+    double s = f && fgets(text, sizeof text, f) ? atof(text) : 0;
     if (f)
         fclose(f);
     return s;
@@ -141,7 +143,8 @@ static int run_point(const char *run, const pf_points *pts, const pf_point *p)
     char dir[4096], aside[4200], cmd[16384], root[4096], path0[4200];
     snprintf(dir, sizeof dir, "%s/points/%s", run, p->name);
     int again = continues(dir);
-    long before = again ? seconds_so_far(dir) : 0;
+    long before = again ? (long)so_far(dir, "seconds") : 0;
+    double cpu_before = again ? so_far(dir, "cpu_seconds") : 0;
     if (!again && access(dir, F_OK) == 0) {
         for (int k = 1;; k++) {
             snprintf(aside, sizeof aside, "%s.attempt-%d", dir, k);
@@ -184,15 +187,20 @@ static int run_point(const char *run, const pf_points *pts, const pf_point *p)
         _exit(127);
     }
     int st = 0;
-    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    struct rusage ru = {0};   /* the point's and its waited-for children's CPU time */
+    while (pid > 0 && wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) {
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     RS_CHECK(pid > 0, "cannot start %s: %s", p->name, strerror(errno));
     int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     long secs = (long)(time(NULL) - t0) + (again ? before : 0);
-    char buf[64];
+    char buf[64], cpu[64];
     snprintf(buf, sizeof buf, "%ld", secs);
+    snprintf(cpu, sizeof cpu, "%.1f", cpu_before + ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                                          ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    if (write_text(dir, "cpu_seconds", cpu) != 0)
+        return -1;
     if (rc == 130 || rc == 143) {   /* the time so far, for a run that continues */
         printf("study: %s interrupted\n", p->name);
         return write_text(dir, "seconds", buf) != 0 ? -1 : rc;

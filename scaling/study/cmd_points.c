@@ -4,7 +4,7 @@
  * stderr.txt, and what the command wrote).  This reads them back into RUN/points.csv
  * (or --out FILE), one row per point in name order: point, status (done: its rc is
  * one of its OK codes in the run's points files, else 0; failed, not run, infeasible),
- * exit_code, wall_seconds, command, result_file and result_rows (the point's result
+ * exit_code, wall_seconds, cpu_seconds, command, result_file and result_rows (the point's result
  * CSV: summary.csv, else bench.csv, else the first other *.csv but
  * log.csv), note (why infeasible, or a failure's last stderr line), then the columns of
  * a one-row result CSV, the union over the points in first-seen order (a name that
@@ -24,8 +24,8 @@
 #include "study.h"
 
 #define MOST_COLS 256
-static const char *const fixed[] = {"point", "status", "exit_code", "wall_seconds", "command",
-                                    "result_file", "result_rows", "note"};
+static const char *const fixed[] = {"point",       "status",      "exit_code",   "wall_seconds", "cpu_seconds",
+                                    "command",     "result_file", "result_rows", "note"};
 #define NFIXED RS_ARRAY_LEN(fixed)
 
 static struct {
@@ -175,6 +175,9 @@ static int scan(const char *run_dir, const char *points, struct dirent **e, int 
             read_line(dir, "seconds", 0, buf, sizeof buf);
             if (buf[0])
                 rs_set_str(t, r, "wall_seconds", buf);
+            read_line(dir, "cpu_seconds", 0, buf, sizeof buf);
+            if (buf[0])
+                rs_set_str(t, r, "cpu_seconds", buf);
             read_line(dir, "cmd", 0, buf, sizeof buf);
             rs_set_str(t, r, "command", buf);
             if (file[0]) {

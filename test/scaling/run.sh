@@ -88,13 +88,18 @@ echo "long 1 0 rnn-train --model lstm --hidden 16 --classes 50 --bptt 20 --batch
 STUDY_ROOT=$top build/bin/study point "$tmp/r2" "$tmp/p2.txt" long > "$tmp/out4" 2>&1 &
 pid=$!
 for i in $(seq 100); do ls "$tmp/r2/points/long/ckpt" 2> /dev/null | grep -q bin && break; sleep 0.1; done
-pkill -TERM -f "rnn-train --model lstm --hidden 16 --classes 50 --bptt 20 --batch 4 --threads 1 --seed 3"
+pkill -TERM -f "^rnn-train --model lstm --hidden 16 --classes 50 --bptt 20 --batch 4 --threads 1 --seed 3"
 wait $pid
 rc=$?
 [ $rc -eq 143 ] && [ ! -f "$tmp/r2/points/long/rc" ] && ok "the stopped point: exit 143, pending" ||
     bad "the stopped point: exit $rc, rc file: $(cat "$tmp/r2/points/long/rc" 2>&1)"
+cpu1=$(cat "$tmp/r2/points/long/cpu_seconds" 2> /dev/null)
 STUDY_ROOT=$top build/bin/study point "$tmp/r2" "$tmp/p2.txt" long > "$tmp/out5" 2>&1
 rc=$?
+cpu2=$(cat "$tmp/r2/points/long/cpu_seconds" 2> /dev/null)
+awk -v a="$cpu1" -v b="$cpu2" 'BEGIN { exit !(a > 0 && b > a) }' &&
+    ok "cpu_seconds: the stopped run's CPU time, then the continued run's added to it ($cpu1 -> $cpu2)" ||
+    bad "cpu_seconds: '$cpu1' at the stop, '$cpu2' when done"
 mkdir "$tmp/r2/again" &&
     (cd "$tmp/r2/again" && PATH="$top/build/bin:$PATH" sh -c "$(cat ../points/long/cmd)" > out.txt 2>&1)
 runlog() { col "$1" step,tokens,train_loss,valid_ppl,lr --all; }
