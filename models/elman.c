@@ -5,8 +5,8 @@
  * term in place and tanh (the project's exp) finishes h[t+1] — no other buffer.
  * Backward, per step from the last: dpre_t = dh_t * (1 - h_{t+1}^2), and the recurrent
  * gradient dpre_t Wh is accumulated straight into dh_{t-1} (GEMM with beta = 1; none
- * at t = 0: truncated BPTT).  Then the weight gradients and dX of all steps are three
- * GEMMs and a column sum. */
+ * at t = 0: truncated BPTT).  Then dX of all steps is one GEMM; the weight gradients
+ * (model.c, after it) are two more and a column sum. */
 #include <string.h>
 
 #include "matmul.h"
@@ -33,15 +33,12 @@ static void elman_forward(model *m, int l, const float *x, int Tw) /* x (Tw, B, 
     }
 }
 
-static void elman_backward(model *m, int l, const float *x, float *dH, float *dX, int Tw)
-{ /* x (Tw, B, I); dH (Tw, B, H) clobbered; dX (Tw, B, I) or NULL */
+static void elman_backward(model *m, int l, float *dH, float *dX, int Tw)
+{ /* dH (Tw, B, H) clobbered; dX (Tw, B, I) or NULL; dpre left for the weight gradients */
     const model_cfg *c = &m->cfg;
     long B = c->batch, H = c->hidden, I = model_layer_in(c, l), N = (long)Tw * B;
     const float *Wx = m->params + m->lay.t[P_WX(l)].offset;   /* (H, I) */
     const float *Wh = m->params + m->lay.t[P_WH(l)].offset;   /* (H, H) */
-    float *dWx = m->grads + m->lay.t[P_WX(l)].offset;
-    float *dWh = m->grads + m->lay.t[P_WH(l)].offset;
-    float *db = m->grads + m->lay.t[P_B(l)].offset;
     const float *h = m->act.h[l];                             /* (Tw+1, B, H) */
     float *dpre = m->act.dpre;                                /* (Tw, B, H) */
     for (int t = Tw - 1; t >= 0; t--) {
@@ -53,9 +50,6 @@ static void elman_backward(model *m, int l, const float *x, float *dH, float *dX
         if (t > 0)
             mm_backward_input(dH + (t - 1) * B * H, dp, Wh, B, H, H, 1.0f, 1.0f);
     }
-    mm_backward_weight(dWx, dpre, x, N, I, H, 1.0f);
-    mm_backward_weight(dWh, dpre, h, N, H, H, 1.0f);
-    mm_colsum(db, dpre, m->act.ones, N, H, 1.0f);
     if (dX)
         mm_backward_input(dX, dpre, Wx, N, I, H, 1.0f, 0.0f);
 }

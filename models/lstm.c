@@ -12,8 +12,8 @@
  *   dI = dc g;  dG = dc i;  dF = dc c_{t-1};  dc_{t-1} = dc f;
  *   dpre = [dI i(1-i), dF f(1-f), dG (1-g^2), dO o(1-o)];
  * the recurrent gradient dpre_t Wh is accumulated straight into dh_{t-1} (none at
- * t = 0: truncated BPTT); then dWx, dWh, db and dX of all steps: three GEMMs and a
- * column sum (Appleyard et al. 2016's recipe). */
+ * t = 0: truncated BPTT); then dX of all steps is one GEMM, and the weight gradients
+ * (model.c, after it) two more and a column sum (Appleyard et al. 2016's recipe). */
 #include <string.h>
 
 #include "matmul.h"
@@ -43,15 +43,12 @@ static void lstm_forward(model *m, int l, const float *x, int Tw) /* x (Tw, B, I
     }
 }
 
-static void lstm_backward(model *m, int l, const float *x, float *dH, float *dX, int Tw)
-{ /* x (Tw, B, I); dH (Tw, B, H) clobbered; dX (Tw, B, I) or NULL */
+static void lstm_backward(model *m, int l, float *dH, float *dX, int Tw)
+{ /* dH (Tw, B, H) clobbered; dX (Tw, B, I) or NULL; dpre left for the weight gradients */
     const model_cfg *c = &m->cfg;
     long B = c->batch, H = c->hidden, G = 4 * H, I = model_layer_in(c, l), N = (long)Tw * B;
     const float *Wx = m->params + m->lay.t[P_WX(l)].offset;   /* (4H, I) */
     const float *Wh = m->params + m->lay.t[P_WH(l)].offset;   /* (4H, H) */
-    float *dWx = m->grads + m->lay.t[P_WX(l)].offset;
-    float *dWh = m->grads + m->lay.t[P_WH(l)].offset;
-    float *db = m->grads + m->lay.t[P_B(l)].offset;
     activations *a = &m->act;
     float *dpre = a->dpre;                                    /* (Tw, B, 4H) */
     float *dc = a->dc_next;                                   /* (B, H) */
@@ -80,9 +77,6 @@ static void lstm_backward(model *m, int l, const float *x, float *dH, float *dX,
         if (t > 0)
             mm_backward_input(dH + (t - 1) * B * H, dp, Wh, B, H, G, 1.0f, 1.0f);
     }
-    mm_backward_weight(dWx, dpre, x, N, I, G, 1.0f);
-    mm_backward_weight(dWh, dpre, a->h[l], N, H, G, 1.0f);
-    mm_colsum(db, dpre, a->ones, N, G, 1.0f);
     if (dX)
         mm_backward_input(dX, dpre, Wx, N, I, G, 1.0f, 0.0f);
 }

@@ -9,6 +9,7 @@
 
 #include "bigmem.h"
 #include "check.h"
+#include "matmul.h"
 #include "pointwise.h"
 #include "registry.h"
 #include "rng.h"
@@ -84,14 +85,29 @@ double model_step_flops(const model_cfg *c, int Tw)
     return f + 6 * N * output_macs(c);
 }
 
-double model_backward_flops_ready(const model_cfg *c, const param_layout *lay, int Tw, long from)
+int model_backward_events(const model_cfg *c, const param_layout *lay, int Tw, grad_event *ev)
 {
-    /* model_backward's order: the output layer, layers L-1..0, the embedding (no GEMM);
-     * layer l is needed while from lies below the tensor past its bias */
     double N = (double)Tw * c->batch, f = 4 * N * output_macs(c);
-    for (int l = c->layers - 1; l >= 0 && from < lay->t[P_B(l) + 1].offset; l--)
-        f += 4 * N * layer_macs(c, l);
-    return f;
+    int n = 0;
+    ev[n++] = (grad_event){lay->t[P_WOUT(c->layers)].offset, lay->total, f};
+    for (int l = c->layers - 1; l >= 0; l--) {
+        f += 2 * N * layer_macs(c, l);   /* BPTT's recurrent products and dX */
+        if (l == 0)
+            ev[n++] = (grad_event){0, lay->t[P_WX(0)].offset, f};
+        f += 2 * N * layer_macs(c, l);   /* dWx and dWh */
+        ev[n++] = (grad_event){lay->t[P_WX(l)].offset, lay->t[P_B(l) + 1].offset, f};
+    }
+    return n;
+}
+
+double model_backward_flops_ready(const model_cfg *c, const param_layout *lay, int Tw, long offset)
+{
+    grad_event ev[MODEL_MAX_EVENTS];
+    int n = model_backward_events(c, lay, Tw, ev);
+    for (int k = 0; k < n; k++)
+        if (offset >= ev[k].from && offset < ev[k].to)
+            return ev[k].flops;
+    return ev[n - 1].flops;
 }
 
 int model_create(model *m, const model_cfg *cfg)
@@ -197,10 +213,21 @@ const float *model_forward_layers(model *m, int Tw)
     return x;
 }
 
-static void grad_ready(model *m, long from)
+static void ready(model *m, const grad_event *e)
 {
     if (m->grad_ready)
-        m->grad_ready(m->grad_ready_ctx, from);
+        m->grad_ready(m->grad_ready_ctx, e->from, e->to);
+}
+
+/* Layer l's weight gradients from act.dpre (the cell's backward) and its input x. */
+static void weight_grads(model *m, int l, const float *x, int Tw)
+{
+    const model_cfg *c = &m->cfg;
+    long N = (long)Tw * c->batch, H = c->hidden, G = (long)model_gates(c) * H, I = model_layer_in(c, l);
+    float *g = m->grads;
+    mm_backward_weight(g + m->lay.t[P_WX(l)].offset, m->act.dpre, x, N, I, G, 1.0f);
+    mm_backward_weight(g + m->lay.t[P_WH(l)].offset, m->act.dpre, m->act.h[l], N, H, G, 1.0f);
+    mm_colsum(g + m->lay.t[P_B(l)].offset, m->act.dpre, m->act.ones, N, G, 1.0f);
 }
 
 void model_backward(model *m, int Tw)
@@ -208,28 +235,31 @@ void model_backward(model *m, int Tw)
     const model_cfg *c = &m->cfg;
     activations *a = &m->act;
     long B = c->batch, H = c->hidden, D = c->embed;
-    int L = c->layers;
+    int L = c->layers, k = 0;
     const cell_ops *cell = model_cell(c->cell);
+    grad_event ev[MODEL_MAX_EVENTS];
+    model_backward_events(c, &m->lay, Tw, ev);
     memset(m->grads, 0, (size_t)m->lay.total * sizeof(float));
     float *dH = a->dA, *dX = a->dB;   /* (Tw, B, H), (Tw, B, I) */
     output_backward(m, a->h[L - 1] + B * H, dH, Tw);
-    grad_ready(m, m->lay.t[P_WOUT(L)].offset);
+    ready(m, &ev[k++]);
     for (int l = L - 1; l >= 0; l--) {
-        const float *x = l == 0 ? a->x0 : a->h[l - 1] + B * H;
-        cell->backward(m, l, x, dH, dX, Tw);
-        grad_ready(m, m->lay.t[P_WX(l)].offset);
+        cell->backward(m, l, dH, dX, Tw);
+        if (l == 0) {   /* dX is d x0 (Tw, B, D): scatter it into the embedding rows */
+            float *dE = m->grads + m->lay.t[P_EMBED].offset;   /* (V, D) */
+            for (long r = 0; r < Tw * B; r++) {
+                float *row = dE + (long)a->inputs[r] * D;
+                const float *g = dX + r * D;
+                for (long j = 0; j < D; j++)
+                    row[j] += g[j];
+            }
+            ready(m, &ev[k++]);
+        }
+        weight_grads(m, l, l == 0 ? a->x0 : a->h[l - 1] + B * H, Tw);
+        ready(m, &ev[k++]);
         float *t = dH;
         dH = dX, dX = t;   /* this layer's dX is the next one's dH */
     }
-    /* dH now holds d x0 (Tw, B, D): scatter into the embedding rows. */
-    float *dE = m->grads + m->lay.t[P_EMBED].offset;   /* (V, D) */
-    for (long r = 0; r < Tw * B; r++) {
-        float *row = dE + (long)a->inputs[r] * D;
-        const float *g = dH + r * D;
-        for (long j = 0; j < D; j++)
-            row[j] += g[j];
-    }
-    grad_ready(m, 0);
 }
 
 void model_carry(model *m, int Tw)

@@ -90,9 +90,19 @@ void model_layout(const model_cfg *c, param_layout *lay);
  * per layer 6 Tw B G (I + H) (input projection, recurrence, each forward + two
  * backward products), output 6 Tw B H V.  Point-wise work is not counted. */
 double model_step_flops(const model_cfg *c, int Tw);
-/* Of those, the backward's (two thirds) done by the time grads[from, ..) is final in
- * model_backward's order; from 0: the whole backward. */
-double model_backward_flops_ready(const model_cfg *c, const param_layout *lay, int Tw, long from);
+/* The order in which model_backward makes the gradient final, as ranges of the layout
+ * with the backward's GEMM flops done by then: the output layer; layer by layer from the
+ * top, each once its BPTT, dX and weight products ran; but layer 0's input gradient
+ * comes before its weight products, so the embedding (the start of the layout) is
+ * final before layer 0's weights.  Returns the count (at most MODEL_MAX_EVENTS). */
+#define MODEL_MAX_EVENTS (MODEL_MAX_LAYERS + 2)
+typedef struct {
+    long from, to;   /* grads[from, to) */
+    double flops;    /* the backward's flops done when it is final */
+} grad_event;
+int model_backward_events(const model_cfg *c, const param_layout *lay, int Tw, grad_event *ev);
+/* The backward's flops done by the time grads[offset] is final. */
+double model_backward_flops_ready(const model_cfg *c, const param_layout *lay, int Tw, long offset);
 
 /* ---- activations: pointers into the arena (arena.c plans them) ---- */
 typedef struct {
@@ -143,9 +153,10 @@ typedef struct {
     class_map cls;     /* --classes: set by model_set_classes (C = 0: full softmax) */
     int *progress;     /* NULL, or (pipeline.c) where the top layer's forward publishes
                           the steps it has finished (release store of t + 1) */
-    /* NULL, or called by model_backward each time grads[from, lay.total) is final: the
-     * trainer starts exchanging that part while the backward goes on. */
-    void (*grad_ready)(void *ctx, long from);
+    /* NULL, or called by model_backward each time grads[from, to) is final (the ranges
+     * of model_backward_events, in their order): the trainer starts exchanging that
+     * part while the backward goes on. */
+    void (*grad_ready)(void *ctx, long from, long to);
     void *grad_ready_ctx;
 } model;
 
@@ -156,10 +167,10 @@ typedef struct {
     cell_kind kind;
     /* h[l][1..Tw] (and c, gates, tc) from x (Tw, B, I) and h[l][0] (c[l][0]). */
     void (*forward)(model *m, int l, const float *x, int Tw);
-    /* From dH (Tw, B, H), the gradient of h[l][1..Tw]: accumulate the layer's weight
-     * gradients (scaled by `scale`, which dH already carries: pass 1) and, if dX is not
-     * NULL, write dX (Tw, B, I), the gradient of x.  dH is clobbered. */
-    void (*backward)(model *m, int l, const float *x, float *dH, float *dX, int Tw);
+    /* From dH (Tw, B, H), the gradient of h[l][1..Tw]: act.dpre (Tw, B, G), the gradient
+     * of the pre-activations (model.c forms the weight gradients from it), and, if dX
+     * is not NULL, dX (Tw, B, I), the gradient of the layer's input.  dH is clobbered. */
+    void (*backward)(model *m, int l, float *dH, float *dX, int Tw);
 } cell_ops;
 
 extern const cell_ops cell_elman, cell_lstm;
@@ -188,9 +199,8 @@ double model_forward(model *m, int Tw, int train);
 /* The embedding and the recurrent layers of model_forward: returns h_top[1..Tw]
  * (Tw, B, H), the output layer's input. */
 const float *model_forward_layers(model *m, int Tw);
-/* Gradients of the mean loss of the last forward(train=1) into m->grads (overwritten).
- * They are readied from the end of the layout: output layer, layers L-1..0, embedding;
- * m->grad_ready (if set) hears of each finished suffix. */
+/* Gradients of the mean loss of the last forward(train=1) into m->grads (overwritten),
+ * readied in model_backward_events' order; m->grad_ready (if set) hears of each range. */
 void model_backward(model *m, int Tw);
 /* state := h[Tw] (and c[Tw]): the next window continues the streams. */
 void model_carry(model *m, int Tw);

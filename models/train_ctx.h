@@ -51,8 +51,9 @@ typedef struct {
     dp_buckets *buckets;          /* bucketed: the communication thread, or the rank's
                                      queue (NULL without MPI) */
     long bucket_floats;           /* bucketed: one bucket */
-    long ready_from, sent_from;   /* bucketed, during the backward: grads[ready_from..] taken,
-                                     [sent_from..] handed to the thread */
+    long held_from, held_to;      /* bucketed, during the backward: final, not yet handed to
+                                     the thread (less than a bucket) */
+    int ready_events, nevents;    /* bucketed: the backward's ranges heard, and all of them */
     float *zeros;                 /* per-tensor: what rounds 2..Tw send */
     double small_sq;              /* sum over workers of |own mean gradient|^2 (N >= 2) */
     int sparse;                   /* --embed-exchange sparse (train_sparse.c) */

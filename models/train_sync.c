@@ -1,8 +1,8 @@
 /* train_sync.c — the gradient exchange over ranks, --sync:
  *   fused       one allreduce of the whole flat gradient after the backward;
- *   bucketed    the backward readies the gradient from the end of the layout (output
- *               layer first, embedding last: model.h), so the finished part is always a
- *               suffix; it is cut into buckets of --bucket-mib, each summed on the
+ *   bucketed    the backward readies the gradient range by range (the output layer
+ *               first; the embedding before layer 0's weights: model_backward_events),
+ *               each cut into buckets of --bucket-mib, each summed on the
  *               communication thread (dp_buckets.c) while the backward goes on (by
  *               the rank itself, in the compute hook, where it has no spare thread);
  *   per-tensor  after the backward, one blocking allreduce per tensor per unrolled step.
@@ -74,41 +74,55 @@ static void take_range(run_ctx *r, int k, long from, long to)
         grad_tree_add(&d->tree, k, r->m.grads, from, to);
 }
 
-/* grads[from, ..) is final: hand it to the buckets, full ones from the top down; at the
- * embedding (from 0) the rest, smaller (sparse: the union's rows packed first, the rest
- * from packed_from). */
-static void start_buckets(run_ctx *r, long from)
+static void send(run_ctx *r, float *sum, long from, long to)
+{
+    RS_ASSERT(dp_buckets_start(r->dp.buckets, sum + from, to - from) == 0);
+}
+
+/* grads[from, to) is final (model_backward_events' order): full buckets from its top
+ * down.  A rest smaller than a bucket is held and joins the next range if the two
+ * touch, else it is sent as it is (so it overlaps the backward), as is all at the last
+ * range.  The embedding's range (from 0) is sparse's union packed at its top. */
+static void start_buckets(run_ctx *r, long from, long to, int last)
 {
     dp_ctx *d = &r->dp;
     float *sum = d->local > 1 ? d->grad_sum : r->m.grads;
-    int last = from == 0;
-    if (last && d->packed_from) {
+    if (from == 0 && d->packed_from) {
         train_sparse_pack(r, sum);
         from = d->packed_from;
     }
-    while (d->sent_from - from >= d->bucket_floats || (last && d->sent_from > from)) {
-        long n = d->sent_from - from < d->bucket_floats ? d->sent_from - from : d->bucket_floats;
-        d->sent_from -= n;
-        RS_ASSERT(dp_buckets_start(d->buckets, sum + d->sent_from, n) == 0);
+    if (d->held_to > d->held_from) {
+        if (to == d->held_from)
+            to = d->held_to;
+        else if (from == d->held_to)
+            from = d->held_from;
+        else
+            send(r, sum, d->held_from, d->held_to);
     }
+    for (; to - from >= d->bucket_floats; to -= d->bucket_floats)
+        send(r, sum, to - d->bucket_floats, to);
+    d->held_from = from, d->held_to = to;
+    if (last && to > from)
+        send(r, sum, from, to), d->held_to = from;
 }
 
-/* model_backward's hook (the rank's last worker, bucketed): grads[from, ..) is final. */
-static void on_grad_ready(void *ctx, long from)
+/* model_backward's hook (the rank's last worker, bucketed): grads[from, to) is final. */
+static void on_grad_ready(void *ctx, long from, long to)
 {
     run_ctx *r = ctx;
-    dp_ctx *d = &r->dp;
-    take_range(r, d->local - 1, from, d->ready_from);
-    d->ready_from = from;
-    start_buckets(r, from);
+    take_range(r, r->dp.local - 1, from, to);
+    start_buckets(r, from, to, ++r->dp.ready_events == r->dp.nevents);
 }
 
 void train_sync_start_charged(run_ctx *r)
 {
     if (r->dp.sync != SYNC_BUCKETED)
         return;
-    r->dp.sent_from = r->m.lay.total;
-    start_buckets(r, 0);
+    grad_event ev[MODEL_MAX_EVENTS];
+    int n = model_backward_events(&r->m.cfg, &r->m.lay, 1, ev);
+    r->dp.held_from = r->dp.held_to = 0;
+    for (int k = 0; k < n; k++)
+        start_buckets(r, ev[k].from, ev[k].to, k == n - 1);
 }
 
 void train_sync_backward(run_ctx *r, int Tw, int k)
@@ -120,7 +134,9 @@ void train_sync_backward(run_ctx *r, int Tw, int k)
         take_range(r, k, 0, m->lay.total);
         return;
     }
-    d->ready_from = d->sent_from = m->lay.total;
+    grad_event ev[MODEL_MAX_EVENTS];
+    d->nevents = model_backward_events(&m->cfg, &m->lay, Tw, ev);
+    d->ready_events = 0, d->held_from = d->held_to = 0;
     m->grad_ready = on_grad_ready, m->grad_ready_ctx = r;
     model_backward(m, Tw);
     m->grad_ready = NULL, m->grad_ready_ctx = NULL;

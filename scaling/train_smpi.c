@@ -214,7 +214,9 @@ static double overlapped(run_ctx *r, int *Tw_out, float **grad_out)
     if (folded)
         run_ctx_start_buckets(r);
     bucket_timing t = {run_ctx_model(r), *Tw_out};
-    double per_s = node_gflops * 1e9, backward = bucket_ready_s(&t, 0);
+    grad_event ev[MODEL_MAX_EVENTS];
+    int n = model_backward_events(&t.m->cfg, &t.m->lay, t.Tw, ev);
+    double per_s = node_gflops * 1e9, backward = ev[n - 1].flops / per_s;   /* all of it */
     smpi_hooks_charge_seconds(model_step_flops(&t.m->cfg, t.Tw) * run_ctx_workers(r) / per_s -
                               backward);
     run_ctx_set_exposed_exchange(r, dp_buckets_overlap(r, bucket_ready_s, &t, backward));

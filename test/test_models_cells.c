@@ -169,6 +169,67 @@ Test(models, float_vs_ref_lstm_onednn) { float_vs_ref(CELL_LSTM, 1, "onednn", 5)
 Test(models, float_vs_ref_elman_2layers_classes_onednn) { float_vs_ref_c(CELL_ELMAN, 2, "onednn", 4, 5); }
 Test(models, float_vs_ref_lstm_2layers_short_window_blis) { float_vs_ref(CELL_LSTM, 2, "blis", 3); }
 
+/* ---- the order the backward makes the gradient final (the bucketed exchange's) ----
+ * model_backward tells its hook the ranges of model_backward_events, in order, each
+ * final when told: a copy taken in the hook equals the gradient at the end.  The
+ * ranges tile the layout, the embedding's comes before layer 0's weights, and the
+ * flops grow to the whole backward (two thirds of model_step_flops). */
+typedef struct {
+    const model *m;
+    grad_event heard[MODEL_MAX_EVENTS];
+    int n;
+    float *copy;
+} hook_log;
+
+static void hear(void *ctx, long from, long to)
+{
+    hook_log *h = ctx;
+    cr_assert_lt(h->n, MODEL_MAX_EVENTS, "more ranges than model_backward_events gives");
+    h->heard[h->n++] = (grad_event){from, to, 0};
+    memcpy(h->copy + from, h->m->grads + from, (size_t)(to - from) * sizeof(float));
+}
+
+static void ranges_final(cell_kind cell, int layers, int classes)
+{
+    model_cfg c = {cell, layers, 13, 11, 37, 4, 5, classes};
+    cr_assert_eq(mm_init("blocked", 1), 0, "%s", rs_lasterr());
+    cr_assert_eq(output_init(), 0);
+    model m;
+    cr_assert_eq(model_create(&m, &c), 0, "%s", rs_lasterr());
+    long counts[37];
+    test_counts(counts, 37);
+    cr_assert_eq(model_set_classes(&m, counts), 0, "%s", rs_lasterr());
+    model_init_params(&m, 5);
+    fill_inputs(&c, 5, 23, m.act.inputs, m.act.targets);
+    hook_log h = {&m, {{0}}, 0, calloc((size_t)m.lay.total, sizeof(float))};
+    m.grad_ready = hear, m.grad_ready_ctx = &h;
+    model_forward(&m, 5, 1);
+    model_backward(&m, 5);
+    grad_event ev[MODEL_MAX_EVENTS];
+    int n = model_backward_events(&c, &m.lay, 5, ev);
+    cr_assert_eq(h.n, n, "%d ranges heard, %d in model_backward_events", h.n, n);
+    long covered = 0;
+    for (int k = 0; k < n; k++) {
+        cr_expect(h.heard[k].from == ev[k].from && h.heard[k].to == ev[k].to, "range %d: heard [%ld, %ld), "
+                  "events say [%ld, %ld)", k, h.heard[k].from, h.heard[k].to, ev[k].from, ev[k].to);
+        cr_expect(k == 0 || ev[k].flops >= ev[k - 1].flops, "range %d: flops fall", k);
+        cr_expect(model_backward_flops_ready(&c, &m.lay, 5, ev[k].from) == ev[k].flops);
+        covered += ev[k].to - ev[k].from;
+    }
+    cr_expect_eq(covered, m.lay.total, "the ranges cover %ld of %ld floats", covered, m.lay.total);
+    cr_expect(ev[n - 2].from == 0 && ev[n - 1].from == m.lay.t[P_WX(0)].offset,
+              "the embedding's range is not the one before layer 0's weights");
+    cr_expect(fabs(ev[n - 1].flops - model_step_flops(&c, 5) * 2 / 3) <= 1e-9 * ev[n - 1].flops);
+    cr_expect(memcmp(h.copy, m.grads, (size_t)m.lay.total * sizeof(float)) == 0,
+              "a range changed after the hook was told it was final");
+    free(h.copy);
+    model_destroy(&m);
+}
+
+Test(models, backward_ranges_final_lstm) { ranges_final(CELL_LSTM, 1, 0); }
+Test(models, backward_ranges_final_elman_2layers_classes) { ranges_final(CELL_ELMAN, 2, 5); }
+Test(models, backward_ranges_final_lstm_3layers) { ranges_final(CELL_LSTM, 3, 0); }
+
 /* ---- point-wise kernels against libm ---- */
 
 static void check_pointwise(const pointwise_kernels *k)

@@ -302,6 +302,20 @@ tb=$(col "$tmp/overlap_bucketed.csv" exchange_ms --all 2>/dev/null)
 awk -v f="${xf:-0}" -v b="${xb:--1}" 'BEGIN { exit !(f > 0 && b >= 0 && b < f) }' &&
     ok "bucketed exposes $xb ms of its $tb ms exchange, fused $xf ms (two layers, 128 KiB buckets)" ||
     bad "bucketed's exposed exchange ${xb:-nothing} ms is not below fused's ${xf:-nothing} ms"
+# the backward is charged once: bucketed's compute is fused's, slowed at most by the
+# reductions its buckets charge on the same host while it runs (b = 32: a layer's
+# weight products, ~5 ms, outweigh the whole exchange)
+for v in fused bucketed; do
+    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold yes --bench 2 \
+        --sync $v --csv "$tmp/once_$v.csv" -- $deep --batch 32 > /dev/null 2> "$tmp/once.err" ||
+        { bad "train-sim --sync $v --batch 32: exit $?"; tail -n 5 "$tmp/once.err"; }
+done
+cf=$(col "$tmp/once_fused.csv" compute_ms --all 2>/dev/null)
+cb=$(col "$tmp/once_bucketed.csv" compute_ms --all 2>/dev/null)
+tb=$(col "$tmp/once_bucketed.csv" exchange_ms --all 2>/dev/null)
+awk -v f="${cf:-0}" -v b="${cb:-0}" -v t="${tb:-0}" 'BEGIN { exit !(f > 0 && b >= f && b <= f + t) }' &&
+    ok "bucketed's compute $cb ms = fused's $cf ms + at most its $tb ms of exchange" ||
+    bad "bucketed's compute ${cb:-nothing} ms against fused's ${cf:-nothing} ms and its ${tb:-nothing} ms of exchange"
 # the same training, bits and all, as the real build under mpirun and in one process:
 # --allreduce ordered sums in one order whatever the platform; bucketed's (buckets summed
 # after the backward ran, while its charge is replayed) as fused's
