@@ -91,11 +91,14 @@ int model_backward_events(const model_cfg *c, const param_layout *lay, int Tw, g
     int n = 0;
     ev[n++] = (grad_event){lay->t[P_WOUT(c->layers)].offset, lay->total, f};
     for (int l = c->layers - 1; l >= 0; l--) {
+        double G = (double)model_gates(c) * c->hidden;
         f += 2 * N * layer_macs(c, l);   /* BPTT's recurrent products and dX */
         if (l == 0)
             ev[n++] = (grad_event){0, lay->t[P_WX(0)].offset, f};
-        f += 2 * N * layer_macs(c, l);   /* dWx and dWh */
-        ev[n++] = (grad_event){lay->t[P_WX(l)].offset, lay->t[P_B(l) + 1].offset, f};
+        f += 2 * N * G * model_layer_in(c, l);   /* dWx */
+        ev[n++] = (grad_event){lay->t[P_WX(l)].offset, lay->t[P_WH(l)].offset, f};
+        f += 2 * N * G * c->hidden;   /* dWh (and db, no GEMM) */
+        ev[n++] = (grad_event){lay->t[P_WH(l)].offset, lay->t[P_B(l) + 1].offset, f};
     }
     return n;
 }
@@ -219,15 +222,18 @@ static void ready(model *m, const grad_event *e)
         m->grad_ready(m->grad_ready_ctx, e->from, e->to);
 }
 
-/* Layer l's weight gradients from act.dpre (the cell's backward) and its input x. */
-static void weight_grads(model *m, int l, const float *x, int Tw)
+/* Layer l's weight gradients from act.dpre (the cell's backward) and its input x, each
+ * tensor told as it is final (events ev[0], ev[1]). */
+static void weight_grads(model *m, int l, const float *x, int Tw, const grad_event *ev)
 {
     const model_cfg *c = &m->cfg;
     long N = (long)Tw * c->batch, H = c->hidden, G = (long)model_gates(c) * H, I = model_layer_in(c, l);
     float *g = m->grads;
     mm_backward_weight(g + m->lay.t[P_WX(l)].offset, m->act.dpre, x, N, I, G, 1.0f);
+    ready(m, &ev[0]);
     mm_backward_weight(g + m->lay.t[P_WH(l)].offset, m->act.dpre, m->act.h[l], N, H, G, 1.0f);
     mm_colsum(g + m->lay.t[P_B(l)].offset, m->act.dpre, m->act.ones, N, G, 1.0f);
+    ready(m, &ev[1]);
 }
 
 void model_backward(model *m, int Tw)
@@ -255,8 +261,8 @@ void model_backward(model *m, int Tw)
             }
             ready(m, &ev[k++]);
         }
-        weight_grads(m, l, l == 0 ? a->x0 : a->h[l - 1] + B * H, Tw);
-        ready(m, &ev[k++]);
+        weight_grads(m, l, l == 0 ? a->x0 : a->h[l - 1] + B * H, Tw, &ev[k]);
+        k += 2;
         float *t = dH;
         dH = dX, dX = t;   /* this layer's dX is the next one's dH */
     }

@@ -91,11 +91,11 @@ void model_layout(const model_cfg *c, param_layout *lay);
  * backward products), output 6 Tw B H V.  Point-wise work is not counted. */
 double model_step_flops(const model_cfg *c, int Tw);
 /* The order in which model_backward makes the gradient final, as ranges of the layout
- * with the backward's GEMM flops done by then: the output layer; layer by layer from the
- * top, each once its BPTT, dX and weight products ran; but layer 0's input gradient
- * comes before its weight products, so the embedding (the start of the layout) is
- * final before layer 0's weights.  Returns the count (at most MODEL_MAX_EVENTS). */
-#define MODEL_MAX_EVENTS (MODEL_MAX_LAYERS + 2)
+ * with the backward's GEMM flops done by then: the output layer; then layer by layer
+ * from the top, after its BPTT and dX, its Wx, then its Wh and bias; but the embedding
+ * (the start of the layout), final with layer 0's dX, comes before layer 0's weights.
+ * Returns the count (at most MODEL_MAX_EVENTS). */
+#define MODEL_MAX_EVENTS (2 * MODEL_MAX_LAYERS + 2)
 typedef struct {
     long from, to;   /* grads[from, to) */
     double flops;    /* the backward's flops done when it is final */

@@ -172,7 +172,7 @@ Test(models, float_vs_ref_lstm_2layers_short_window_blis) { float_vs_ref(CELL_LS
 /* ---- the order the backward makes the gradient final (the bucketed exchange's) ----
  * model_backward tells its hook the ranges of model_backward_events, in order, each
  * final when told: a copy taken in the hook equals the gradient at the end.  The
- * ranges tile the layout, the embedding's comes before layer 0's weights, and the
+ * ranges tile the layout, the embedding's comes before layer 0's Wx and Wh, and the
  * flops grow to the whole backward (two thirds of model_step_flops). */
 typedef struct {
     const model *m;
@@ -217,8 +217,9 @@ static void ranges_final(cell_kind cell, int layers, int classes)
         covered += ev[k].to - ev[k].from;
     }
     cr_expect_eq(covered, m.lay.total, "the ranges cover %ld of %ld floats", covered, m.lay.total);
-    cr_expect(ev[n - 2].from == 0 && ev[n - 1].from == m.lay.t[P_WX(0)].offset,
-              "the embedding's range is not the one before layer 0's weights");
+    cr_expect(ev[n - 3].from == 0 && ev[n - 2].from == m.lay.t[P_WX(0)].offset &&
+              ev[n - 1].from == m.lay.t[P_WH(0)].offset,
+              "the embedding's range is not the one before layer 0's Wx, then Wh");
     cr_expect(fabs(ev[n - 1].flops - model_step_flops(&c, 5) * 2 / 3) <= 1e-9 * ev[n - 1].flops);
     cr_expect(memcmp(h.copy, m.grads, (size_t)m.lay.total * sizeof(float)) == 0,
               "a range changed after the hook was told it was final");
