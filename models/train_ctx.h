@@ -51,9 +51,9 @@ typedef struct {
     dp_buckets *buckets;          /* bucketed: the communication thread, or the rank's
                                      queue (NULL without MPI) */
     long bucket_floats;           /* bucketed: one bucket */
-    long held_from, held_to;      /* bucketed, during the backward: final, not yet handed to
-                                     the thread (less than a bucket) */
-    int ready_events, nevents;    /* bucketed: the backward's ranges heard, and all of them */
+    grad_event events[MODEL_MAX_EVENTS];   /* bucketed: the backward's ranges (model.h), */
+    int nevents, heard;                    /* how many, and how many it has told */
+    long held_from, held_to;      /* final, not yet handed to the thread (under a bucket) */
     float *zeros;                 /* per-tensor: what rounds 2..Tw send */
     double small_sq;              /* sum over workers of |own mean gradient|^2 (N >= 2) */
     int sparse;                   /* --embed-exchange sparse (train_sparse.c) */

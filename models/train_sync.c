@@ -79,31 +79,34 @@ static void send(run_ctx *r, float *sum, long from, long to)
     RS_ASSERT(dp_buckets_start(r->dp.buckets, sum + from, to - from) == 0);
 }
 
-/* grads[from, to) is final (model_backward_events' order): full buckets from its top
- * down.  A rest smaller than a bucket is held and joins the next range if the two
- * touch, else it is sent as it is (so it overlaps the backward), as is all at the last
- * range.  The embedding's range (from 0) is sparse's union packed at its top. */
-static void start_buckets(run_ctx *r, long from, long to, int last)
+/* Event k's range is final: full buckets from its top down.  A rest smaller than a
+ * bucket is held if the next range touches it (they go as one), else sent at once, so
+ * that it overlaps the backward.  The embedding's range (from 0) is sparse's union
+ * packed at its top. */
+static void start_buckets(run_ctx *r, int k)
 {
     dp_ctx *d = &r->dp;
     float *sum = d->local > 1 ? d->grad_sum : r->m.grads;
+    long from = d->events[k].from, to = d->events[k].to;
     if (from == 0 && d->packed_from) {
         train_sparse_pack(r, sum);
         from = d->packed_from;
     }
-    if (d->held_to > d->held_from) {
-        if (to == d->held_from)
-            to = d->held_to;
-        else if (from == d->held_to)
-            from = d->held_from;
-        else
-            send(r, sum, d->held_from, d->held_to);
-    }
+    if (d->held_to > d->held_from)   /* it touches this range */
+        from = from < d->held_from ? from : d->held_from, to = to > d->held_to ? to : d->held_to;
     for (; to - from >= d->bucket_floats; to -= d->bucket_floats)
         send(r, sum, to - d->bucket_floats, to);
+    const grad_event *next = k + 1 < d->nevents ? &d->events[k + 1] : NULL;
+    if (to > from && !(next && (next->to == from || next->from == to)))
+        send(r, sum, from, to), to = from;
     d->held_from = from, d->held_to = to;
-    if (last && to > from)
-        send(r, sum, from, to), d->held_to = from;
+}
+
+static void plan_events(run_ctx *r, int Tw)
+{
+    dp_ctx *d = &r->dp;
+    d->nevents = model_backward_events(&r->m.cfg, &r->m.lay, Tw, d->events);
+    d->heard = 0, d->held_from = d->held_to = 0;
 }
 
 /* model_backward's hook (the rank's last worker, bucketed): grads[from, to) is final. */
@@ -111,18 +114,16 @@ static void on_grad_ready(void *ctx, long from, long to)
 {
     run_ctx *r = ctx;
     take_range(r, r->dp.local - 1, from, to);
-    start_buckets(r, from, to, ++r->dp.ready_events == r->dp.nevents);
+    start_buckets(r, r->dp.heard++);
 }
 
 void train_sync_start_charged(run_ctx *r)
 {
     if (r->dp.sync != SYNC_BUCKETED)
         return;
-    grad_event ev[MODEL_MAX_EVENTS];
-    int n = model_backward_events(&r->m.cfg, &r->m.lay, 1, ev);
-    r->dp.held_from = r->dp.held_to = 0;
-    for (int k = 0; k < n; k++)
-        start_buckets(r, ev[k].from, ev[k].to, k == n - 1);
+    plan_events(r, 1);
+    for (int k = 0; k < r->dp.nevents; k++)
+        start_buckets(r, k);
 }
 
 void train_sync_backward(run_ctx *r, int Tw, int k)
@@ -134,9 +135,7 @@ void train_sync_backward(run_ctx *r, int Tw, int k)
         take_range(r, k, 0, m->lay.total);
         return;
     }
-    grad_event ev[MODEL_MAX_EVENTS];
-    d->nevents = model_backward_events(&m->cfg, &m->lay, Tw, ev);
-    d->ready_events = 0, d->held_from = d->held_to = 0;
+    plan_events(r, Tw);
     m->grad_ready = on_grad_ready, m->grad_ready_ctx = r;
     model_backward(m, Tw);
     m->grad_ready = NULL, m->grad_ready_ctx = NULL;
