@@ -2,7 +2,8 @@
  * on this machine (train_dp.csv: one process, then mpirun -np 2 with each exchange) and
  * the same step on simulated TaihuLight nodes (train_dp_sim.csv, `study train-sim`),
  * with the scale-out targets: weak-scaling efficiency at P = 2 >= 0.95, the exposed
- * exchange at most 40% of fused's (>= 60% hidden), and >= 0.90 at 800 nodes. */
+ * exchange at most 40% of fused's (>= 60% hidden) at P = 2 and at each simulated node
+ * count, and >= 0.90 at 800 nodes. */
 #include <string.h>
 
 #include "report.h"
@@ -70,6 +71,29 @@ static void sim_row(report_ctx *r, const rs_table *t, int i, double base, double
         *at800 = eff;
 }
 
+/* At fused row f's node count: the most of fused's exposed exchange a bucketed mode
+ * hid, against the 60% target; where that mode's exchange outlasts the backward it
+ * overlaps (two thirds of the compute's flops), the difference stays exposed. */
+static void hidden_target(report_ctx *r, const rs_table *t, int f)
+{
+    const char *nodes = rp_cell(t, f, "ranks");
+    double fused = rp_num(rp_cell(t, f, "exchange_exposed_ms"));
+    int best = -1;
+    for (int i = 0; i < rs_table_nrows(t); i++)
+        if (strncmp(rp_cell(t, i, "dp_mode"), "bucketed", 8) == 0 && rp_cmp2(rp_cell(t, i, "ranks"), nodes) == 0 &&
+            (best < 0 || rp_num(rp_cell(t, i, "exchange_exposed_ms")) < rp_num(rp_cell(t, best, "exchange_exposed_ms"))))
+            best = i;
+    if (best < 0 || fused <= 0)
+        return;
+    double hid = 1 - rp_num(rp_cell(t, best, "exchange_exposed_ms")) / fused;
+    double exchange = rp_num(rp_cell(t, best, "exchange_ms")), backward = rp_num(rp_cell(t, best, "compute_ms")) * 2 / 3;
+    fprintf(r->out, "- target: %s simulated nodes, >= 60%% of fused's exposed exchange hidden (%s): %.1f%% — %s", nodes,
+            rp_cell(t, best, "dp_mode"), 100 * hid, hid >= 0.60 ? "met" : "NOT met");
+    if (hid < 0.60 && backward > 0 && exchange > backward)
+        fprintf(r->out, " (its exchange, %.2f ms, outlasts the backward it overlaps, %.2f ms)", exchange, backward);
+    fprintf(r->out, "\n");
+}
+
 static void simulated(report_ctx *r)
 {
     rs_table *t = rp_csv(r, "train_dp_sim.csv");
@@ -101,6 +125,9 @@ static void simulated(report_ctx *r)
             if (rp_num(rp_cell(t, i, "ranks")) == nodes)
                 sim_row(r, t, i, base, &at800);
     }
+    for (int i = 0; t && i < rs_table_nrows(t); i++)
+        if (strcmp(rp_cell(t, i, "dp_mode"), "fused") == 0 && rp_cmp(rp_cell(t, i, "ranks"), 1) > 0)
+            hidden_target(r, t, i);
     if (row_of(t, "sharded") >= 0)
         fprintf(r->out, "\nsharded: fused, each node clipping and updating only its block of the parameters\n"
                         "between the reduce-scatter and the allgather (`--shard-update`); the one-node step\n"

@@ -53,6 +53,13 @@ mkdir -p "$tmp/dpsim" "$tmp/dpslow"
 expect "$tmp/dpsim" "800 simulated nodes, weak-scaling efficiency >= 0.90 with the best exchange: 1.000 — met" "sharded at 800 nodes, 1.000: met"
 expect "$tmp/dpsim" "^sharded: fused, each node clipping and updating only its block" "the sharded mode is explained"
 expect "$tmp/dpslow" "with the best exchange: 0.627 — NOT met" "fused at 800 nodes, 0.627 (100 nodes not counted): NOT met"
+dh2="$dh,compute_ms"
+hrow() { echo "$1,lstm,128,100,10000,4,$2,$3,2,$4,1,1.5"; }
+mkdir -p "$tmp/dphide"
+{ echo "$dh2"; hrow fused 16 4.8 1.3; hrow bucketed 16 4.1 0.72; hrow bucketed-sparse 16 3.7 0.013
+  hrow fused 100 5.6 2.1; hrow bucketed 100 5.1 1.5; } > "$tmp/dphide/train_dp_sim.csv"
+expect "$tmp/dphide" "^- target: 16 simulated nodes, >= 60% of fused's exposed exchange hidden \(bucketed-sparse\): 99.0% — met$" "16 nodes: bucketed-sparse hides 99%: met"
+expect "$tmp/dphide" "^- target: 100 simulated nodes, .*\(bucketed\): 28.6% — NOT met \(its exchange, 2.00 ms, outlasts the backward it overlaps, 1.00 ms\)" "100 nodes: 28.6%, NOT met, the exchange outlasts the backward"
 
 echo "== reproduction: the Sunway TaihuLight and GPU RNN studies' claims"
 mkdir -p "$tmp/caffe"
