@@ -81,7 +81,7 @@ status "an unknown column" 2 "$st" compare "$tmp/la.csv" "$tmp/lb.csv" --equal n
 echo "== points"
 r=$tmp/run; p=$r/points
 mkdir -p "$p/p1" "$p/p2" "$p/p3" "$p/p4"
-echo "rnn-train --lr 1" > "$p/p1/cmd"; echo 0 > "$p/p1/rc"; echo 12 > "$p/p1/seconds"
+echo "rnn-train --lr 1" > "$p/p1/cmd"; echo 0 > "$p/p1/rc"; echo 12 > "$p/p1/seconds"; echo 9.5 > "$p/p1/cpu_seconds"
 printf 'steps,valid_ppl,status\n40,210.5,x\n' > "$p/p1/summary.csv"
 printf 'step,b_simple\n2,8\n4,9\n' > "$p/p1/log.csv"
 echo "rnn-train --lr 8" > "$p/p2/cmd"; echo 1 > "$p/p2/rc"; echo 3 > "$p/p2/seconds"
@@ -101,6 +101,7 @@ same "a failure's last stderr line" "rnn-train: diverged at step 9" "$($st get "
 same "why infeasible" "infeasible: 800 workers need 48% of the corpus per step" "$($st get "$t" note --where point=p4)"
 same "result file and rows" "$(printf 'summary.csv\t1')" "$($st get "$t" result_file,result_rows --where point=p1)"
 same "no wall time where none was written" "" "$($st get "$t" wall_seconds --where point=p3)"
+same "the CPU time as written" "9.5" "$($st get "$t" cpu_seconds --where point=p1)"
 status "an existing table is not overwritten" 2 "$st" points "$r"
 status "no points folder" 2 "$st" points "$tmp"
 status "an unknown subcommand" 2 "$st" pick
