@@ -88,10 +88,10 @@ double model_step_flops(const model_cfg *c, int Tw)
 int model_backward_events(const model_cfg *c, const param_layout *lay, int Tw, grad_event *ev)
 {
     double N = (double)Tw * c->batch, f = 4 * N * output_macs(c);
+    double G = (double)model_gates(c) * c->hidden;
     int n = 0;
     ev[n++] = (grad_event){lay->t[P_WOUT(c->layers)].offset, lay->total, f};
     for (int l = c->layers - 1; l >= 0; l--) {
-        double G = (double)model_gates(c) * c->hidden;
         f += 2 * N * layer_macs(c, l);   /* BPTT's recurrent products and dX */
         if (l == 0)
             ev[n++] = (grad_event){0, lay->t[P_WX(0)].offset, f};

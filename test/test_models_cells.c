@@ -103,18 +103,25 @@ Test(models, gradcheck_lstm_classes) { gradcheck(CELL_LSTM, 1, 3); }
 
 /* ---- the float path against the reference ---- */
 
-static void float_vs_ref_c(cell_kind cell, int layers, const char *gemm, int Tw, int classes)
+/* The small model of these tests (H 13 and D 11: one full AVX2 vector and a tail; V 37,
+ * B 4), on the GEMM backend gemm, its class map from test_counts. */
+static void small_model(model *m, model_cfg *c, cell_kind cell, int layers, int classes, const char *gemm)
 {
-    /* H 13 and D 11: one full AVX2 vector and a tail; T*B = 20 rows. */
-    model_cfg c = {cell, layers, 13, 11, 37, 4, 5, classes};
-    need_backend(gemm);
+    *c = (model_cfg){cell, layers, 13, 11, 37, 4, 5, classes};
     cr_assert_eq(mm_init(gemm, 1), 0, "%s", rs_lasterr());
     cr_assert_eq(output_init(), 0);
-    model m;
-    cr_assert_eq(model_create(&m, &c), 0, "%s", rs_lasterr());
+    cr_assert_eq(model_create(m, c), 0, "%s", rs_lasterr());
     long counts[37];
     test_counts(counts, 37);
-    cr_assert_eq(model_set_classes(&m, counts), 0, "%s", rs_lasterr());
+    cr_assert_eq(model_set_classes(m, counts), 0, "%s", rs_lasterr());
+}
+
+static void float_vs_ref_c(cell_kind cell, int layers, const char *gemm, int Tw, int classes)
+{
+    need_backend(gemm);
+    model_cfg c;
+    model m;
+    small_model(&m, &c, cell, layers, classes, gemm);   /* T*B = 20 rows */
     double *p = calloc((size_t)m.lay.total, sizeof *p), *g = calloc((size_t)m.lay.total, sizeof *g);
     double h0[MODEL_MAX_LAYERS * 4 * 13], c0[MODEL_MAX_LAYERS * 4 * 13];
     fill_params(&m.lay, 21, p);
@@ -191,14 +198,9 @@ static void hear(void *ctx, long from, long to)
 
 static void ranges_final(cell_kind cell, int layers, int classes)
 {
-    model_cfg c = {cell, layers, 13, 11, 37, 4, 5, classes};
-    cr_assert_eq(mm_init("blocked", 1), 0, "%s", rs_lasterr());
-    cr_assert_eq(output_init(), 0);
+    model_cfg c;
     model m;
-    cr_assert_eq(model_create(&m, &c), 0, "%s", rs_lasterr());
-    long counts[37];
-    test_counts(counts, 37);
-    cr_assert_eq(model_set_classes(&m, counts), 0, "%s", rs_lasterr());
+    small_model(&m, &c, cell, layers, classes, "blocked");
     model_init_params(&m, 5);
     fill_inputs(&c, 5, 23, m.act.inputs, m.act.targets);
     hook_log h = {&m, {{0}}, 0, calloc((size_t)m.lay.total, sizeof(float))};

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,6 +31,7 @@
 #include "check.h"
 #include "fsio.h"
 #include "points_file.h"
+#include "proc.h"
 #include "study.h"
 #include "study_def.h"
 
@@ -197,8 +197,7 @@ static int run_point(const char *run, const pf_points *pts, const pf_point *p)
     long secs = (long)(time(NULL) - t0) + (again ? before : 0);
     char buf[64], cpu[64];
     snprintf(buf, sizeof buf, "%ld", secs);
-    snprintf(cpu, sizeof cpu, "%.1f", cpu_before + ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-                                          ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    snprintf(cpu, sizeof cpu, "%.1f", cpu_before + proc_cpu_seconds(&ru));
     if (write_text(dir, "cpu_seconds", cpu) != 0)
         return -1;
     if (rc == 130 || rc == 143) {   /* the time so far, for a run that continues */

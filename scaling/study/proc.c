@@ -1,4 +1,4 @@
-/* proc.c — proc_run and proc_capture (proc.h), over fork, execvp and wait4. */
+/* proc.c — proc_run, proc_capture and proc_cpu_seconds (proc.h), over fork, execvp and wait4. */
 #define _GNU_SOURCE
 #include "proc.h"
 
@@ -26,6 +26,12 @@ static int redirect(const char *path, int fd, int append)
     return 0;
 }
 
+double proc_cpu_seconds(const struct rusage *ru)
+{
+    return (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 + (double)ru->ru_stime.tv_sec +
+           ru->ru_stime.tv_usec / 1e6;
+}
+
 int proc_run(char *const argv[], char *const env[], const char *out, const char *err, int append,
              double *cpu_s)
 {
@@ -48,8 +54,7 @@ int proc_run(char *const argv[], char *const env[], const char *out, const char 
     while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) {
     }
     if (cpu_s)
-        *cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-                 ru.ru_stime.tv_usec / 1e6;
+        *cpu_s = proc_cpu_seconds(&ru);
     return status_of(st);
 }
 

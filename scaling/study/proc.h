@@ -6,6 +6,7 @@
 #define STUDY_PROC_H
 
 #include <stddef.h>
+#include <sys/resource.h>
 
 /* argv[0] (a path, or a name on PATH) with env ("NAME=VALUE", NULL-ended; NULL: none)
  * added to the environment; stdout and stderr into the files out and err (NULL: this
@@ -13,6 +14,9 @@
  * system seconds. */
 int proc_run(char *const argv[], char *const env[], const char *out, const char *err, int append,
              double *cpu_s);
+
+/* The user + system seconds in a wait4 report. */
+double proc_cpu_seconds(const struct rusage *ru);
 
 /* argv's stdout (with its stderr where merge is 1) into buf, NUL-terminated, cut at len. */
 int proc_capture(char *const argv[], int merge, char *buf, size_t len);
