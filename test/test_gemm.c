@@ -292,11 +292,38 @@ static void blocked_with(const gemm_ukernel *k, void (*suite)(const char *))
     cr_assert_eq(gemm_blocked_force(NULL), 0, "%s", rs_lasterr());
 }
 
+/* The skinny path (TN/TT, few columns; gemm_blocked_skinny.c) past one chunk of K, with
+ * M and N off its tile and the general path on each side of its bound (N = 128 / 129),
+ * on 1 and 2 threads, beta 0 over NaN and beta 1. */
+static void skinny_long_k(const char *name)
+{
+    const gemm_backend *b = load_or_skip(name);
+    static const struct { long m, n, k; char tb; int threads; float beta; } cs[] = {
+        {301, 50, 2500, 'N', 1, 1.0f}, {301, 50, 2500, 'T', 2, 0.0f}, {7, 128, 1100, 'T', 1, 0.0f},
+        {97, 129, 1100, 'N', 2, 1.0f}, {1, 1, 3000, 'N', 2, 1.0f},
+    };
+    for (int i = 0; i < RS_ARRAY_LEN(cs); i++) {
+        b->set_threads(b, cs[i].threads);
+        case_data d;
+        case_init(&d, 'T', cs[i].tb, cs[i].m, cs[i].n, cs[i].k, 1.0f, cs[i].beta, 1, (uint64_t)(500 + i));
+        if (cs[i].beta == 0)
+            for (long j = 0; j < d.p.n; j++)
+                for (long r = 0; r < d.p.m; r++)
+                    d.c[r + j * d.p.ldc] = NAN;
+        double res = run_case(b, &d);
+        cr_expect(res <= GEMM_RESIDUAL_MAX, "%s %ldx%ldx%ld:T%c on %d threads: residual %g", name,
+                  cs[i].m, cs[i].n, cs[i].k, cs[i].tb, cs[i].threads, res);
+        case_free(&d);
+    }
+    b->set_threads(b, 1);
+}
+
 #define UKERNEL_TESTS(isa)                                                                   \
     Test(gemm_ukernel_##isa, tile_against_double) { ukernel_tile(&gemm_ukernel_##isa); }   \
     Test(gemm_ukernel_##isa, blocked_odd_shapes) { blocked_with(&gemm_ukernel_##isa, odd_shapes); } \
     Test(gemm_ukernel_##isa, blocked_alpha_beta) { blocked_with(&gemm_ukernel_##isa, alpha_beta); } \
-    Test(gemm_ukernel_##isa, blocked_two_threads) { blocked_with(&gemm_ukernel_##isa, threaded); }
+    Test(gemm_ukernel_##isa, blocked_two_threads) { blocked_with(&gemm_ukernel_##isa, threaded); } \
+    Test(gemm_ukernel_##isa, blocked_skinny_long_k) { blocked_with(&gemm_ukernel_##isa, skinny_long_k); }
 
 UKERNEL_TESTS(avx512)
 UKERNEL_TESTS(avx2)

@@ -12,9 +12,10 @@
  *
  * Packing makes every operand contiguous whatever the transposes, so one micro-kernel
  * serves NN, NT, TN and TT.  Edge tiles run into a zero-padded scratch tile and are
- * merged.  What a library adds on top: hand-scheduled assembly with prefetching,
- * kernels and block sizes tuned per microarchitecture, and special paths for skinny
- * shapes (N = 1..16) where packing costs more than it saves. */
+ * merged.  One special path: few columns with A transposed skip packing A
+ * (gemm_blocked_skinny.c), where copying M x K floats for N columns of use costs too
+ * much.  What a library adds on top: hand-scheduled assembly with prefetching, kernels
+ * and block sizes tuned per microarchitecture, more skinny paths. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -28,6 +29,9 @@
 #define BLOCKED_MAX_THREADS 256
 
 static const gemm_ukernel *ukr;     /* chosen at load by CPUID */
+/* TN/TT with n up to this take gemm_blocked_skinny.c: it won at n = 16-128 on a Zen 3
+ * (2048 x n x 2048), and the two paths were even at 256. */
+#define SKINNY_N 128
 static int blk_threads = 1;
 /* Packing buffers, kept between calls: a 4 MiB malloc per call would be an mmap and
  * page faults inside every timed repetition. */
@@ -45,27 +49,49 @@ static int ensure(float **buf, size_t *cap, size_t floats)
     return *buf ? 0 : -1;
 }
 
-/* dst: ceil(mc/MR) micro-panels of kc x MR, rows past m zero. */
+/* dst: ceil(mc/MR) micro-panels of kc x MR, rows past m zero.  A full panel is copied
+ * along the operand's contiguous direction (a row of MR floats per k for 'N', a run of
+ * kc per row for 'T'): the element-wise loop, with its edge test, costs as much as the
+ * product at N = 64. */
 static void pack_a(char ta, const float *a, long lda, long i0, long p0, long mc, long kc,
                    long m, int mr, float *dst)
 {
-    for (long ir = 0; ir < mc; ir += mr, dst += kc * mr)
-        for (long p = 0; p < kc; p++)
-            for (int i = 0; i < mr; i++) {
-                long ii = i0 + ir + i, pp = p0 + p;
-                dst[p * mr + i] = ii >= m ? 0.0f : ta == 'N' ? a[ii + pp * lda] : a[pp + ii * lda];
-            }
+    for (long ir = 0; ir < mc; ir += mr, dst += kc * mr) {
+        const long ib = i0 + ir;
+        if (ib + mr <= m && ta == 'N')
+            for (long p = 0; p < kc; p++)
+                memcpy(dst + p * mr, a + ib + (p0 + p) * lda, sizeof(float) * (size_t)mr);
+        else if (ib + mr <= m)
+            for (int i = 0; i < mr; i++)
+                for (long p = 0; p < kc; p++)
+                    dst[p * mr + i] = a[p0 + p + (ib + i) * lda];
+        else
+            for (long p = 0; p < kc; p++)
+                for (int i = 0; i < mr; i++) {
+                    long ii = ib + i, pp = p0 + p;
+                    dst[p * mr + i] = ii >= m ? 0.0f : ta == 'N' ? a[ii + pp * lda] : a[pp + ii * lda];
+                }
+    }
 }
 
-/* dst: micro-panel `panel` (NR columns from j0 + panel*NR) of kc x NR, columns past n zero. */
+/* dst: micro-panel `panel` (NR columns from j0 + panel*NR) of kc x NR, columns past n
+ * zero; a full panel copied along the operand's contiguous direction, as pack_a. */
 static void pack_b_panel(char tb, const float *b, long ldb, long p0, long j0, long kc, long n,
                          int nr, float *dst)
 {
-    for (long p = 0; p < kc; p++)
-        for (int j = 0; j < nr; j++) {
-            long jj = j0 + j, pp = p0 + p;
-            dst[p * nr + j] = jj >= n ? 0.0f : tb == 'N' ? b[pp + jj * ldb] : b[jj + pp * ldb];
-        }
+    if (j0 + nr <= n && tb == 'T')
+        for (long p = 0; p < kc; p++)
+            memcpy(dst + p * nr, b + j0 + (p0 + p) * ldb, sizeof(float) * (size_t)nr);
+    else if (j0 + nr <= n)
+        for (int j = 0; j < nr; j++)
+            for (long p = 0; p < kc; p++)
+                dst[p * nr + j] = b[p0 + p + (j0 + j) * ldb];
+    else
+        for (long p = 0; p < kc; p++)
+            for (int j = 0; j < nr; j++) {
+                long jj = j0 + j, pp = p0 + p;
+                dst[p * nr + j] = jj >= n ? 0.0f : tb == 'N' ? b[pp + jj * ldb] : b[jj + pp * ldb];
+            }
 }
 
 static void scale_c(long m, long n, float beta, float *c, long ldc)
@@ -87,6 +113,13 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
     }
     const int mr = ukr->mr, nr = ukr->nr, kcmax = ukr->kc;
     int nt = blk_threads;
+    if (ta == 'T' && n <= SKINNY_N) {
+        RS_CHECK(ensure(&buf_b, &cap_b, (size_t)((n + mr - 1) / mr * mr) *
+                                            (size_t)gemm_blocked_skinny_kc(ukr, k)) == 0,
+                 "blocked: out of memory for the packed B block");
+        gemm_blocked_skinny(ukr, nt, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, buf_b);
+        return 0;
+    }
     /* At least one ic block per thread, in whole micro-tiles. */
     long per = (m + nt - 1) / nt;
     long mc = per < ukr->mc ? (per + mr - 1) / mr * mr : ukr->mc;

@@ -14,6 +14,9 @@
 
 typedef void (*gemm_ukr_fn)(long kc, const float *a, const float *b, float *c, long ldc,
                             float alpha, float beta);
+/* The tile with b read in place: cols[j] is column j's run of kc floats; t gets the
+ * MR x NR tile (ld MR, alpha 1, beta 0). */
+typedef void (*gemm_ukr_cols_fn)(long kc, const float *a, const float *const *cols, float *t);
 
 typedef struct {
     const char *name;   /* "gemm_blocked_ukernel_avx2_16x6" */
@@ -22,9 +25,19 @@ typedef struct {
     int mr, nr;         /* register tile: MR = 2 vectors, NR broadcasts of B */
     int mc, kc, nc;     /* cache blocks: mc x kc of A in L2, kc x nc of B in L3 */
     gemm_ukr_fn run;
+    gemm_ukr_cols_fn cols;
 } gemm_ukernel;
 
 extern const gemm_ukernel gemm_ukernel_avx512, gemm_ukernel_avx2, gemm_ukernel_portable;
+
+/* C = alpha op(A) op(B) + beta C for op(A) = A^T and few columns, A read in place
+ * (gemm_blocked_skinny.c); lp holds ceil(n / MR) x gemm_blocked_skinny_kc() x MR floats. */
+void gemm_blocked_skinny(const gemm_ukernel *ukr, int nt, char tb, long m, long n, long k,
+                         float alpha, const float *a, long lda, const float *b, long ldb,
+                         float beta, float *c, long ldc, float *lp);
+
+/* The chunk of K the skinny path takes (lp's kc). */
+long gemm_blocked_skinny_kc(const gemm_ukernel *ukr, long k);
 
 /* Make the `blocked` backend run micro-kernel k (NULL: back to the widest this CPU
  * runs), so the tests drive every ISA's kernel through the whole driver.  0, or -1

@@ -6,9 +6,11 @@
 #define UKR_LANES 8
 #define UKR_NR 6
 #define UKR_FN gemm_blocked_ukernel_avx2_16x6
+#define UKR_COLS_FN gemm_blocked_ukernel_avx2_16x6_cols
 #include "gemm_blocked_ukernel.h"
 
 const gemm_ukernel gemm_ukernel_avx2 = {
     .name = "gemm_blocked_ukernel_avx2_16x6", .label = "avx2 16x6", .isa = RS_ISA_AVX2,
     .mr = 16, .nr = 6, .mc = 144, .kc = 256, .nc = 4080, .run = UKR_FN,
+    .cols = UKR_COLS_FN,
 };

@@ -3,6 +3,7 @@
  *   UKR_LANES   floats per vector (4 SSE, 8 AVX2, 16 AVX-512)
  *   UKR_NR      columns of the C tile (broadcasts of B per k)
  *   UKR_FN      the function's name
+ *   UKR_COLS_FN the name of the same tile with B read in place (below)
  * The tile is MR = 2 vectors tall, so 2 x NR accumulators plus two A vectors and one
  * broadcast fit the register file (AVX2 16x6: 15 of 16 ymm; AVX-512 32x12: 27 of 32).
  *
@@ -47,5 +48,36 @@ static void UKR_FN(long kc, const float *restrict a, const float *restrict b,
         }
         memcpy(cj, &c0, sizeof c0);
         memcpy(cj + UKR_LANES, &c1, sizeof c1);
+    }
+}
+
+/* The same tile with op(B) read in place: column j of the tile takes its broadcasts
+ * from cols[j][0..kc) (one contiguous run of K), so a big operand whose rows run along
+ * K needs no packing (gemm_blocked_skinny.c).  Writes the MR x NR tile to t
+ * (column-major, ld MR, alpha 1, beta 0) for the driver to merge. */
+static void UKR_COLS_FN(long kc, const float *restrict a, const float *const *cols,
+                        float *restrict t)
+{
+    ukr_vf acc0[UKR_NR], acc1[UKR_NR];
+    const float *bj[UKR_NR];
+#pragma GCC unroll 16
+    for (int j = 0; j < UKR_NR; j++) {
+        bj[j] = cols[j];
+        acc0[j] = acc1[j] = (ukr_vf){0};
+    }
+    for (long p = 0; p < kc; p++) {
+        ukr_vf a0, a1;
+        memcpy(&a0, a + p * UKR_MR, sizeof a0);
+        memcpy(&a1, a + p * UKR_MR + UKR_LANES, sizeof a1);
+#pragma GCC unroll 16
+        for (int j = 0; j < UKR_NR; j++) {
+            acc0[j] += a0 * bj[j][p];
+            acc1[j] += a1 * bj[j][p];
+        }
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < UKR_NR; j++) {
+        memcpy(t + j * UKR_MR, &acc0[j], sizeof acc0[j]);
+        memcpy(t + j * UKR_MR + UKR_LANES, &acc1[j], sizeof acc1[j]);
     }
 }
