@@ -49,12 +49,13 @@ static int ensure(float **buf, size_t *cap, size_t floats)
     return *buf ? 0 : -1;
 }
 
-/* dst: ceil(mc/MR) micro-panels of kc x MR, rows past m zero.  A full panel is copied
- * along the operand's contiguous direction (a row of MR floats per k for 'N', a run of
- * kc per row for 'T'): the element-wise loop, with its edge test, costs as much as the
- * product at N = 64. */
-static void pack_a(char ta, const float *a, long lda, long i0, long p0, long mc, long kc,
-                   long m, int mr, float *dst)
+/* dst: ceil(mc/MR) micro-panels of kc x MR of op(A), rows past m zero; B's panels
+ * too, as op(B)'s NR columns are rows of op(B)^T.  A full panel is copied along the
+ * operand's contiguous direction (MR floats per k for 'N', a run of kc per row for
+ * 'T'): the element-wise loop, with its edge test, cost as much as the product at
+ * N = 64. */
+static void pack_panels(char ta, const float *a, long lda, long i0, long p0, long mc, long kc,
+                        long m, int mr, float *dst)
 {
     for (long ir = 0; ir < mc; ir += mr, dst += kc * mr) {
         const long ib = i0 + ir;
@@ -72,26 +73,6 @@ static void pack_a(char ta, const float *a, long lda, long i0, long p0, long mc,
                     dst[p * mr + i] = ii >= m ? 0.0f : ta == 'N' ? a[ii + pp * lda] : a[pp + ii * lda];
                 }
     }
-}
-
-/* dst: micro-panel `panel` (NR columns from j0 + panel*NR) of kc x NR, columns past n
- * zero; a full panel copied along the operand's contiguous direction, as pack_a. */
-static void pack_b_panel(char tb, const float *b, long ldb, long p0, long j0, long kc, long n,
-                         int nr, float *dst)
-{
-    if (j0 + nr <= n && tb == 'T')
-        for (long p = 0; p < kc; p++)
-            memcpy(dst + p * nr, b + j0 + (p0 + p) * ldb, sizeof(float) * (size_t)nr);
-    else if (j0 + nr <= n)
-        for (int j = 0; j < nr; j++)
-            for (long p = 0; p < kc; p++)
-                dst[p * nr + j] = b[p0 + p + (j0 + j) * ldb];
-    else
-        for (long p = 0; p < kc; p++)
-            for (int j = 0; j < nr; j++) {
-                long jj = j0 + j, pp = p0 + p;
-                dst[p * nr + j] = jj >= n ? 0.0f : tb == 'N' ? b[pp + jj * ldb] : b[jj + pp * ldb];
-            }
 }
 
 static void scale_c(long m, long n, float beta, float *c, long ldc)
@@ -150,13 +131,15 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
                 long npanels = (nc + nr - 1) / nr;
 #pragma omp for schedule(static)
                 for (long q = 0; q < npanels; q++)
-                    pack_b_panel(tb, b, ldb, pc, jc + q * nr, kc, n, nr, buf_b + q * kc * nr);
+                    /* op(B)'s panel: op(B)^T's rows, the transpose flipped */
+                    pack_panels(tb == 'N' ? 'T' : 'N', b, ldb, jc + q * nr, pc, nr, kc, n, nr,
+                           buf_b + q * kc * nr);
 #pragma omp for schedule(static)
                 for (long ic = 0; ic < m; ic += mc) {
                     if (!ap)
                         continue;
                     long mcb = m - ic < mc ? m - ic : mc;
-                    pack_a(ta, a, lda, ic, pc, mcb, kc, m, mr, ap);
+                    pack_panels(ta, a, lda, ic, pc, mcb, kc, m, mr, ap);
                     for (long jr = 0; jr < nc; jr += nr) {
                         const float *bp = buf_b + (jr / nr) * kc * nr;
                         long nb = nc - jr < nr ? nc - jr : nr;
