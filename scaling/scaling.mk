@@ -126,7 +126,8 @@ check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study $(PLATFORM_GEN)
 # The scaling tables (scaling/compose.sh) and the model-size study (scaling/models.sh)
 # follow in the same run folder, whatever the convergence study's points gave, unless a
 # step stopped on bad settings or Ctrl-C; points.csv (every point, one row: made again
-# from points/, which holds the data) and report.md are written last.  Every study's
+# from points/, which holds the data), took.csv (what each study took, over the
+# stretches a stopped and continued run ran in) and report.md are written last.  Every study's
 # settings are checked first (STUDY_CHECK=1), before anything is created.
 scaling: deps
 	@$(MAKE) --no-print-directory all
@@ -142,4 +143,5 @@ scaling: deps
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run"; c=$$?; \
 	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
 	rm -f "$$run/points.csv"; $(BIN)/study points "$$run" || rc=1; \
+	$(BIN)/study took "$$run" || rc=1; \
 	$(BIN)/study report "$$run" && echo "scaling: report $$run/report.md" || rc=1; exit $$rc

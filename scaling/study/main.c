@@ -8,6 +8,7 @@ static const study_cmd cmds[] = {
     {"get", "one value of a CSV or JSON file (a column of a row, a dotted JSON key)", cmd_get},
     {"compare", "two tables row by row (two runs' logs): do they agree", cmd_compare},
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
+    {"took", "what a run folder's studies took: wall, job and CPU hours, over its stretches", cmd_took},
     {"run", "a study (models, converge, compose, simulate): settings, points, tables, report", cmd_run},
     {"collect", "a study's tables and report again from its finished points", cmd_collect},
     {"point", "one point of a points file, run in its folder (GNU parallel, Slurm)", cmd_point},

@@ -15,6 +15,7 @@ typedef struct {
 int cmd_get(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_points(int argc, char **argv);
+int cmd_took(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_collect(int argc, char **argv);
 int cmd_point(int argc, char **argv);
