@@ -73,6 +73,12 @@ mkdir -p "$tmp/conv"
 printf '{"study": "scaling_fit", "fits": [{"b": 4, "points": 8, "s_min": 49.3, "e_min": 1062, "b_crit": 21.5, "r2": 0.9935, "claim": {"n": 100, "steps_n1": 320, "steps_n": 58, "ratio": 5.517241379310345}}, {"b": 16, "points": 2, "no_fit": "2 points: at least 3 needed", "claim": {"n": 100, "steps_n1": 100, "steps_n": 60, "ratio": 1.6666666666666667}}]}\n' > "$tmp/conv/scaling_fit.json"
 expect "$tmp/conv" "100x fewer iterations.*4:5.517.* — NOT met" "5.5x fewer steps at N = 100: NOT met"
 
+echo "== what the studies took"
+mkdir -p "$tmp/took"
+printf 'study,jobs,stretches,wall_hours,job_hours,cpu_hours\nregime,15,2,1.83323,3.54834,1.65564\nall,85,2,3.12291,6.02472,3.04228\n' > "$tmp/took/took.csv"
+expect "$tmp/took" "^### What the studies took" "took.csv: its section"
+expect "$tmp/took" "^\\| all \\| 85 \\| 2 \\| 3.123 \\| 6.025 \\| 3.042 \\|$" "took.csv: the run's row, to 4 digits"
+
 echo "== study report: the file, and what it refuses"
 $bin/study report "$tmp/fast" && $bin/study report "$tmp/fast/" && [ "$(head -n 1 "$tmp/fast/report.md")" = "# rnnscale run fast" ] &&
     ok "RUN/report.md written, and written again over the old one" || bad "RUN/report.md not written twice"
