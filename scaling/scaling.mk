@@ -143,5 +143,5 @@ scaling: deps
 	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run"; c=$$?; \
 	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
 	rm -f "$$run/points.csv"; $(BIN)/study points "$$run" || rc=1; \
-	$(BIN)/study took "$$run" || rc=1; \
+	rm -f "$$run/took.csv"; [ ! -f "$$run/joblog.txt" ] || $(BIN)/study took "$$run" || rc=1; \
 	$(BIN)/study report "$$run" && echo "scaling: report $$run/report.md" || rc=1; exit $$rc

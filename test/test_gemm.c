@@ -294,18 +294,21 @@ static void blocked_with(const gemm_ukernel *k, void (*suite)(const char *))
 
 /* The skinny path (TN/TT, few columns; gemm_blocked_skinny.c) past one chunk of K, with
  * M and N off its tile and the general path on each side of its bound (N = 128 / 129),
- * on 1 and 2 threads, beta 0 over NaN and beta 1. */
+ * on 1 and 2 threads, beta 0 over NaN, beta 1, and alpha -2.5 with beta 0.5 over three
+ * chunks. */
 static void skinny_long_k(const char *name)
 {
     const gemm_backend *b = load_or_skip(name);
-    static const struct { long m, n, k; char tb; int threads; float beta; } cs[] = {
-        {301, 50, 2500, 'N', 1, 1.0f}, {301, 50, 2500, 'T', 2, 0.0f}, {7, 128, 1100, 'T', 1, 0.0f},
-        {97, 129, 1100, 'N', 2, 1.0f}, {1, 1, 3000, 'N', 2, 1.0f},
+    static const struct { long m, n, k; char tb; int threads; float alpha, beta; } cs[] = {
+        {301, 50, 2500, 'N', 1, 1.0f, 1.0f},   {301, 50, 2500, 'T', 2, 1.0f, 0.0f},
+        {7, 128, 1100, 'T', 1, 1.0f, 0.0f},    {97, 129, 1100, 'N', 2, 1.0f, 1.0f},
+        {1, 1, 3000, 'N', 2, 1.0f, 1.0f},      {45, 33, 2049, 'N', 1, -2.5f, 0.5f},
     };
     for (int i = 0; i < RS_ARRAY_LEN(cs); i++) {
         b->set_threads(b, cs[i].threads);
         case_data d;
-        case_init(&d, 'T', cs[i].tb, cs[i].m, cs[i].n, cs[i].k, 1.0f, cs[i].beta, 1, (uint64_t)(500 + i));
+        case_init(&d, 'T', cs[i].tb, cs[i].m, cs[i].n, cs[i].k, cs[i].alpha, cs[i].beta, 1,
+                  (uint64_t)(500 + i));
         if (cs[i].beta == 0)
             for (long j = 0; j < d.p.n; j++)
                 for (long r = 0; r < d.p.m; r++)

@@ -49,13 +49,11 @@ static int ensure(float **buf, size_t *cap, size_t floats)
     return *buf ? 0 : -1;
 }
 
-/* dst: ceil(mc/MR) micro-panels of kc x MR of op(A), rows past m zero; B's panels
- * too, as op(B)'s NR columns are rows of op(B)^T.  A full panel is copied along the
- * operand's contiguous direction (MR floats per k for 'N', a run of kc per row for
- * 'T'): the element-wise loop, with its edge test, cost as much as the product at
- * N = 64. */
-static void pack_panels(char ta, const float *a, long lda, long i0, long p0, long mc, long kc,
-                        long m, int mr, float *dst)
+/* gemm_blocked.h.  A full panel is copied along the operand's contiguous direction
+ * (MR floats per k for 'N', a run of kc per row for 'T'): the element-wise loop, with
+ * its edge test, cost as much as the product at N = 64. */
+void gemm_blocked_pack(char ta, const float *a, long lda, long i0, long p0, long mc, long kc, long m,
+                       int mr, float *dst)
 {
     for (long ir = 0; ir < mc; ir += mr, dst += kc * mr) {
         const long ib = i0 + ir;
@@ -96,7 +94,7 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
     int nt = blk_threads;
     if (ta == 'T' && n <= SKINNY_N) {
         RS_CHECK(ensure(&buf_b, &cap_b, (size_t)((n + mr - 1) / mr * mr) *
-                                            (size_t)gemm_blocked_skinny_kc(ukr, k)) == 0,
+                                            (size_t)gemm_blocked_skinny_kc(k)) == 0,
                  "blocked: out of memory for the packed B block");
         gemm_blocked_skinny(ukr, nt, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, buf_b);
         return 0;
@@ -132,14 +130,14 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
 #pragma omp for schedule(static)
                 for (long q = 0; q < npanels; q++)
                     /* op(B)'s panel: op(B)^T's rows, the transpose flipped */
-                    pack_panels(tb == 'N' ? 'T' : 'N', b, ldb, jc + q * nr, pc, nr, kc, n, nr,
+                    gemm_blocked_pack(tb == 'N' ? 'T' : 'N', b, ldb, jc + q * nr, pc, nr, kc, n, nr,
                            buf_b + q * kc * nr);
 #pragma omp for schedule(static)
                 for (long ic = 0; ic < m; ic += mc) {
                     if (!ap)
                         continue;
                     long mcb = m - ic < mc ? m - ic : mc;
-                    pack_panels(ta, a, lda, ic, pc, mcb, kc, m, mr, ap);
+                    gemm_blocked_pack(ta, a, lda, ic, pc, mcb, kc, m, mr, ap);
                     for (long jr = 0; jr < nc; jr += nr) {
                         const float *bp = buf_b + (jr / nr) * kc * nr;
                         long nb = nc - jr < nr ? nc - jr : nr;
@@ -174,7 +172,7 @@ static int blocked_load(const gemm_backend *b)
     for (int i = 0; i < RS_ARRAY_LEN(order) && !ukr; i++)
         if (rs_isa_supported(order[i]->isa))
             ukr = order[i];
-    RS_ASSERT(ukr && ukr->mr * ukr->nr <= 32 * 16);
+    RS_ASSERT(ukr && ukr->mr <= 32 && ukr->nr <= 16);   /* the tiles and cols[] on the stack */
     return 0;
 }
 

@@ -31,13 +31,19 @@ typedef struct {
 extern const gemm_ukernel gemm_ukernel_avx512, gemm_ukernel_avx2, gemm_ukernel_portable;
 
 /* C = alpha op(A) op(B) + beta C for op(A) = A^T and few columns, A read in place
- * (gemm_blocked_skinny.c); lp holds ceil(n / MR) x gemm_blocked_skinny_kc() x MR floats. */
+ * (gemm_blocked_skinny.c); lp holds ceil(n / MR) x gemm_blocked_skinny_kc(k) x MR floats. */
 void gemm_blocked_skinny(const gemm_ukernel *ukr, int nt, char tb, long m, long n, long k,
                          float alpha, const float *a, long lda, const float *b, long ldb,
                          float beta, float *c, long ldc, float *lp);
 
 /* The chunk of K the skinny path takes (lp's kc). */
-long gemm_blocked_skinny_kc(const gemm_ukernel *ukr, long k);
+long gemm_blocked_skinny_kc(long k);
+
+/* dst: ceil(mc/MR) micro-panels of kc x MR of op(A) (rows i0.., columns p0..), rows
+ * past m zero.  B's panels too: op(B)'s columns are rows of op(B)^T, the transpose
+ * flipped. */
+void gemm_blocked_pack(char ta, const float *a, long lda, long i0, long p0, long mc, long kc, long m,
+                       int mr, float *dst);
 
 /* Make the `blocked` backend run micro-kernel k (NULL: back to the widest this CPU
  * runs), so the tests drive every ISA's kernel through the whole driver.  0, or -1

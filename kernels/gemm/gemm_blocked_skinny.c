@@ -8,8 +8,8 @@
  * so only op(B) (K x N, small) is packed, into MR-tall panels along N, and A is read in
  * place: the micro-kernel's NR broadcast columns are NR rows of op(A), streamed along K
  * (gemm_blocked_ukernel.h, the cols kernel).  Each run of kc floats of A is read from
- * memory once and reused from L1 for every panel of op(B); the tiles, transposed, are
- * merged into C. */
+ * memory once and reused from the cache for every panel of op(B); the tiles,
+ * transposed, are merged into C. */
 #include "gemm_blocked.h"
 
 #ifdef _OPENMP
@@ -18,9 +18,9 @@
 
 /* K in equal chunks of at most SKINNY_KC: each tile's merge into C (transposed, a
  * cache line of C per column) is paid once a chunk, so chunks are longer than the
- * general path's kc; NR rows of a chunk of A stay in L1, the panels of op(B) in L2. */
+ * general path's kc; NR rows of a chunk of A and the panels of op(B) stay in L2. */
 #define SKINNY_KC 1024
-long gemm_blocked_skinny_kc(const gemm_ukernel *ukr, long k)
+long gemm_blocked_skinny_kc(long k)
 {
     long chunks = (k + SKINNY_KC - 1) / SKINNY_KC;
     return (k + chunks - 1) / chunks;
@@ -33,7 +33,7 @@ void gemm_blocked_skinny(const gemm_ukernel *ukr, int nt, char tb, long m, long 
 {
     const int mr = ukr->mr, nr = ukr->nr;
     const long npan = (n + mr - 1) / mr, ngrp = (m + nr - 1) / nr;
-    const long kcs = gemm_blocked_skinny_kc(ukr, k);
+    const long kcs = gemm_blocked_skinny_kc(k);
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
         float tile[32 * 16] __attribute__((aligned(64)));   /* >= MR x NR of every kernel */
@@ -43,12 +43,8 @@ void gemm_blocked_skinny(const gemm_ukernel *ukr, int nt, char tb, long m, long 
             float beta_eff = pc == 0 ? beta : 1.0f;
 #pragma omp for schedule(static)
             for (long q = 0; q < npan; q++)   /* panel q: columns q MR .. of C, zero past n */
-                for (long p = 0; p < kc; p++)
-                    for (int r = 0; r < mr; r++) {
-                        long jj = q * mr + r, pp = pc + p;
-                        lp[(q * kc + p) * mr + r] =
-                            jj >= n ? 0.0f : tb == 'N' ? b[pp + jj * ldb] : b[jj + pp * ldb];
-                    }
+                gemm_blocked_pack(tb == 'N' ? 'T' : 'N', b, ldb, q * mr, pc, mr, kc, n, mr,
+                                  lp + q * kc * mr);
 #pragma omp for schedule(static)
             for (long g = 0; g < ngrp; g++) {
                 long i0 = g * nr, mb = m - i0 < nr ? m - i0 : nr;
@@ -56,9 +52,11 @@ void gemm_blocked_skinny(const gemm_ukernel *ukr, int nt, char tb, long m, long 
                     cols[j] = a + (i0 + (j < mb ? j : 0)) * lda + pc;
                 /* The next group's rows of A, asked for now: NR streams of first use,
                  * which the hardware prefetchers leave to miss one line at a time. */
-                for (long j = i0 + nr; j < i0 + 2 * nr && j < m; j++)
+                for (long j = i0 + nr; j < i0 + 2 * nr && j < m; j++) {
                     for (long p = 0; p < kc; p += 16)
                         __builtin_prefetch(a + j * lda + pc + p);
+                    __builtin_prefetch(a + j * lda + pc + kc - 1);   /* a run off the lines */
+                }
                 for (long q = 0; q < npan; q++) {
                     ukr->cols(kc, lp + q * kc * mr, cols, tile);
                     long nb = n - q * mr < mr ? n - q * mr : mr;

@@ -10,7 +10,8 @@
  * times summed: wall x JOBS when the slots stay full) and CPU hours (user + system of
  * each point and its children, over all its runs).  A job killed with its runner
  * logged no line: its time is missing, and its point's cpu_seconds holds only the runs
- * that ended.  Writes RUN/took.csv (made again each time) and prints the table. */
+ * that ended.  Writes RUN/took.csv (made again each time) and prints the table; exit 2
+ * with one line for a missing or malformed joblog. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +29,11 @@
 typedef struct {
     double t0, t1;
     int study;
-    char point[128];
+    char point[256];
 } job;
 
 typedef struct {
-    char name[64];
+    char name[256];
     int jobs, stretches;
     double wall_s, job_s, cpu_s;
 } took;
@@ -48,8 +49,8 @@ static int by_start(const void *a, const void *b)
 }
 
 /* One joblog line: Seq Host Starttime JobRuntime Send Receive Exitval Signal Command,
- * tab-separated; the command ends "... RUN/NAME_points.txt POINT".  0, or -1 for a
- * header or a line of another shape. */
+ * tab-separated; the command ends "... RUN/NAME_points.txt POINT".  0; 1 for a header
+ * or a line of another command; -1 for a name too long (rs_lasterr). */
 static int parse(char *line, job *j, char *study, size_t len)
 {
     char *f[9], *save = NULL;
@@ -58,19 +59,24 @@ static int parse(char *line, job *j, char *study, size_t len)
         f[n++] = s;
     char *end;
     if (n < 9 || (j->t0 = strtod(f[2], &end), end == f[2]))
-        return -1;
+        return 1;
     j->t1 = j->t0 + strtod(f[3], NULL);
     f[8][strcspn(f[8], "\r\n")] = 0;
-    char *last = strrchr(f[8], ' '), *file = NULL;
-    if (!last)
-        return -1;
-    *last = 0;
-    snprintf(j->point, sizeof j->point, "%s", last + 1);
-    file = strrchr(f[8], '/');
-    file = file ? file + 1 : strrchr(f[8], ' ') ? strrchr(f[8], ' ') + 1 : f[8];
+    char *point = strrchr(f[8], ' ');
+    if (!point)
+        return 1;
+    *point++ = 0;
+    char *file = strrchr(f[8], ' ');   /* the points file: the word before the point */
+    file = file ? file + 1 : f[8];
+    file = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
     char *suffix = strstr(file, "_points.txt");
-    if (!suffix)
+    if (!suffix || suffix[11])
+        return 1;
+    if (strlen(point) >= sizeof j->point || (size_t)(suffix - file) >= len) {
+        rs_seterr("a point or study name over %zu characters: %.60s...", sizeof j->point - 1, point);
         return -1;
+    }
+    snprintf(j->point, sizeof j->point, "%s", point);
     snprintf(study, len, "%.*s", (int)(suffix - file), file);
     return 0;
 }
@@ -98,24 +104,43 @@ static void stretches(const job *js, int n, int study, took *t)
 
 static int run(const char *dir)
 {
-    char path[4200], line[8192], study[64];
+    char path[4200], line[8192], study[256];
     snprintf(path, sizeof path, "%s/joblog.txt", dir);
     FILE *f = fopen(path, "r");
     RS_CHECK(f, "%s: no joblog (a run folder of make scaling?)", path);
     job *js = malloc(sizeof *js * MOST_JOBS);
     took st[MOST_STUDIES + 1];
     memset(st, 0, sizeof st);
-    int n = 0, ns = 0;
-    while (js && n < MOST_JOBS && fgets(line, sizeof line, f)) {
-        if (parse(line, &js[n], study, sizeof study) != 0)
+    int n = 0, ns = 0, rc = js ? 0 : -1, lineno = 0;
+    if (!js)
+        rs_seterr("out of memory");
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            rs_seterr("%s:%d: a line over %zu bytes", path, lineno, sizeof line - 1);
+            rc = -1;
+            break;
+        }
+        if (n == MOST_JOBS) {
+            rs_seterr("%s: more than %d jobs", path, MOST_JOBS);
+            rc = -1;
+            break;
+        }
+        int p = parse(line, &js[n], study, sizeof study);
+        if (p != 0) {
+            rc = p < 0 ? -1 : 0;
             continue;
+        }
         int k = 0;
         while (k < ns && strcmp(st[k].name, study) != 0)
             k++;
-        if (k == ns && ns < MOST_STUDIES)
+        if (k == MOST_STUDIES) {
+            rs_seterr("%s: more than %d studies", path, MOST_STUDIES);
+            rc = -1;
+            break;
+        }
+        if (k == ns)
             snprintf(st[ns++].name, sizeof st[0].name, "%s", study);
-        if (k == MOST_STUDIES)
-            continue;
         js[n].study = k;
         st[k].jobs++;
         st[k].job_s += js[n].t1 - js[n].t0;
@@ -126,8 +151,15 @@ static int run(const char *dir)
         n++;
     }
     fclose(f);
-    RS_CHECK(js && n > 0, "%s: no job of a points file in it", path);
-    qsort(js, (size_t)n, sizeof *js, by_start);
+    if (rc == 0 && n == 0) {
+        rs_seterr("%s: no job of a points file in it", path);
+        rc = -1;
+    }
+    if (rc != 0) {
+        free(js);
+        return -1;
+    }
+    qsort(js, (size_t)n, sizeof *js, by_start);   /* parallel logs jobs as they end */
     took *all = &st[ns];
     snprintf(all->name, sizeof all->name, "all");
     for (int i = 0; i < n; i++) {
@@ -167,7 +199,7 @@ static int run(const char *dir)
     }
     snprintf(path, sizeof path, "%s/took.csv", dir);
     remove(path);
-    int rc = rs_table_write_csv(t, path);
+    rc = rs_table_write_csv(t, path);
     rs_table_free(t);
     return rc;
 }

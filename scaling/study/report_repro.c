@@ -451,7 +451,7 @@ void report_scaling(report_ctx *r)
         }
     rs_table *t = rp_has(r, "took.csv") ? rp_csv(r, "took.csv") : NULL;
     if (t) {
-        fprintf(r->out, "\n### What the studies took (`study took`)\n\n"
+        fprintf(r->out, "\n## What the studies took (`study took`)\n\n"
                         "Wall hours are those of the stretches the run's jobs ran in (a stop between sessions\n"
                         "splits them and is not counted); job hours sum the points' run times; CPU hours are\n"
                         "their user and system time.\n\n");

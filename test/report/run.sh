@@ -76,7 +76,7 @@ expect "$tmp/conv" "100x fewer iterations.*4:5.517.* — NOT met" "5.5x fewer st
 echo "== what the studies took"
 mkdir -p "$tmp/took"
 printf 'study,jobs,stretches,wall_hours,job_hours,cpu_hours\nregime,15,2,1.83323,3.54834,1.65564\nall,85,2,3.12291,6.02472,3.04228\n' > "$tmp/took/took.csv"
-expect "$tmp/took" "^### What the studies took" "took.csv: its section"
+expect "$tmp/took" "^## What the studies took" "took.csv: its section"
 expect "$tmp/took" "^\\| all \\| 85 \\| 2 \\| 3.123 \\| 6.025 \\| 3.042 \\|$" "took.csv: the run's row, to 4 digits"
 
 echo "== study report: the file, and what it refuses"

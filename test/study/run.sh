@@ -109,22 +109,25 @@ status "an unknown subcommand" 2 "$st" pick
 
 echo "== took"
 # two studies; regime's p1 stopped and continued (two jobs, its cpu_seconds over both);
-# a 1000 s stop between 1300 and 2300; a 100 s plan gap (500 -> 600) counts
-R=$r/x_points.txt; C=$r/converge_points.txt; G=$r/regime_points.txt
+# a 1000 s stop between 1900 and 2900; a 100 s plan gap (1500 -> 1600) counts
+C=$r/converge_points.txt; G=$r/regime_points.txt
+# in the order jobs end, as GNU parallel logs them: p5 (900-1500) after p3 (1000-1400)
 printf '1\t:\t1000\t400\t0\t0\t0\t0\tstudy point %s %s p3\n' "$r" "$C" > "$r/joblog.txt"
-printf '2\t:\t1000\t500\t0\t0\t0\t0\tstudy point %s %s p5\n' "$r" "$C" >> "$r/joblog.txt"
 printf '3\t:\t1600\t300\t0\t0\t-1\t15\tstudy point %s %s p1\n' "$r" "$G" >> "$r/joblog.txt"
+printf '2\t:\t900\t600\t0\t0\t0\t0\tstudy point %s %s p5\n' "$r" "$C" >> "$r/joblog.txt"
 printf '4\t:\t2900\t200\t0\t0\t0\t0\tstudy point %s %s p1\n' "$r" "$G" >> "$r/joblog.txt"
 echo 3600 > "$p/p3/cpu_seconds"; echo 1800 > "$p/p5/cpu_seconds"; echo 720 > "$p/p1/cpu_seconds"
 status "took on a run folder" 0 "$st" took "$r"
 k=$r/took.csv
 same "converge: jobs, stretches" "$(printf '2\t1')" "$($st get "$k" jobs,stretches --where study=converge)"
-same "converge: wall = the union of its jobs (500 s)" "0.138889" "$($st get "$k" wall_hours --where study=converge | cut -c1-8)"
+same "converge: wall = the union of its jobs, whatever their order in the log (600 s)" "0.166667" "$($st get "$k" wall_hours --where study=converge | cut -c1-8)"
 same "regime: a stop of 1000 s splits it, the stretches' walls add (500 s)" "$(printf '2\t0.138889')" "$($st get "$k" stretches,wall_hours --where study=regime | cut -c1-10)"
-same "all: the 100 s gap counts, the stop does not (900 + 200 s)" "$(printf '2\t0.305556')" "$($st get "$k" stretches,wall_hours --where study=all | cut -c1-10)"
-same "job hours add every run (1400 s)" "0.388889" "$($st get "$k" job_hours --where study=all | cut -c1-8)"
+same "all: the 100 s gap counts, the stop does not (1000 + 200 s)" "$(printf '2\t0.333333')" "$($st get "$k" stretches,wall_hours --where study=all | cut -c1-10)"
+same "job hours add every run (1500 s)" "0.416667" "$($st get "$k" job_hours --where study=all | cut -c1-8)"
 same "CPU hours: each point once, all its runs (6120 s)" "1.7" "$($st get "$k" cpu_hours --where study=all)"
 status "no joblog" 2 "$st" took "$tmp"
+mkdir -p "$tmp/long"; { printf '1\t:\t1000\t4\t0\t0\t0\t0\tstudy point R '; head -c 9000 /dev/zero | tr '\0' x; printf ' p\n'; } > "$tmp/long/joblog.txt"
+status "a joblog line over 8 KiB" 2 "$st" took "$tmp/long"
 
 [ $fail -eq 0 ] && echo "check-study: all passed" || echo "check-study: FAILED"
 exit $fail
