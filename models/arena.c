@@ -72,8 +72,18 @@ static void plan(planner *p, activations *a, const model_cfg *c)
         a->cls_logits = TAKE_F(p, T * B * c->classes);
         a->dcls = TAKE_F(p, T * B * c->classes);
         a->cls_targets = TAKE_I(p, T * B);
-    } else
-        a->cls_logits = a->dcls = NULL, a->cls_targets = NULL;
+        a->cls_rows = TAKE_I(p, T * B);
+        a->cls_pos = TAKE_I(p, T * B);
+        a->cls_start = TAKE_I(p, c->classes + 1);
+        a->cls_zoff = (long *)take(p, (size_t)(c->classes + 1) * sizeof(long));
+        a->cls_lw = TAKE_F(p, T * B);
+        a->cls_h = TAKE_F(p, T * B * H);
+        a->cls_dh = TAKE_F(p, T * B * H);
+    } else {
+        a->cls_logits = a->dcls = a->cls_lw = a->cls_h = a->cls_dh = NULL;
+        a->cls_targets = a->cls_rows = a->cls_pos = a->cls_start = NULL;
+        a->cls_zoff = NULL;
+    }
 }
 
 static void naive_estimate(const model_cfg *c, size_t *bytes, long *allocs)

@@ -95,8 +95,8 @@ int ga_model_shapes(const model_cfg *c, ga_shape *out, int max)
         add_shape(out, &n, max, 'N', 'T', H, G, N, "bwd_w", rec, 1, 1.0f);
         add_shape(out, &n, max, 'N', 'N', G, 1, N, "colsum", bias, 1, 1.0f);
     }
-    /* the output layer: the full softmax, or the class layer of --classes (its per-token
-     * word products vary with the class size: they take the fallback) */
+    /* the output layer: the full softmax, or the class layer of --classes (its per-class
+     * word products vary with the class and its rows: they take the fallback) */
     long O = c->classes > 0 ? c->classes : c->vocab;
     const char *w = c->classes > 0 ? "cls" : "out";
     float mean = 1.0f / (float)N;   /* output.c / output_class.c: the mean loss's 1/N */
@@ -357,11 +357,12 @@ static void warm_up(const gemm_backend *b, const ga_shape *shapes, int nshapes, 
  * apart) took LSTM-512 from 340-420 to 520 ms a step. */
 static int own_pool(const gemm_backend *b) { return strncmp(b->name, "openblas", 8) == 0; }
 
-/* The class layer's per-token products (output_class.c), which run on the fallback,
- * one thread each inside the split: the S words of one class against one row,
- *   TN S x 1 x H, NT H x S x 1 (alpha 1/N), NN H x 1 x S (alpha 1/N),
- * S from 1 to the largest class.  Checked, not timed, at S = 1 and an odd S = 37: the
- * fallback must compute them.  Found from the model's "bwd_in cls" (H x N x C). */
+/* The class layer's per-class products (output_class.c), which run on the fallback,
+ * one thread each inside the split: the S words of one class against its n rows,
+ *   TN S x n x H, NT H x S x n (alpha 1/N), NN H x n x S (alpha 1/N),
+ * S from 1 to the largest class, n from 1 to the window's rows.  Checked, not timed,
+ * at S = n = 1 and at an odd S = 37 with n = 13: the fallback must compute them.
+ * Found from the model's "bwd_in cls" (H x N x C). */
 #define GA_NSPLIT 6
 static int split_shapes(const ga_shape *shapes, int nshapes, ga_shape *out)
 {
@@ -369,13 +370,13 @@ static int split_shapes(const ga_shape *shapes, int nshapes, ga_shape *out)
         const ga_shape *s = &shapes[i];
         if (strcmp(s->role, "bwd_in") != 0 || strcmp(s->where, "cls") != 0)
             continue;
-        static const long sizes[] = {1, 37};
+        static const long sizes[][2] = {{1, 1}, {37, 13}};   /* S, n */
         int n = 0;
         for (int j = 0; j < 2; j++) {
-            long S = sizes[j];
-            out[n++] = (ga_shape){'T', 'N', S, 1, s->m, "fwd", "cls.word", 1, 1.0f};
-            out[n++] = (ga_shape){'N', 'T', s->m, S, 1, "bwd_w", "cls.word", 1, s->alpha};
-            out[n++] = (ga_shape){'N', 'N', s->m, 1, S, "bwd_in", "cls.word", 1, s->alpha};
+            long S = sizes[j][0], R = sizes[j][1];
+            out[n++] = (ga_shape){'T', 'N', S, R, s->m, "fwd", "cls.word", 1, 1.0f};
+            out[n++] = (ga_shape){'N', 'T', s->m, S, R, "bwd_w", "cls.word", 1, s->alpha};
+            out[n++] = (ga_shape){'N', 'N', s->m, R, S, "bwd_in", "cls.word", 1, s->alpha};
         }
         return n;
     }
@@ -444,7 +445,7 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
     free(d);
     if (rc != 0)
         return -1;
-    /* the split's per-token products, at one thread as there */
+    /* the split's per-class products, at one thread as there */
     ga_shape split[GA_NSPLIT];
     int nsplit = split_shapes(shapes, nshapes, split), no_split[GA_MAX_CANDS] = {0};
     for (int i = 0; i < nsplit && rc == 0; i++) {
@@ -463,12 +464,12 @@ int ga_tune(const ga_shape *shapes, int nshapes, const gemm_backend *const *cand
                 b->set_threads(b, threads);
             if (ms == -2) {
                 plan->excluded[c] = 1;
-                note(plan->notes, sizeof plan->notes, "%s excluded: WRONG result on a per-token "
-                     "class product, %s\n", b->name, why);
+                note(plan->notes, sizeof plan->notes, "%s excluded: WRONG result on a per-class "
+                     "word product, %s\n", b->name, why);
             } else if (ms == -1) {   /* it may take shapes, never be the fallback */
                 no_split[c] = 1;
                 if (!unsup)
-                    note(plan->notes, sizeof plan->notes, "%s declines a per-token class product "
+                    note(plan->notes, sizeof plan->notes, "%s declines a per-class word product "
                          "(%s): not the fallback\n", b->name, rs_lasterr());
             }
         }

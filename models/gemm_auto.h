@@ -6,7 +6,7 @@
  * the double reference of kernels/gemm (gemm_ref_build, GEMM_RESIDUAL_MAX) and
  * timed with common/bench.h at the run's thread count; each shape then goes to the
  * fastest backend that passed, every other shape (a short last window, the class
- * softmax's per-token products, the pipeline's chunks) to the backend fastest over
+ * softmax's per-class products, the pipeline's chunks) to the backend fastest over
  * the whole step (the fallback).  matmul.c dispatches by this plan (matmul.h).
  *
  * Large shapes are timed on a slice, not whole: k cut first (the cost of packing and

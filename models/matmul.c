@@ -234,7 +234,7 @@ static void sgemm(char ta, char tb, long m, long n, long k, float alpha, const f
         g = be;
     int rc = g->sgemm(g, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     /* a pick that declines this call (C untouched: libxsmm without a kernel for a plan
-     * recorded on another CPU, or a per-token product of a plan's shape) goes to the
+     * recorded on another CPU, or a per-class word product of a plan's shape) goes to the
      * fallback, which the plan checked on every product */
     if (rc != 0 && g != be)
         rc = be->sgemm(be, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -119,10 +119,15 @@ typedef struct {
     float *dA, *dB;                    /* (T, B, max(H, D)) gradient of a layer's output/input */
     float *dh_next, *dc_next;          /* (B, H) gradient flowing to the previous step */
     float *ones;                       /* (T*B) all 1: bias gradients as GEMMs */
-    /* --classes: class logits and their gradient (T*B, C), each token's class; the
-     * word logits of a token's class use row r of logits/dlogits (the first |class|) */
-    float *cls_logits, *dcls;
-    int *cls_targets;
+    /* --classes: class logits and their gradient (T*B, C), each token's class.  The
+     * word part runs class by class (output_class.c): the rows of class k are
+     * cls_rows[cls_start[k] .. cls_start[k+1]), in row order, their target's place in
+     * the class cls_pos[], their word loss cls_lw[], their h_top gathered in cls_h
+     * (and their dH in cls_dh) in that order; the class's (rows, |class|) logits and
+     * dlogits are one block of logits/dlogits at cls_zoff[k]. */
+    float *cls_logits, *dcls, *cls_lw, *cls_h, *cls_dh;
+    int *cls_targets, *cls_rows, *cls_pos, *cls_start;
+    long *cls_zoff;
 } activations;
 
 typedef struct {

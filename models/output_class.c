@@ -4,19 +4,19 @@
  * Forward over the window's N = Tw*B rows:
  *   class logits (N, C) = htop Wc^T + bc: one GEMM, then the fused cross-entropy
  *   kernel against each token's class (loss_c, dcls = softmax - onehot);
- *   per row r, the words of its target's class k (rows o = off[k] .. o + S of out.w):
- *   z (S) = htop_r W[o..o+S)^T + b[o..o+S): one (1, H) x (H, S) product, then the
- *   same kernel on that one row (loss_w, dz).  loss_r = loss_c + loss_w.
+ *   the words of each token's class k (rows o = off[k] .. o + S of out.w), class by
+ *   class: the class's rows gathered (their h_top), z (n_k, S) = h_k W[o..o+S)^T +
+ *   b[o..o+S) as one GEMM, then the same kernel on those rows (loss_w, dz).
+ *   loss_r = loss_c + loss_w.
  * Backward of the mean loss (1/N in the GEMMs' alpha):
  *   dWc += dcls^T htop / N, dbc += colsum(dcls) / N, dH = dcls Wc / N;
- *   per row: dW[o..o+S) += dz^T htop_r / N, db[o..o+S) += dz / N, dH_r += dz W[o..o+S) / N.
- * The word part's products are small (one row each), too small to thread inside: the
- * rows are split over the run's threads instead, each product single-threaded
- * (mm_split_begin), so exactly --threads threads are busy.  Forward: rows are
- * independent.  Backward: a class's slice of dW and db is written by every row of that
- * class, so the classes are split (class k to thread k mod n), each thread taking its
- * rows in row order: the same operations in the same order as one thread, so the bits
- * do not depend on the thread count. */
+ *   per class: dW[o..o+S) += dz^T h_k / N (one GEMM), db[o..o+S) += dz / N row by row,
+ *   dH of its rows += dz W[o..o+S) / N (one GEMM, then added to each row).
+ * One product per class instead of one per token: a token's (1, H) x (H, S) product
+ * spent more in the library's packing of W's rows than in arithmetic.  The classes
+ * are split over the run's threads, each class's products single-threaded
+ * (mm_split_begin), so exactly --threads threads are busy; a class is one thread's
+ * whole, its rows in row order, so the bits do not depend on the thread count. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,13 +93,33 @@ int class_map_build(class_map *cm, const long *counts, int V, int C)
 
 /* ---- forward / backward ---- */
 
+/* The rows grouped by class (a counting sort, rows in order within a class) and each
+ * class's block of logits. */
+static void group_rows(const class_map *cm, activations *a, long N, long C)
+{
+    int *start = a->cls_start, *rows = a->cls_rows;
+    memset(start, 0, (size_t)(C + 1) * sizeof *start);
+    for (long r = 0; r < N; r++)
+        start[a->cls_targets[r] + 1]++;
+    for (long k = 0; k < C; k++)
+        start[k + 1] += start[k];
+    for (long r = 0; r < N; r++)   /* start[k] runs to class k's end ... */
+        rows[start[a->cls_targets[r]]++] = (int)r;
+    for (long k = C; k > 0; k--)   /* ... and back */
+        start[k] = start[k - 1];
+    start[0] = 0;
+    a->cls_zoff[0] = 0;
+    for (long k = 0; k < C; k++)
+        a->cls_zoff[k + 1] = a->cls_zoff[k] + (long)(start[k + 1] - start[k]) * (cm->off[k + 1] - cm->off[k]);
+}
+
 double output_class_forward(model *m, const float *htop, int Tw, int train)
 {
     const model_cfg *c = &m->cfg;
     const class_map *cm = &m->cls;
     activations *a = &m->act;
     const softmax_variant *k = output_xent_kernel();
-    long N = (long)Tw * c->batch, H = c->hidden, V = c->vocab, C = c->classes;
+    long N = (long)Tw * c->batch, H = c->hidden, C = c->classes;
     int L = c->layers;
     const float *W = m->params + m->lay.t[P_WOUT(L)].offset;    /* (V, H) class order */
     const float *b = m->params + m->lay.t[P_BOUT(L)].offset;    /* (V) */
@@ -115,19 +135,28 @@ double output_class_forward(model *m, const float *htop, int Tw, int train)
         k->xent(a->cls_logits, a->cls_targets, a->dcls, a->loss, (int)N, (int)C);
     else
         k->xent_loss(a->cls_logits, a->cls_targets, a->loss, (int)N, (int)C);
+    group_rows(cm, a, N, C);
     int nt = mm_split_begin();
-#pragma omp parallel for schedule(dynamic, 16) num_threads(nt) if (nt > 1)
-    for (long r = 0; r < N; r++) {
-        int cls = a->cls_targets[r], o = cm->off[cls], S = cm->off[cls + 1] - o;
-        int tgt = cm->pos[a->targets[r]] - o;
-        float *z = a->logits + r * V, lw;
-        memcpy(z, b + o, (size_t)S * sizeof(float));
-        mm_forward(z, htop + r * H, W + (long)o * H, 1, H, S, 1.0f, 1.0f);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (long q = 0; q < C; q++) {
+        int o = cm->off[q], S = cm->off[q + 1] - o, i0 = a->cls_start[q], n = a->cls_start[q + 1] - i0;
+        if (n == 0)
+            continue;
+        const int *rows = a->cls_rows + i0;
+        float *hq = a->cls_h + (long)i0 * H, *z = a->logits + a->cls_zoff[q];
+        for (int i = 0; i < n; i++) {
+            memcpy(hq + (long)i * H, htop + (long)rows[i] * H, (size_t)H * sizeof(float));
+            memcpy(z + (long)i * S, b + o, (size_t)S * sizeof(float));
+            a->cls_pos[i0 + i] = cm->pos[a->targets[rows[i]]] - o;
+        }
+        mm_forward(z, hq, W + (long)o * H, n, H, S, 1.0f, 1.0f);
+        float *lw = a->cls_lw + i0;
         if (train)
-            k->xent(z, &tgt, a->dlogits + r * V, &lw, 1, S);
+            k->xent(z, a->cls_pos + i0, a->dlogits + a->cls_zoff[q], lw, n, S);
         else
-            k->xent_loss(z, &tgt, &lw, 1, S);
-        a->loss[r] += lw;
+            k->xent_loss(z, a->cls_pos + i0, lw, n, S);
+        for (int i = 0; i < n; i++)   /* a row is in one class: no two threads share it */
+            a->loss[rows[i]] += lw[i];
     }
     mm_split_end(nt);
     double sum = 0;
@@ -141,7 +170,7 @@ void output_class_backward(model *m, const float *htop, float *dH, int Tw)
     const model_cfg *c = &m->cfg;
     const class_map *cm = &m->cls;
     activations *a = &m->act;
-    long N = (long)Tw * c->batch, H = c->hidden, V = c->vocab, C = c->classes;
+    long N = (long)Tw * c->batch, H = c->hidden, C = c->classes;
     int L = c->layers;
     const float *W = m->params + m->lay.t[P_WOUT(L)].offset;
     const float *Wc = m->params + m->lay.t[P_WCLS(L)].offset;
@@ -154,18 +183,23 @@ void output_class_backward(model *m, const float *htop, float *dH, int Tw)
     mm_colsum(dbc, a->dcls, a->ones, N, C, s);
     mm_backward_input(dH, a->dcls, Wc, N, H, C, s, 0.0f);
     int nt = mm_split_begin();
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        int id = omp_get_thread_num(), n = omp_get_num_threads();
-        for (long r = 0; r < N; r++) {
-            int cls = a->cls_targets[r], o = cm->off[cls], S = cm->off[cls + 1] - o;
-            if (cls % n != id)
-                continue;
-            const float *dz = a->dlogits + r * V;
-            mm_backward_weight(dW + (long)o * H, dz, htop + r * H, 1, H, S, s);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
+    for (long q = 0; q < C; q++) {   /* class q's slices of dW and db: one thread's */
+        int o = cm->off[q], S = cm->off[q + 1] - o, i0 = a->cls_start[q], n = a->cls_start[q + 1] - i0;
+        if (n == 0)
+            continue;
+        const int *rows = a->cls_rows + i0;
+        const float *dz = a->dlogits + a->cls_zoff[q], *hq = a->cls_h + (long)i0 * H;
+        float *dhq = a->cls_dh + (long)i0 * H;
+        mm_backward_weight(dW + (long)o * H, dz, hq, n, H, S, s);
+        for (int i = 0; i < n; i++)
             for (int j = 0; j < S; j++)
-                db[o + j] += s * dz[j];
-            mm_backward_input(dH + r * H, dz, W + (long)o * H, 1, H, S, s, 1.0f);
+                db[o + j] += s * dz[(long)i * S + j];
+        mm_backward_input(dhq, dz, W + (long)o * H, n, H, S, s, 0.0f);
+        for (int i = 0; i < n; i++) {
+            float *dr = dH + (long)rows[i] * H;
+            for (long j = 0; j < H; j++)
+                dr[j] += dhq[(long)i * H + j];
         }
     }
     mm_split_end(nt);

@@ -176,7 +176,7 @@ static void print_gemm_auto(const run_ctx *r)
                 printf("  %s %.3g%s", p->cand[c]->name, p->ms[s][c], p->pick[s] == p->cand[c] ? "*" : "");
         printf("\n");
     }
-    printf("           other products (a short last window, per-token class products, pipeline "
+    printf("           other products (a short last window, per-class word products, pipeline "
            "chunks): %s\n", p->fallback->name);
     for (const char *l = p->notes; *l;) {
         const char *e = strchr(l, '\n');

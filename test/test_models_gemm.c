@@ -222,7 +222,8 @@ Test(models, auto_checks_products_as_the_trainer_calls_them)
     }
 }
 
-/* Right except with K = 1, which only the class layer's per-token NT product has. */
+/* Right except with K = 1, which only the class layer's per-class word products have
+ * (a class of one word, a class with one row in the window). */
 static int fake_k1_sgemm(const gemm_backend *b, char ta, char tb, long m, long n, long k,
                          float alpha, const float *a, long lda, const float *bm, long ldb,
                          float beta, float *c, long ldc)
@@ -231,9 +232,9 @@ static int fake_k1_sgemm(const gemm_backend *b, char ta, char tb, long m, long n
                                     a, lda, bm, ldb, beta, c, ldc);
 }
 
-/* The per-token products of the class layer's split run on the fallback: they are
+/* The per-class word products of the class layer's split run on the fallback: they are
  * checked too, so a backend wrong on them is excluded (it used to be the fallback). */
-Test(models, auto_checks_the_class_layers_per_token_products)
+Test(models, auto_checks_the_class_layers_word_products)
 {
     static const gemm_backend k1 = {.name = "fake-k1", .what = "wrong with K = 1", .load = fake_load,
                                     .sgemm = fake_k1_sgemm};
@@ -248,7 +249,7 @@ Test(models, auto_checks_the_class_layers_per_token_products)
     p.notes[0] = 0;
     cr_assert_eq(ga_tune(shapes, ns, cands, 2, 1, &p), 0, "%s", rs_lasterr());
     cr_expect_eq(p.excluded[0], 1, "fake-k1 not excluded");
-    cr_expect(strstr(p.notes, "fake-k1 excluded: WRONG result on a per-token class product"),
+    cr_expect(strstr(p.notes, "fake-k1 excluded: WRONG result on a per-class word product"),
               "notes: %s", p.notes);
     cr_expect(p.fallback == &gemm_backend_blocked, "fallback %s", p.fallback->name);
     /* without a class layer there is no split to check */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test/load/run.sh BIN_DIR — the 2-thread trainer beside a CPU-bound process: no step
 # stalls.  rnn-train --model lstm --classes 50 --threads 2 --bench 15 (the class
-# softmax's per-token products included) runs with the default --gemm auto, then with
+# softmax's per-class products included) runs with the default --gemm auto, then with
 # each of blis and openblas that loads, while `sh -c 'while :; do :; done'` runs at the
 # same priority on the same CPUs.  Each run must pin its team one thread per CPU, exit
 # 0, and its slowest timed step (step_ms_max of rnn-train's own --csv) be at most 5x
