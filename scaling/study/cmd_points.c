@@ -243,19 +243,5 @@ static int run(const char *run_dir)
 
 int cmd_points(int argc, char **argv)
 {
-    char *pos[1];
-    int npos = 1, rc = rs_opts_parse(argc, argv, options, RS_ARRAY_LEN(options), usage, pos, &npos);
-    if (rc == 1)
-        return 0;
-    if (rc == 0 && npos != 1) {
-        rs_seterr("expected the run folder RUN (study points --help)");
-        rc = -1;
-    }
-    if (rc == 0)
-        rc = run(pos[0]);
-    if (rc != 0) {
-        fprintf(stderr, "study points: %s\n", rs_lasterr());
-        return 2;
-    }
-    return 0;
+    return study_cmd_on_run(argc, argv, options, RS_ARRAY_LEN(options), usage, "points", run);
 }

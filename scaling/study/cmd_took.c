@@ -206,19 +206,5 @@ static int run(const char *dir)
 
 int cmd_took(int argc, char **argv)
 {
-    char *pos[1];
-    int npos = 1, rc = rs_opts_parse(argc, argv, NULL, 0, usage, pos, &npos);
-    if (rc == 1)
-        return 0;
-    if (rc == 0 && npos != 1) {
-        rs_seterr("expected the run folder RUN (study took --help)");
-        rc = -1;
-    }
-    if (rc == 0)
-        rc = run(pos[0]);
-    if (rc != 0) {
-        fprintf(stderr, "study took: %s\n", rs_lasterr());
-        return 2;
-    }
-    return 0;
+    return study_cmd_on_run(argc, argv, NULL, 0, usage, "took", run);
 }

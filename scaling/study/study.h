@@ -6,11 +6,19 @@
 #ifndef STUDY_H
 #define STUDY_H
 
+#include "opts.h"
+
 typedef struct {
     const char *name;
     const char *what;                   /* one line for `study --help` */
     int (*run)(int argc, char **argv);  /* argv[0] is the subcommand; exit status */
 } study_cmd;
+
+/* The body of a subcommand that takes one run folder and options: parses them (usage
+ * for --help: exit 0), runs run(RUN); a bad command line or a failed run prints
+ * "study NAME: why" on one line and gives exit 2. */
+int study_cmd_on_run(int argc, char **argv, const rs_opt *opts, int nopts, const char *usage,
+                     const char *name, int (*run)(const char *dir));
 
 int cmd_get(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -17,6 +17,8 @@
 #include "meta.h"
 #include "cpu.h"
 #include "json.h"
+#include "opts.h"
+#include "study.h"
 #include "study_def.h"
 
 const char *study_root(void)
@@ -340,4 +342,24 @@ int study_stages(study_run *r, int *at, int done, int (*stage)(study_run *r, voi
 long study_ckpt_every(long steps)
 {
     return steps / 50 > 1 ? steps / 50 : 1;
+}
+
+int study_cmd_on_run(int argc, char **argv, const rs_opt *opts, int nopts, const char *usage,
+                     const char *name, int (*run)(const char *dir))
+{
+    char *pos[1];
+    int npos = 1, rc = rs_opts_parse(argc, argv, opts, nopts, usage, pos, &npos);
+    if (rc == 1)
+        return 0;
+    if (rc == 0 && npos != 1) {
+        rs_seterr("expected the run folder RUN (study %s --help)", name);
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = run(pos[0]);
+    if (rc != 0) {
+        fprintf(stderr, "study %s: %s\n", name, rs_lasterr());
+        return 2;
+    }
+    return 0;
 }
