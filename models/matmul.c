@@ -224,12 +224,13 @@ int mm_reentrant(void)
     return ok;
 }
 
-static void sgemm(char ta, char tb, long m, long n, long k, float alpha, const float *a, long lda,
-                  const float *b, long ldb, float beta, float *c, long ldc)
+/* word: a class's word product (mm_word), which always takes the fallback */
+static void sgemm(int word, char ta, char tb, long m, long n, long k, float alpha, const float *a,
+                  long lda, const float *b, long ldb, float beta, float *c, long ldc)
 {
     if (m == 0 || n == 0)
         return;
-    const gemm_backend *g = is_auto ? ga_lookup(&plan, ta, tb, m, n, k) : be;
+    const gemm_backend *g = is_auto && !word ? ga_lookup(&plan, ta, tb, m, n, k) : be;
     if (!g->reentrant && omp_in_parallel())   /* a split loop (mm_split_begin): the fallback */
         g = be;
     int rc = g->sgemm(g, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -242,28 +243,57 @@ static void sgemm(char ta, char tb, long m, long n, long k, float alpha, const f
 }
 
 /* out^T (O x N) = W (stored I x O col-major, so 'T') * inp^T (I x N). */
-void mm_forward(float *out, const float *inp, const float *w, long N, long I, long O,
-                float alpha, float beta)
+static void forward(int word, float *out, const float *inp, const float *w, long N, long I, long O,
+                    float alpha, float beta)
 {
-    sgemm('T', 'N', O, N, I, alpha, w, I, inp, I, beta, out, O);
+    sgemm(word, 'T', 'N', O, N, I, alpha, w, I, inp, I, beta, out, O);
 }
 
 /* dinp^T (I x N) = W^T (I x O: W stored col-major I x O, 'N') * dout^T (O x N). */
-void mm_backward_input(float *dinp, const float *dout, const float *w, long N, long I, long O,
-                       float alpha, float beta)
+static void backward_input(int word, float *dinp, const float *dout, const float *w, long N, long I,
+                           long O, float alpha, float beta)
 {
-    sgemm('N', 'N', I, N, O, alpha, w, I, dout, O, beta, dinp, I);
+    sgemm(word, 'N', 'N', I, N, O, alpha, w, I, dout, O, beta, dinp, I);
 }
 
 /* dW^T (I x O) += inp^T (I x N) * dout (N x O: dout^T stored O x N, 'T'). */
+static void backward_weight(int word, float *dw, const float *dout, const float *inp, long N, long I,
+                            long O, float alpha)
+{
+    sgemm(word, 'N', 'T', I, O, N, alpha, inp, I, dout, O, 1.0f, dw, I);
+}
+
+void mm_forward(float *out, const float *inp, const float *w, long N, long I, long O, float alpha,
+                float beta)
+{
+    forward(0, out, inp, w, N, I, O, alpha, beta);
+}
+
+void mm_backward_input(float *dinp, const float *dout, const float *w, long N, long I, long O,
+                       float alpha, float beta)
+{
+    backward_input(0, dinp, dout, w, N, I, O, alpha, beta);
+}
+
 void mm_backward_weight(float *dw, const float *dout, const float *inp, long N, long I, long O,
                         float alpha)
 {
-    sgemm('N', 'T', I, O, N, alpha, inp, I, dout, O, 1.0f, dw, I);
+    backward_weight(0, dw, dout, inp, N, I, O, alpha);
+}
+
+void mm_word(mm_op op, float *c, const float *x, const float *w, long N, long I, long O, float alpha,
+             float beta)
+{
+    if (op == MM_FORWARD)
+        forward(1, c, x, w, N, I, O, alpha, beta);
+    else if (op == MM_BACKWARD_INPUT)
+        backward_input(1, c, x, w, N, I, O, alpha, beta);
+    else
+        backward_weight(1, c, x, w, N, I, O, alpha);
 }
 
 /* db (O x 1) += dout^T (O x N, col-major with ld O) * ones (N x 1). */
 void mm_colsum(float *db, const float *dout, const float *ones, long N, long O, float alpha)
 {
-    sgemm('N', 'N', O, 1, N, alpha, dout, O, ones, N, 1.0f, db, O);
+    sgemm(0, 'N', 'N', O, 1, N, alpha, dout, O, ones, N, 1.0f, db, O);
 }

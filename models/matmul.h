@@ -70,6 +70,14 @@ void mm_backward_input(float *dinp, const float *dout, const float *w, long N, l
 /* dW (O, I) += alpha dout^T (O, N) inp (N, I) */
 void mm_backward_weight(float *dw, const float *dout, const float *inp, long N, long I, long O,
                         float alpha);
+/* One of the three for a class layer's word product (output_class.c): op's product
+ * with c, x, w as op's out/dinp/dw, inp/dout/dout, w/w/inp (MM_BACKWARD_WEIGHT ignores
+ * beta: it adds).  Their shapes vary with the class and its rows, so they always take
+ * the fallback (auto's "other"), never the pick of a planned shape they happen to
+ * match, whose backend may differ inside a split: the same bits at every thread count. */
+typedef enum { MM_FORWARD, MM_BACKWARD_INPUT, MM_BACKWARD_WEIGHT } mm_op;
+void mm_word(mm_op op, float *c, const float *x, const float *w, long N, long I, long O, float alpha,
+             float beta);
 /* db (O) += alpha sum_n dout (N, O)[n]: a GEMM with ones (N), so it is threaded and
  * vectorized like the rest. */
 void mm_colsum(float *db, const float *dout, const float *ones, long N, long O, float alpha);

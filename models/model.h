@@ -123,7 +123,7 @@ typedef struct {
      * word part runs class by class (output_class.c): the rows of class k are
      * cls_rows[cls_start[k] .. cls_start[k+1]), in row order, their target's place in
      * the class cls_pos[], their word loss cls_lw[], their h_top gathered in cls_h
-     * (and their dH in cls_dh) in that order; the class's (rows, |class|) logits and
+     * (and the word part of their dH in cls_dh) in that order; the class's (rows, |class|) logits and
      * dlogits are one block of logits/dlogits at cls_zoff[k]. */
     float *cls_logits, *dcls, *cls_lw, *cls_h, *cls_dh;
     int *cls_targets, *cls_rows, *cls_pos, *cls_start;

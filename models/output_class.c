@@ -16,7 +16,8 @@
  * spent more in the library's packing of W's rows than in arithmetic.  The classes
  * are split over the run's threads, each class's products single-threaded
  * (mm_split_begin), so exactly --threads threads are busy; a class is one thread's
- * whole, its rows in row order, so the bits do not depend on the thread count. */
+ * whole, its rows in row order, its products always on the fallback (mm_word), so
+ * the bits do not depend on the thread count. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +150,7 @@ double output_class_forward(model *m, const float *htop, int Tw, int train)
             memcpy(z + (long)i * S, b + o, (size_t)S * sizeof(float));
             a->cls_pos[i0 + i] = cm->pos[a->targets[rows[i]]] - o;
         }
-        mm_forward(z, hq, W + (long)o * H, n, H, S, 1.0f, 1.0f);
+        mm_word(MM_FORWARD, z, hq, W + (long)o * H, n, H, S, 1.0f, 1.0f);
         float *lw = a->cls_lw + i0;
         if (train)
             k->xent(z, a->cls_pos + i0, a->dlogits + a->cls_zoff[q], lw, n, S);
@@ -191,11 +192,11 @@ void output_class_backward(model *m, const float *htop, float *dH, int Tw)
         const int *rows = a->cls_rows + i0;
         const float *dz = a->dlogits + a->cls_zoff[q], *hq = a->cls_h + (long)i0 * H;
         float *dhq = a->cls_dh + (long)i0 * H;
-        mm_backward_weight(dW + (long)o * H, dz, hq, n, H, S, s);
+        mm_word(MM_BACKWARD_WEIGHT, dW + (long)o * H, dz, hq, n, H, S, s, 1.0f);
         for (int i = 0; i < n; i++)
             for (int j = 0; j < S; j++)
                 db[o + j] += s * dz[(long)i * S + j];
-        mm_backward_input(dhq, dz, W + (long)o * H, n, H, S, s, 0.0f);
+        mm_word(MM_BACKWARD_INPUT, dhq, dz, W + (long)o * H, n, H, S, s, 0.0f);
         for (int i = 0; i < n; i++) {
             float *dr = dH + (long)rows[i] * H;
             for (long j = 0; j < H; j++)

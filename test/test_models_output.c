@@ -156,6 +156,52 @@ static void classes_split_identical(const char *gemm)
     cr_expect(memcmp(g1, g2, (size_t)lay.total * sizeof *g1) == 0, "%s: gradients differ", gemm);
 }
 
+/* Each row's loss (what --completion scores answers by) is that row's token's own:
+ * -log p(class) - log p(word | class), recomputed here in double from the row's h_top
+ * and the parameters.  The word part runs class by class on gathered rows, so a loss
+ * credited to another row of the class would leave the total and the gradients right. */
+Test(models, class_rows_own_loss)
+{
+    cr_assert_eq(output_init(), 0);
+    cr_assert_eq(mm_init("blocked", 1), 0, "%s", rs_lasterr());
+    model_cfg c = {CELL_LSTM, 1, 16, 8, 37, 6, 8, 5};
+    model m;
+    cr_assert_eq(model_create(&m, &c), 0, "%s", rs_lasterr());
+    long counts[37];
+    test_counts(counts, 37);
+    cr_assert_eq(model_set_classes(&m, counts), 0, "%s", rs_lasterr());
+    model_init_params(&m, 5);
+    fill_inputs(&c, 8, 34, m.act.inputs, m.act.targets);
+    model_forward(&m, 8, 1);
+    const class_map *cm = &m.cls;
+    const float *W = m.params + m.lay.t[P_WOUT(1)].offset, *b = m.params + m.lay.t[P_BOUT(1)].offset;
+    const float *Wc = m.params + m.lay.t[P_WCLS(1)].offset, *bc = m.params + m.lay.t[P_BCLS(1)].offset;
+    long H = c.hidden, N = (long)c.bptt * c.batch;
+    for (long r = 0; r < N; r++) {
+        const float *h = m.act.h[0] + c.batch * H + r * H;   /* h_top of row r */
+        int cls = cm->of[m.act.targets[r]], o = cm->off[cls], S = cm->off[cls + 1] - o;
+        double want = 0;
+        for (int part = 0; part < 2; part++) {   /* the class, then the word in it */
+            int n = part ? S : c.classes, at = part ? cm->pos[m.act.targets[r]] - o : cls;
+            const float *w = part ? W + (long)o * H : Wc, *bias = part ? b + o : bc;
+            double z[64], mx = -INFINITY, sum = 0;
+            cr_assert(n <= 64);
+            for (int k = 0; k < n; k++) {
+                z[k] = bias[k];
+                for (long j = 0; j < H; j++)
+                    z[k] += (double)w[k * H + j] * h[j];
+                mx = z[k] > mx ? z[k] : mx;
+            }
+            for (int k = 0; k < n; k++)
+                sum += exp(z[k] - mx);
+            want += mx + log(sum) - z[at];
+        }
+        cr_expect(fabs(m.act.loss[r] - want) <= 1e-5 * fmax(1, want), "row %ld: loss %.9g, its own %.9g", r,
+                  (double)m.act.loss[r], want);
+    }
+    model_destroy(&m);
+}
+
 Test(models, classes_split_identical_openblas) { classes_split_identical("openblas"); }
 Test(models, classes_split_identical_blis) { classes_split_identical("blis"); }
 
