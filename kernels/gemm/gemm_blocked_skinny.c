@@ -50,8 +50,8 @@ void gemm_blocked_skinny(const gemm_ukernel *ukr, int nt, char tb, long m, long 
                 long i0 = g * nr, mb = m - i0 < nr ? m - i0 : nr;
                 for (int j = 0; j < nr; j++)   /* past m: repeat a row, its tile is dropped */
                     cols[j] = a + (i0 + (j < mb ? j : 0)) * lda + pc;
-                /* The next group's rows of A, asked for now: NR streams of first use,
-                 * which the hardware prefetchers leave to miss one line at a time. */
+                /* The next group's rows of A, asked for ahead of their first use (NR
+                 * new streams a group; its effect alone was not measured). */
                 for (long j = i0 + nr; j < i0 + 2 * nr && j < m; j++) {
                     for (long p = 0; p < kc; p += 16)
                         __builtin_prefetch(a + j * lda + pc + p);

@@ -120,18 +120,6 @@ static int continues(const char *dir)
     return any;
 }
 
-/* What a continued point's earlier runs took: their "seconds" or "cpu_seconds". */
-static double so_far(const char *dir, const char *file)
-{
-    char path[4200], text[64];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "r");
-    double s = f && fgets(text, sizeof text, f) ? atof(text) : 0;
-    if (f)
-        fclose(f);
-    return s;
-}
-
 static int run_point(const char *run, const pf_points *pts, const pf_point *p)
 {
     if (strcmp(p->ok, "x") == 0) {
@@ -143,8 +131,8 @@ static int run_point(const char *run, const pf_points *pts, const pf_point *p)
     char dir[4096], aside[4200], cmd[16384], root[4096], path0[4200];
     snprintf(dir, sizeof dir, "%s/points/%s", run, p->name);
     int again = continues(dir);
-    long before = again ? (long)so_far(dir, "seconds") : 0;
-    double cpu_before = again ? so_far(dir, "cpu_seconds") : 0;
+    long before = again ? (long)study_point_number(dir, "seconds") : 0;
+    double cpu_before = again ? study_point_number(dir, "cpu_seconds") : 0;
     if (!again && access(dir, F_OK) == 0) {
         for (int k = 1;; k++) {
             snprintf(aside, sizeof aside, "%s.attempt-%d", dir, k);

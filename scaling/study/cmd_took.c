@@ -21,6 +21,7 @@
 #include "opts.h"
 #include "record.h"
 #include "study.h"
+#include "study_def.h"
 
 #define GAP_S 300.0
 #define MOST_JOBS 20000
@@ -165,13 +166,8 @@ static int run(const char *dir)
     for (int i = 0; i < n; i++) {
         if (!js[i].point[0])
             continue;
-        char cpu[64] = "";
-        snprintf(path, sizeof path, "%s/points/%s/cpu_seconds", dir, js[i].point);
-        FILE *c = fopen(path, "r");
-        if (c && fgets(cpu, sizeof cpu, c))
-            st[js[i].study].cpu_s += atof(cpu);
-        if (c)
-            fclose(c);
+        snprintf(path, sizeof path, "%s/points/%s", dir, js[i].point);
+        st[js[i].study].cpu_s += study_point_number(path, "cpu_seconds");
     }
     for (int k = 0; k < ns; k++) {
         stretches(js, n, k, &st[k]);

@@ -104,6 +104,9 @@ int study_add(study_run *r, const char *name, double weight, const char *ok, con
     __attribute__((format(printf, 5, 6)));
 /* 1 done (rc 0), 0 not run yet, -1 failed: rs_lasterr names it and its last stderr line. */
 int study_point_state(const study_run *r, const char *name);
+/* The number a point folder's one-line file holds (DIR/FILE: "seconds",
+ * "cpu_seconds"), 0 when absent. */
+double study_point_number(const char *dir, const char *file);
 /* RUN/points/NAME/FILE read (NULL if absent or malformed). */
 rs_table *study_point_csv(const study_run *r, const char *name, const char *file);
 /* The text of column COL in the table's last row ("" if none). */

@@ -149,6 +149,17 @@ const char *study_cell_at(const rs_table *t, int row, const char *col, char *buf
     return buf;
 }
 
+double study_point_number(const char *dir, const char *file)
+{
+    char path[4200], text[64];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    double s = f && fgets(text, sizeof text, f) ? atof(text) : 0;
+    if (f)
+        fclose(f);
+    return s;
+}
+
 int study_point_says(const char *dir, const char *name, const char *word)
 {
     char path[8192], line[4096];
