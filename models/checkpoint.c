@@ -123,12 +123,29 @@ static int check_entries(const char *dir, int clean)
     return rc;
 }
 
+/* The folder's entries are sound, and it holds checkpoints exactly when resuming. */
+static int check_ckpts(const char *dir, int resume, int clean)
+{
+    if (check_entries(dir, clean) != 0)
+        return -1;
+    long steps[1];
+    int have = list_ckpts(dir, steps, 1) > 0;
+    RS_CHECK(resume || !have, "checkpoint folder %s already holds checkpoints (add --resume to "
+                           "continue that run, or choose an empty folder)", dir);
+    RS_CHECK(!resume || have, "--resume: no checkpoint in %s (run without --resume to start)", dir);
+    return 0;
+}
+
 int ckpt_prepare(const char *dir, int resume, int *lock_fd)
 {
     RS_CHECK(dir && *dir, "--checkpoint: empty folder name");
     struct stat st;
     RS_CHECK(!resume || stat(dir, &st) == 0, "--resume: no checkpoint folder %s (run without "
              "--resume to start)", dir);   /* and none is made */
+    /* Only the writer makes, probes and cleans the folder: another rank's probe would be
+     * a live file that the writer's clean-up takes for a killed writer's. */
+    if (!lock_fd)
+        return stat(dir, &st) != 0 && !resume ? 0 : check_ckpts(dir, resume, 0);
     if (rs_mkdir_p(dir) != 0)
         RS_CHECK(0, "checkpoint folder %s cannot be created (%s); choose a writable folder",
               dir, strerror(errno));
@@ -139,22 +156,13 @@ int ckpt_prepare(const char *dir, int resume, int *lock_fd)
           strerror(errno));
     close(fd);
     unlink(probe);
-    if (lock_fd) {
-        char lock[4200], what[4300];
-        snprintf(lock, sizeof lock, "%s/" CKPT_LOCK, dir);
-        snprintf(what, sizeof what, "checkpoint folder %s", dir);
-        *lock_fd = rs_lock_take(lock, what, "wait for it or use another --checkpoint folder");
-        if (*lock_fd < 0)
-            return -1;
-    }
-    if (check_entries(dir, lock_fd != NULL) != 0)
+    char lock[4200], what[4300];
+    snprintf(lock, sizeof lock, "%s/" CKPT_LOCK, dir);
+    snprintf(what, sizeof what, "checkpoint folder %s", dir);
+    *lock_fd = rs_lock_take(lock, what, "wait for it or use another --checkpoint folder");
+    if (*lock_fd < 0)
         return -1;
-    long steps[1];
-    int have = list_ckpts(dir, steps, 1) > 0;
-    RS_CHECK(resume || !have, "checkpoint folder %s already holds checkpoints (add --resume to "
-                           "continue that run, or choose an empty folder)", dir);
-    RS_CHECK(!resume || have, "--resume: no checkpoint in %s (run without --resume to start)", dir);
-    return 0;
+    return check_ckpts(dir, resume, 1);
 }
 
 void ckpt_unlock(int *lock_fd)

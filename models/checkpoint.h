@@ -56,14 +56,15 @@ typedef struct {
     char corpus_sha256[65];
 } ckpt_ident;
 
-/* Create DIR if needed and check it is writable (by writing a probe file).  With lock_fd
- * (the run's one writer: rank 0), DIR/.lock is taken for the run's life (fslock.h:
+/* With lock_fd (the run's one writer: rank 0), create DIR if needed, check it is
+ * writable (by writing a probe file), and take DIR/.lock for the run's life (fslock.h:
  * refused, naming the holder, while another run holds it; a killed holder's lock ends
  * with it) and, under it, the temporaries a killed writer left are removed with a note
  * on stderr.  Every ckpt-*.bin must be a regular file (a FIFO, folder, ... is refused,
  * never opened).  Without resume, DIR must hold no checkpoint; with resume, it must
  * hold one.  0, or -1 with one line (rs_lasterr): bad input (*lock_fd may then be set:
- * release it with ckpt_unlock all the same). */
+ * release it with ckpt_unlock all the same).  Without lock_fd (the other ranks, which
+ * read the folder only when resuming), DIR is checked if it exists, and never made. */
 int ckpt_prepare(const char *dir, int resume, int *lock_fd);
 void ckpt_unlock(int *lock_fd);   /* *lock_fd = -1 after; -1 already: nothing */
 

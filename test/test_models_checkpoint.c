@@ -282,3 +282,27 @@ Test(models, divergence_exits_1_with_one_line_and_keeps_the_checkpoint)
     cr_assert_eq(ckpt_latest(dir, after, sizeof after), 0);
     cr_expect_str_eq(after, good, "a diverged state was checkpointed");
 }
+
+/* Ranks other than the writer only read the folder: they make none, and a live rank's
+ * probe is not theirs to remove (an np = 3 run once printed "removed stale temporary"
+ * for a probe its other rank was still holding). */
+Test(models, reader_ranks_make_and_remove_nothing)
+{
+    char dir[300], probe[400];
+    tmp_path(dir, sizeof dir, "ckpt-reader");
+    cr_assert_eq(ckpt_prepare(dir, 0, NULL), 0, "%s", rs_lasterr());
+    struct stat st;
+    cr_expect_neq(stat(dir, &st), 0, "a reader rank made %s", dir);
+    cr_assert_eq(ckpt_prepare(dir, 1, NULL), -1);   /* resuming needs the folder */
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    snprintf(probe, sizeof probe, "%s/.rnn-train-probe.live01", dir);
+    FILE *f = fopen(probe, "w");
+    cr_assert(f);
+    fclose(f);
+    cr_assert_eq(ckpt_prepare(dir, 0, NULL), 0, "%s", rs_lasterr());
+    cr_expect_eq(stat(probe, &st), 0, "a reader rank removed %s", probe);
+    int lock = -1;   /* the writer, holding the lock, does clean it up */
+    cr_assert_eq(ckpt_prepare(dir, 0, &lock), 0, "%s", rs_lasterr());
+    cr_expect_neq(stat(probe, &st), 0, "the writer left %s", probe);
+    ckpt_unlock(&lock);
+}
