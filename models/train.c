@@ -234,7 +234,8 @@ static int train_loop(run_ctx *r, long end)
         if (early && save_ckpt(r) != 0)   /* before its evaluation (evaluate_resumed) */
             return RS_EXIT_USAGE;
         int stop = train_eval_after_step(r, ckpt_due);
-        if (stop < 0 && early && !isfinite(r->last_valid.ppl) && r->st.last_eval_step != r->st.step) {
+        if (stop < 0 && early && train_ppl_diverged(r, r->last_valid.ppl) &&
+            r->st.last_eval_step != r->st.step) {
             /* the evaluation found it diverged: that checkpoint is not a good one */
             if (r->last_ckpt_step == r->st.step && r->last_ckpt[0])
                 unlink(r->last_ckpt);

@@ -32,6 +32,8 @@ typedef struct {
     long steps;              /* --steps: stop after this step (absolute; 0: no limit) */
     long epochs;             /* --epochs: stop after this many passes (0: no limit) */
     double target_ppl;       /* --target-ppl: stop at the first evaluation reaching it */
+    double diverge_ppl;      /* --diverge-ppl: a valid ppl above it counts as diverged (0:
+                                only a non-finite one) */
     double max_seconds;      /* --max-seconds: stop once the training time (evaluations
                                 excluded) reaches it, a fixed-time budget (0: none) */
     long eval_every;         /* --eval-every steps (0: once per epoch) */

@@ -149,8 +149,11 @@ void train_update(run_ctx *r, const float *grad, long off, long len);
 int train_shard_check(const train_opts *o);
 void train_shard_exchange(run_ctx *r, float *grad);
 void train_shard_gather_state(run_ctx *r);
-/* Record the one line for a run whose `what` became `v` (not finite). */
+/* Record the one line for a run whose `what` became `v` (not finite, or a valid ppl
+ * above --diverge-ppl). */
 void train_diverged(const run_ctx *r, const char *what, double v);
+/* A valid perplexity that ends the run as diverged: not finite, or above --diverge-ppl. */
+int train_ppl_diverged(const run_ctx *r, double ppl);
 
 /* ---- train_eval.c: -1 is the one line in rs_lasterr (a perplexity not finite, the
  * parameters' checksum differing across ranks) ---- */

@@ -107,7 +107,7 @@ static void print_eval_line(const eval_row *w, int chars)
 }
 
 /* The row logged, printed, kept as the last evaluation and checked against the target.
- * 0, or -1 when the perplexity is not finite (rs_lasterr). */
+ * 0, or -1 when the perplexity counts as diverged (train_ppl_diverged; rs_lasterr). */
 static int record_row(run_ctx *r, const eval_row *w)
 {
     r->last_train_loss = w->train_loss;
@@ -119,7 +119,7 @@ static int record_row(run_ctx *r, const eval_row *w)
     train_log_row(r, w);
     if (run_says(r) && !r->o->bench)
         print_eval_line(w, r->o->level == LEVEL_CHAR);
-    if (!isfinite(w->valid.ppl) && train_numerics_checked()) {   /* mean loss > 709 nats: the weights have blown up */
+    if (train_ppl_diverged(r, w->valid.ppl)) {   /* NaN/inf: mean loss > 709 nats, blown up */
         train_diverged(r, "the validation perplexity", w->valid.ppl);
         return -1;
     }

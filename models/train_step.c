@@ -95,11 +95,22 @@ int train_step(run_ctx *r, double *loss_out)
     return 0;
 }
 
+int train_ppl_diverged(const run_ctx *r, double ppl)
+{
+    return train_numerics_checked() &&   /* folded buffers: the scores mean nothing */
+           (!isfinite(ppl) || (r->o->diverge_ppl > 0 && ppl > r->o->diverge_ppl));
+}
+
 void train_diverged(const run_ctx *r, const char *what, double v)
 {
+    char value[96];
+    if (isfinite(v))
+        snprintf(value, sizeof value, "%.6g, above --diverge-ppl %g,", v, r->o->diverge_ppl);
+    else
+        snprintf(value, sizeof value, "%s", isnan(v) ? "nan" : "inf");
     rs_progress_done();
     rs_seterr("%s became %s at step %ld (the run diverged: lower --lr or --clip)%s%s%s", what,
-              isnan(v) ? "nan" : "inf", (long)r->st.step,
+              value, (long)r->st.step,
               r->last_ckpt_step >= 0 ? "; the last good checkpoint is kept: " : "",
               r->last_ckpt_step >= 0 ? r->last_ckpt : "",
               r->last_ckpt_step >= 0 ? "" : "; no checkpoint was written");

@@ -6,7 +6,9 @@
  *    auto (the checkpoint's picks are reused);
  *  - a refused resume (another model, optimizer, seed or worker count, a damaged file,
  *    picks this machine cannot run) exits 2 with one line and leaves the checkpoint as
- *    it was; a diverged run exits 1 with one line and keeps the last good checkpoint.
+ *    it was; a diverged run (NaN, or a valid ppl above --diverge-ppl) exits 1 with one
+ *    line and keeps the last good checkpoint;
+ *  - a rank that does not write checkpoints makes and removes nothing in their folder.
  * Runs from the repository root (`make test`). */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -281,6 +283,28 @@ Test(models, divergence_exits_1_with_one_line_and_keeps_the_checkpoint)
     cr_expect(strstr(run_err, good), "stderr should name %s: %s", good, run_err);
     cr_assert_eq(ckpt_latest(dir, after, sizeof after), 0);
     cr_expect_str_eq(after, good, "a diverged state was checkpointed");
+}
+
+/* --diverge-ppl: a finite valid ppl above it ends the run as a NaN would (every ppl is
+ * above 1), and the checkpoint written just before that evaluation is removed. */
+Test(models, valid_ppl_above_diverge_ppl_exits_1_and_keeps_no_checkpoint_of_it)
+{
+    char dir[300], path[4200];
+    tmp_path(dir, sizeof dir, "ckpt-above");
+    const char *tiny = tiny_corpus();
+    const char *args[] = {"--corpus", tiny, "--checkpoint", dir, "--checkpoint-every", "1", "--eval-every",
+                          "1", "--steps", "6", "--diverge-ppl", "1", SMALL, NULL};
+    int rc = run(args);
+    cr_expect_eq(rc, 1, "exit %d; stderr: %s", rc, run_err);
+    cr_expect_eq(cli_lines(run_err), 1, "want one line on stderr, got: %s", run_err);
+    cr_expect(strstr(run_err, "above --diverge-ppl 1, at step 1 (the run diverged") &&
+              strstr(run_err, "no checkpoint was written"), "%s", run_err);
+    cr_expect_eq(ckpt_latest(dir, path, sizeof path), -1, "the diverged step's %s was kept", path);
+    /* the same run under a bound it stays below goes to its end */
+    tmp_path(dir, sizeof dir, "ckpt-below");
+    args[11] = "1e30";
+    rc = run(args);
+    cr_expect_eq(rc, 0, "exit %d; stderr: %s", rc, run_err);
 }
 
 /* Ranks other than the writer only read the folder: they make none, and a live rank's

@@ -125,11 +125,12 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
     if (study_add(r, name, (double)cap * (double)B * (double)bptt_of(r), "0,1",
                   "rnn-train %s --corpus %s --vocab %s --gemm %s --threads %s --seed %ld --schedule const "
                   "--eval-streams %s --eval-tokens %s --eval-every %ld --eval-growth %g --batch %ld --workers %ld "
-                  "--optimizer %s --lr %s --warmup %ld%s --steps %ld --checkpoint ckpt --checkpoint-every %ld --resume-if-any --log log.csv --csv summary.csv "
+                  "--optimizer %s --lr %s --warmup %ld%s --diverge-ppl %s --steps %ld --checkpoint ckpt --checkpoint-every %ld --resume-if-any --log log.csv --csv summary.csv "
                   "--json summary.json",
                   study_value(r, "MODEL"), study_value(r, "CORPUS"), study_value(r, "VOCAB"), gemm,
                   study_value(r, "THREADS"), seed, study_value(r, "EVAL_STREAMS"), study_value(r, "EVAL_TOKENS"), ev,
-                  REGIME_GROWTH, K * b, N / K, opt, lrt, wu, target, cap, study_ckpt_every(cap)) != 0)
+                  REGIME_GROWTH, K * b, N / K, opt, lrt, wu, target, study_value(r, "VOCAB"), cap,
+                  study_ckpt_every(cap)) != 0)
         return -1;
     return 0;
 }

@@ -171,7 +171,7 @@ int regime_report(const regime_results *R, FILE *out)
                  "best was at the edge) for %s epoch(s); Adam and LAMB at N > 1 by the square-root rule from N = 1's "
                  "best x the same factors, momentum at the square-root rule, the linear rule and between; a run "
                  "diverged where it gave NaN or a valid ppl above the vocabulary size (worse than a uniform guess) "
-                 "at any evaluation, and where every rate at a B diverged the next one down was tried (to %d rounds); "
+                 "at any evaluation (`--diverge-ppl` ends it there), and where every rate at a B diverged the next one down was tried (to %d rounds); "
                  "%s warmup steps at N > 1; constant rate afterwards; seeds %s at N = %s. Valid scored on its first "
                  "%s tokens as %s streams, at evaluations every 5%% of the step (each count within 5%%). Kneser-Ney "
                  "trigram: valid ppl %.2f (%.2f on that prefix). Targets: TARGETS_X = %s x kn3 and the hard "

@@ -3,7 +3,8 @@
 # small model, b = 8, N = 1, 4, 16, Adam and momentum, ~40 s):
 #   1. the outputs exist and report.md's section is in scaling_report.md; the hard
 #      target is BEST_WITHIN above the lowest valid ppl an N = 1 run logged; N = 1 runs
-#      carry no target, N > 1 runs the hard one; every rate past a centre is capped at
+#      carry no target, N > 1 runs the hard one; every run stops at a valid ppl worse
+#      than a uniform guess (--diverge-ppl); every rate past a centre is capped at
 #      no more than the centre's cap; the second seed runs at N = 1 and N = CLAIM_N at the
 #      best rate; every verdict is one of the three; steps to a target are read from
 #      the log (the first evaluation at or under it);
@@ -41,6 +42,12 @@ n1_target=$(grep -l -- '--target-ppl' "$run"/points/n1-*/cmd 2>/dev/null | wc -l
 nx_target=$(grep -L -F -- "--target-ppl $hard " "$run"/points/n4-*/cmd "$run"/points/n16-*/cmd 2>/dev/null | wc -l)
 [ "$n1_target" -eq 0 ] && [ "$nx_target" -eq 0 ] && ok "N = 1 runs to its epochs, N > 1 to the hard target" ||
     bad "$n1_target N = 1 runs with a target, $nx_target N > 1 runs without the hard one"
+
+# a run worse than a uniform guess is diverged (the collector's rule): it stops there
+vocab=$(sed -n 's/^VOCAB="\(.*\)"$/\1/p' "$run/regime_settings.txt")
+nodiv=$(grep -L -F -- "--diverge-ppl $vocab " "$run"/points/n*-*/cmd 2>/dev/null | wc -l)
+[ -n "$vocab" ] && [ "$nodiv" -eq 0 ] && ok "every training run stops above the uniform guess's ppl $vocab" ||
+    bad "$nodiv training runs without --diverge-ppl '$vocab'"
 
 # every rate after an N > 1 centre is capped at the centre's steps to the hard target
 # where it reached it (its own cap otherwise): a slower rate cannot win there
