@@ -250,6 +250,22 @@ int ckpt_save(const char *dir, const ckpt_ident *id, const model *m, const optim
     return 0;
 }
 
+long ckpt_drop_from(const char *dir, long from, long keep, char *newest, size_t len)
+{
+    long steps[256];
+    int n = list_ckpts(dir, steps, 256), i = 0;
+    for (; i < n && steps[i] >= from && steps[i] > keep; i++) {
+        char old[4200];
+        ckpt_name(dir, steps[i], old, sizeof old);
+        unlink(old);
+    }
+    newest[0] = 0;
+    if (i == n)
+        return -1;
+    ckpt_name(dir, steps[i], newest, len);
+    return steps[i];
+}
+
 /* ---- reading ---- */
 
 /* The seal: SHA-256 of every byte before it, as write_ckpt streams them. */

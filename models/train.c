@@ -217,7 +217,7 @@ static int train_loop(run_ctx *r, long end)
         long tok0 = r->st.tokens;
         if (train_step(r, &loss) != 0) {
             r->st.step++;   /* name the step that failed */
-            train_diverged(r, "the training loss", loss);
+            train_diverged(r, "the training loss", loss, r->st.step);
             return RS_EXIT_WRONG;
         }
         double dt = train_seconds_since(t0);
@@ -228,21 +228,9 @@ static int train_loop(run_ctx *r, long end)
             show_progress(r, start, loss, win_tok / win_s);
         int ckpt_due = r->o->ckpt_dir && r->st.step % r->ckpt_every == 0;
         int early = ckpt_due && !r->async && train_eval_due(r, r->st.step);
-        char prev[sizeof r->last_ckpt];
-        long prev_step = r->last_ckpt_step;
-        snprintf(prev, sizeof prev, "%s", r->last_ckpt);
         if (early && save_ckpt(r) != 0)   /* before its evaluation (evaluate_resumed) */
             return RS_EXIT_USAGE;
         int stop = train_eval_after_step(r, ckpt_due);
-        if (stop < 0 && early && train_ppl_diverged(r, r->last_valid.ppl) &&
-            r->st.last_eval_step != r->st.step) {
-            /* the evaluation found it diverged: that checkpoint is not a good one */
-            if (r->last_ckpt_step == r->st.step && r->last_ckpt[0])
-                unlink(r->last_ckpt);
-            snprintf(r->last_ckpt, sizeof r->last_ckpt, "%s", prev);
-            r->last_ckpt_step = prev_step;
-            train_diverged(r, "the validation perplexity", r->last_valid.ppl);
-        }
         if (stop < 0)
             return RS_EXIT_WRONG;
         if (train_eval_dropped(r) >= 0)   /* a signal while waiting for --eval-ranks */

@@ -99,6 +99,7 @@ typedef struct run_ctx {
     int ckpt_lock;            /* rank 0: the checkpoint folder's lock (ckpt_prepare); -1 */
     char last_ckpt[4200];
     long last_ckpt_step;
+    long resumed_step;        /* --resume: the step of the checkpoint it started from; -1 */
     /* target */
     long target_step, target_tokens;
     double target_seconds;
@@ -149,9 +150,10 @@ void train_update(run_ctx *r, const float *grad, long off, long len);
 int train_shard_check(const train_opts *o);
 void train_shard_exchange(run_ctx *r, float *grad);
 void train_shard_gather_state(run_ctx *r);
-/* Record the one line for a run whose `what` became `v` (not finite, or a valid ppl
- * above --diverge-ppl). */
-void train_diverged(const run_ctx *r, const char *what, double v);
+/* Record the one line for a run whose `what` became `v` at `step` (not finite, or a
+ * valid ppl above --diverge-ppl); the writer removes the checkpoints this run wrote of
+ * that state or later ones, so the newest left is a good one. */
+void train_diverged(run_ctx *r, const char *what, double v, long step);
 /* A valid perplexity that ends the run as diverged: not finite, or above --diverge-ppl. */
 int train_ppl_diverged(const run_ctx *r, double ppl);
 

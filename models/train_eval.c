@@ -120,7 +120,7 @@ static int record_row(run_ctx *r, const eval_row *w)
     if (run_says(r) && !r->o->bench)
         print_eval_line(w, r->o->level == LEVEL_CHAR);
     if (train_ppl_diverged(r, w->valid.ppl)) {   /* NaN/inf: mean loss > 709 nats, blown up */
-        train_diverged(r, "the validation perplexity", w->valid.ppl);
+        train_diverged(r, "the validation perplexity", w->valid.ppl, w->step);
         return -1;
     }
     if (r->o->target_ppl > 0 && w->valid.ppl <= r->o->target_ppl && r->target_step < 0) {

@@ -165,7 +165,7 @@ static int init_training(run_ctx *r)
     r->ckpt_every = o->ckpt_every > 0 ? o->ckpt_every : r->eval_every;
     memset(&r->st, 0, sizeof r->st);
     r->st.seed = o->seed;
-    r->last_ckpt_step = -1;
+    r->last_ckpt_step = r->resumed_step = -1;
     r->target_step = -1;
     memset(&r->id, 0, sizeof r->id);
     r->id.cfg = *cfg;
@@ -190,7 +190,7 @@ int train_setup(run_ctx *r)
     if (o->resume) {
         if (train_dp_resume(r) != 0)
             return -1;
-        r->last_ckpt_step = r->st.step;
+        r->last_ckpt_step = r->resumed_step = r->st.step;
     }
     rs_pin_team(o->threads);   /* before --gemm auto times the products the steps will run */
     if (gemm_setup(r) != 0 || train_eval_setup(r) != 0)

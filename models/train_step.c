@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "checkpoint.h"
 #include "progress.h"
 #include "train_ctx.h"
 #include "train_platform.h"
@@ -101,17 +102,21 @@ int train_ppl_diverged(const run_ctx *r, double ppl)
            (!isfinite(ppl) || (r->o->diverge_ppl > 0 && ppl > r->o->diverge_ppl));
 }
 
-void train_diverged(const run_ctx *r, const char *what, double v)
+void train_diverged(run_ctx *r, const char *what, double v, long step)
 {
+    if (r->ckpt_lock >= 0)   /* the writer; a checkpoint of step >= step holds the state */
+        r->last_ckpt_step = ckpt_drop_from(r->o->ckpt_dir, step, r->resumed_step, r->last_ckpt,
+                                           sizeof r->last_ckpt);
     char value[96];
     if (isfinite(v))
-        snprintf(value, sizeof value, "%.6g, above --diverge-ppl %g,", v, r->o->diverge_ppl);
+        snprintf(value, sizeof value, "%.6g, above --diverge-ppl %.15g,", v, r->o->diverge_ppl);
     else
         snprintf(value, sizeof value, "%s", isnan(v) ? "nan" : "inf");
+    long kept = r->last_ckpt_step;
     rs_progress_done();
-    rs_seterr("%s became %s at step %ld (the run diverged: lower --lr or --clip)%s%s%s", what,
-              value, (long)r->st.step,
-              r->last_ckpt_step >= 0 ? "; the last good checkpoint is kept: " : "",
-              r->last_ckpt_step >= 0 ? r->last_ckpt : "",
-              r->last_ckpt_step >= 0 ? "" : "; no checkpoint was written");
+    rs_seterr("%s became %s at step %ld (the run diverged: lower --lr or --clip)%s%s", what, value,
+              step, !r->o->ckpt_dir ? "" : kept < 0 ? "; no checkpoint of an earlier step is left" :
+                    kept < step ? "; the last good checkpoint is kept: " :
+                                  "; the checkpoint it resumed from is kept: ",
+              kept < 0 || !r->o->ckpt_dir ? "" : r->last_ckpt);
 }

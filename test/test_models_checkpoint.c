@@ -298,13 +298,59 @@ Test(models, valid_ppl_above_diverge_ppl_exits_1_and_keeps_no_checkpoint_of_it)
     cr_expect_eq(rc, 1, "exit %d; stderr: %s", rc, run_err);
     cr_expect_eq(cli_lines(run_err), 1, "want one line on stderr, got: %s", run_err);
     cr_expect(strstr(run_err, "above --diverge-ppl 1, at step 1 (the run diverged") &&
-              strstr(run_err, "no checkpoint was written"), "%s", run_err);
+              strstr(run_err, "no checkpoint of an earlier step is left"), "%s", run_err);
     cr_expect_eq(ckpt_latest(dir, path, sizeof path), -1, "the diverged step's %s was kept", path);
     /* the same run under a bound it stays below goes to its end */
     tmp_path(dir, sizeof dir, "ckpt-below");
     args[11] = "1e30";
     rc = run(args);
     cr_expect_eq(rc, 0, "exit %d; stderr: %s", rc, run_err);
+}
+
+/* The final evaluation (none due before the last step) and --eval-async's (step 3's
+ * result taken at step 6) name the step evaluated and keep only checkpoints before it. */
+Test(models, diverged_at_the_final_or_a_late_evaluation_keeps_only_earlier_checkpoints)
+{
+    char dir[300], path[4200];
+    const char *tiny = tiny_corpus();
+    tmp_path(dir, sizeof dir, "ckpt-final");
+    int rc = run((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--checkpoint-every", "3",
+                                  "--eval-every", "10", "--steps", "6", "--diverge-ppl", "1", SMALL, NULL});
+    cr_expect_eq(rc, 1, "exit %d; stderr: %s", rc, run_err);
+    cr_expect(strstr(run_err, "at step 6 (the run diverged") &&
+              strstr(run_err, "last good checkpoint is kept: ") && strstr(run_err, "ckpt-000000003.bin"),
+              "%s", run_err);
+    cr_assert_eq(ckpt_latest(dir, path, sizeof path), 0);
+    cr_expect(strstr(path, "ckpt-000000003.bin"), "newest left: %s", path);
+    tmp_path(dir, sizeof dir, "ckpt-async");
+    rc = run((const char *[]){"--corpus", tiny, "--checkpoint", dir, "--checkpoint-every", "3", "--eval-every",
+                              "3", "--eval-async", "--steps", "9", "--diverge-ppl", "1", "--hidden", "8", "--batch",
+                              "2", "--bptt", "5", "--gemm", "openblas", "--threads", "1", NULL});
+    cr_expect_eq(rc, 1, "exit %d; stderr: %s", rc, run_err);
+    cr_expect_eq(cli_lines(run_err), 1, "want one line on stderr, got: %s", run_err);
+    cr_expect(strstr(run_err, "at step 3 (the run diverged") &&
+              strstr(run_err, "no checkpoint of an earlier step is left"), "%s", run_err);
+    cr_expect_eq(ckpt_latest(dir, path, sizeof path), -1, "a checkpoint of step 3 or later was kept: %s", path);
+}
+
+/* ckpt_drop_from: steps >= from go, but never the one a resumed run started from. */
+Test(models, drop_from_keeps_earlier_steps_and_the_resumed_one)
+{
+    char dir[300], path[4200], newest[4200];
+    tmp_path(dir, sizeof dir, "ckpt-drop");
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    for (int s = 1; s <= 9; s += 4) {   /* names are all the listing reads */
+        snprintf(path, sizeof path, "%s/ckpt-%09d.bin", dir, s);
+        FILE *f = fopen(path, "w");
+        cr_assert(f);
+        fclose(f);
+    }
+    cr_expect_eq(ckpt_drop_from(dir, 5, 5, newest, sizeof newest), 5);   /* 9 goes, 5 stays */
+    cr_expect(strstr(newest, "ckpt-000000005.bin"), "%s", newest);
+    cr_expect_eq(ckpt_drop_from(dir, 5, -1, newest, sizeof newest), 1);
+    cr_expect(strstr(newest, "ckpt-000000001.bin"), "%s", newest);
+    cr_expect_eq(ckpt_drop_from(dir, 0, -1, newest, sizeof newest), -1);
+    cr_expect_str_eq(newest, "");
 }
 
 /* Ranks other than the writer only read the folder: they make none, and a live rank's
