@@ -89,7 +89,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"steps", RS_OPT_INT, &o->steps, "N", "stop after step N (counted from the start of the run) [one epoch]", 1, 1e15},
         {"epochs", RS_OPT_INT, &o->epochs, "N", "stop after N passes over the train split", 1, 1e9},
         {"target-ppl", RS_OPT_DBL, &o->target_ppl, "X", "stop at the first evaluation with valid ppl <= X; report steps/tokens/seconds to it", 1, 1e12},
-        {"diverge-ppl", RS_OPT_DBL, &o->diverge_ppl, "X", "an evaluation with valid ppl > X ends the run as diverged (exit 1), as a NaN or inf does; the vocabulary size is a uniform guess's [0: only NaN or inf]", 0, 1e300},
+        {"diverge-ppl", RS_OPT_DBL, &o->diverge_ppl, "X", "a logged evaluation with valid ppl > X ends the run as diverged (exit 1), as a NaN or inf does, keeping only checkpoints of earlier steps; the vocabulary size is a uniform guess's ppl [0: only NaN or inf]", 0, 1e300},
         {"max-seconds", RS_OPT_DBL, &o->max_seconds, "S", "a fixed-time budget: stop after the step that brings the training time (evaluations excluded) to S seconds, or at --steps/--epochs if sooner (one epoch when neither is given); one process only [0: none]", 0, 1e12},
         {"eval-every", RS_OPT_INT, &o->eval_every, "N", "evaluate on valid every N steps [once per epoch]; with --bench, time N-step intervals with and without evaluation", 1, 1e15},
         {"eval-async", RS_OPT_FLAG, &o->eval_async, NULL, "evaluate a snapshot of the parameters on a spare thread (1 OpenMP thread) while training goes on; the row of step s is logged when ready, and the schedule and --target-ppl react one evaluation late (step s's result is applied at the next evaluation, a checkpoint or the end)", 0, 0},
