@@ -69,6 +69,13 @@ static void ckpt_name(const char *dir, long step, char *path, size_t len)
     snprintf(path, len, "%s/ckpt-%09ld.bin", dir, step);
 }
 
+static void ckpt_remove(const char *dir, long step)
+{
+    char path[4200];
+    ckpt_name(dir, step, path, sizeof path);
+    unlink(path);
+}
+
 int ckpt_latest(const char *dir, char *path, size_t len)
 {
     long steps[256];
@@ -242,11 +249,8 @@ int ckpt_save(const char *dir, const ckpt_ident *id, const model *m, const optim
         snprintf(path_out, len, "%s", path);
     long steps[256];
     int n = list_ckpts(dir, steps, 256);
-    for (int i = CKPT_KEEP; i < n; i++) {
-        char old[4200];
-        ckpt_name(dir, steps[i], old, sizeof old);
-        unlink(old);
-    }
+    for (int i = CKPT_KEEP; i < n; i++)
+        ckpt_remove(dir, steps[i]);
     return 0;
 }
 
@@ -254,11 +258,8 @@ long ckpt_drop_from(const char *dir, long from, long keep, char *newest, size_t 
 {
     long steps[256];
     int n = list_ckpts(dir, steps, 256), i = 0;
-    for (; i < n && steps[i] >= from && steps[i] > keep; i++) {
-        char old[4200];
-        ckpt_name(dir, steps[i], old, sizeof old);
-        unlink(old);
-    }
+    for (; i < n && steps[i] >= from && steps[i] > keep; i++)
+        ckpt_remove(dir, steps[i]);
     newest[0] = 0;
     if (i == n)
         return -1;

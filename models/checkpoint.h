@@ -66,11 +66,11 @@ typedef struct {
  * release it with ckpt_unlock all the same).  Without lock_fd (the other ranks, which
  * read the folder only when resuming), DIR is checked if it exists, and never made. */
 int ckpt_prepare(const char *dir, int resume, int *lock_fd);
-void ckpt_unlock(int *lock_fd);
+void ckpt_unlock(int *lock_fd);   /* *lock_fd = -1 after; -1 already: nothing */
 /* A run found diverged at step `from`: remove DIR's checkpoints of steps >= from, those
  * newer than keep only (a resumed run's own starting point stays).  newest: the newest
  * left ("" if none); returns its step, or -1. */
-long ckpt_drop_from(const char *dir, long from, long keep, char *newest, size_t len);   /* *lock_fd = -1 after; -1 already: nothing */
+long ckpt_drop_from(const char *dir, long from, long keep, char *newest, size_t len);
 
 /* Write DIR/ckpt-<step>.bin and prune older ones.  path_out (may be NULL) gets the
  * name.  0, or -1 (rs_lasterr). */

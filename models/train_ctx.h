@@ -154,8 +154,6 @@ void train_shard_gather_state(run_ctx *r);
  * valid ppl above --diverge-ppl); the writer removes the checkpoints this run wrote of
  * that state or later ones, so the newest left is a good one. */
 void train_diverged(run_ctx *r, const char *what, double v, long step);
-/* A valid perplexity that ends the run as diverged: not finite, or above --diverge-ppl. */
-int train_ppl_diverged(const run_ctx *r, double ppl);
 
 /* ---- train_eval.c: -1 is the one line in rs_lasterr (a perplexity not finite, the
  * parameters' checksum differing across ranks) ---- */

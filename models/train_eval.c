@@ -106,8 +106,16 @@ static void print_eval_line(const eval_row *w, int chars)
     fflush(stdout);
 }
 
+/* A valid perplexity that ends the run as diverged: not finite (mean loss > 709 nats,
+ * blown up), or above --diverge-ppl.  Folded buffers (SMPI) score nothing real. */
+static int ppl_diverged(const run_ctx *r, double ppl)
+{
+    return train_numerics_checked() &&
+           (!isfinite(ppl) || (r->o->diverge_ppl > 0 && ppl > r->o->diverge_ppl));
+}
+
 /* The row logged, printed, kept as the last evaluation and checked against the target.
- * 0, or -1 when the perplexity counts as diverged (train_ppl_diverged; rs_lasterr). */
+ * 0, or -1 when the perplexity counts as diverged (ppl_diverged; rs_lasterr). */
 static int record_row(run_ctx *r, const eval_row *w)
 {
     r->last_train_loss = w->train_loss;
@@ -119,7 +127,7 @@ static int record_row(run_ctx *r, const eval_row *w)
     train_log_row(r, w);
     if (run_says(r) && !r->o->bench)
         print_eval_line(w, r->o->level == LEVEL_CHAR);
-    if (train_ppl_diverged(r, w->valid.ppl)) {   /* NaN/inf: mean loss > 709 nats, blown up */
+    if (ppl_diverged(r, w->valid.ppl)) {
         train_diverged(r, "the validation perplexity", w->valid.ppl, w->step);
         return -1;
     }

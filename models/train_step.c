@@ -96,12 +96,6 @@ int train_step(run_ctx *r, double *loss_out)
     return 0;
 }
 
-int train_ppl_diverged(const run_ctx *r, double ppl)
-{
-    return train_numerics_checked() &&   /* folded buffers: the scores mean nothing */
-           (!isfinite(ppl) || (r->o->diverge_ppl > 0 && ppl > r->o->diverge_ppl));
-}
-
 void train_diverged(run_ctx *r, const char *what, double v, long step)
 {
     if (r->ckpt_lock >= 0)   /* the writer; a checkpoint of step >= step holds the state */
@@ -112,11 +106,15 @@ void train_diverged(run_ctx *r, const char *what, double v, long step)
         snprintf(value, sizeof value, "%.6g, above --diverge-ppl %.15g,", v, r->o->diverge_ppl);
     else
         snprintf(value, sizeof value, "%s", isnan(v) ? "nan" : "inf");
-    long kept = r->last_ckpt_step;
+    const char *left = "", *name = "";
+    if (r->o->ckpt_dir && r->last_ckpt_step < 0)
+        left = "; no checkpoint of an earlier step is left";
+    else if (r->o->ckpt_dir) {
+        left = r->last_ckpt_step < step ? "; the last good checkpoint is kept: "
+                                        : "; the checkpoint it resumed from is kept: ";
+        name = r->last_ckpt;
+    }
     rs_progress_done();
     rs_seterr("%s became %s at step %ld (the run diverged: lower --lr or --clip)%s%s", what, value,
-              step, !r->o->ckpt_dir ? "" : kept < 0 ? "; no checkpoint of an earlier step is left" :
-                    kept < step ? "; the last good checkpoint is kept: " :
-                                  "; the checkpoint it resumed from is kept: ",
-              kept < 0 || !r->o->ckpt_dir ? "" : r->last_ckpt);
+              step, left, name);
 }

@@ -45,9 +45,10 @@ nx_target=$(grep -L -F -- "--target-ppl $hard " "$run"/points/n4-*/cmd "$run"/po
 
 # a run worse than a uniform guess is diverged (the collector's rule): it stops there
 vocab=$(sed -n 's/^VOCAB="\(.*\)"$/\1/p' "$run/regime_settings.txt")
+ncmd=$(ls "$run"/points/n*-*/cmd 2>/dev/null | wc -l)
 nodiv=$(grep -L -F -- "--diverge-ppl $vocab " "$run"/points/n*-*/cmd 2>/dev/null | wc -l)
-[ -n "$vocab" ] && [ "$nodiv" -eq 0 ] && ok "every training run stops above the uniform guess's ppl $vocab" ||
-    bad "$nodiv training runs without --diverge-ppl '$vocab'"
+[ -n "$vocab" ] && [ "$ncmd" -gt 0 ] && [ "$nodiv" -eq 0 ] && ok "every training run stops above the uniform guess's ppl $vocab" ||
+    bad "$nodiv of $ncmd training runs without --diverge-ppl '$vocab'"
 
 # every rate after an N > 1 centre is capped at the centre's steps to the hard target
 # where it reached it (its own cap otherwise): a slower rate cannot win there
