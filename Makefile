@@ -10,6 +10,16 @@ endif
 OPT     ?= -O2
 WERROR  ?=
 QUICK   ?=
+# QUICK=1 is the quick preset; 0 or empty is off (checked here, before anything runs)
+ifneq ($(filter-out 0 1,$(QUICK)),)
+$(error QUICK=$(QUICK): expected 1 (quick) or 0 (off))
+endif
+override QUICK := $(filter 1,$(QUICK))
+export QUICK
+strip_digits = $(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst 3,,$(subst 2,,$(subst 1,,$(subst 0,,$(1)))))))))))
+# non-empty when $(1) is one whole number > 0 (checked by make: no shell reads it)
+count_ok = $(and $(filter-out 0%,$(1)),$(if $(word 2,$(1)),,x),$(if $(call strip_digits,$(1)),,x))
+$(foreach v,THREADS JOBS SIM_JOBS,$(if $($(v)),$(if $(call count_ok,$($(v))),,$(error $(v)=$($(v)): expected a whole number > 0, e.g. $(v)=2))))
 RUN     ?=
 JOBS    ?=
 THREADS ?=
@@ -227,8 +237,9 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh scaling/bench.sh
 
+figures: export RUN := $(RUN)
 figures: $(BIN)/study
-	@sh plot/figures.sh $(RUN)
+	@exec sh plot/figures.sh "$$RUN"
 
 ifeq ($(SIMULATE_DEFINED),)
 simulate:

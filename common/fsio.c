@@ -272,3 +272,17 @@ int rs_open_regular(const char *path, int flags, const char *what)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     return fd;
 }
+
+FILE *rs_fopen_read(const char *path)
+{
+    int fd = rs_open_regular(path, O_RDONLY, "the file");
+    if (fd < 0) {
+        if (access(path, F_OK) == 0)
+            errno = EINVAL;   /* there, but not a regular file: not "absent" */
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f)
+        close(fd);
+    return f;
+}

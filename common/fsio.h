@@ -44,6 +44,10 @@ const char *rs_file_kind(unsigned mode);
  * The fd, or -1 with "WHAT PATH is a FIFO, not a regular file (give a regular
  * file)" or "cannot read WHAT PATH: why" in rs_lasterr. */
 int rs_open_regular(const char *path, int flags, const char *what);
+/* fopen(path, "r") through rs_open_regular: every reader of a result, a settings or a
+ * points file opens it so, and a FIFO or folder given as one is refused, never read
+ * and never waited on.  NULL with rs_lasterr (and errno: ENOENT when absent). */
+FILE *rs_fopen_read(const char *path);
 
 /* Ctrl-C / SIGTERM: remove the temporary being written, print one line, exit 130
  * (SIGINT) or 143 (SIGTERM). */

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -64,6 +65,22 @@ int rs_lock_fd(int fd, const char *what, const char *instead)
 
 int rs_lock_take(const char *lockfile, const char *what, const char *instead)
 {
+    return rs_lock_take_as(lockfile, 0, NULL, what, instead);
+}
+
+/* "pid N on host H (...)" of a holder that ended without rs_lock_drop: 1 when that pid
+ * on this host no longer runs. */
+static int holder_dead(const char *text)
+{
+    long pid;
+    char host[256], me[256] = "";
+    gethostname(me, sizeof me - 1);
+    return sscanf(text, "pid %ld on host %255s", &pid, host) == 2 && strcmp(host, me) == 0 && pid > 0 &&
+           kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+int rs_lock_take_as(const char *lockfile, int shared, const char *doing, const char *what, const char *instead)
+{
     struct stat st;
     RS_CHECK(lstat(lockfile, &st) != 0 || S_ISREG(st.st_mode),
              "lock file %s is %s, not a regular file (remove it)", lockfile,
@@ -75,7 +92,7 @@ int rs_lock_take(const char *lockfile, const char *what, const char *instead)
         close(fd);
         RS_CHECK(0, "lock file %s is not a regular file (remove it)", lockfile);
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) {
         int err = errno;
         char who[384] = "";
         ssize_t n = err == EWOULDBLOCK ? pread(fd, who, sizeof who - 1, 0) : 0;
@@ -87,14 +104,22 @@ int rs_lock_take(const char *lockfile, const char *what, const char *instead)
         RS_CHECK(err == EWOULDBLOCK, "cannot lock %s: %s", what, strerror(err));
         RS_CHECK(0, "%s is in use by %s; %s", what, who, instead);
     }
-    char host[256] = "?", date[64] = "?", text[512];
+    char host[256] = "?", date[64] = "?", text[512], was[384] = "";
+    ssize_t got = pread(fd, was, sizeof was - 1, 0);
+    was[got > 0 ? got : 0] = 0;
+    was[strcspn(was, "\n")] = 0;
+    if (!shared && doing && was[0] && holder_dead(was))
+        fprintf(stderr, "%s: %s: taking over the lock of %s, which is no longer running\n",
+                program_invocation_short_name, what, was);
+    if (shared)
+        return fd;   /* many hold it: none is named */
     gethostname(host, sizeof host - 1);
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm))
         strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", &tm);
     int n = snprintf(text, sizeof text, "pid %ld on host %s (%s started %s)\n", (long)getpid(),
-                     host, program_invocation_short_name, date);
+                     host, doing ? doing : program_invocation_short_name, date);
     /* the text only names the holder for a refused run; the flock is what counts */
     if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)n, 0) != n) {
         /* a run without the text still holds the lock */

@@ -19,6 +19,14 @@ int rs_lock_fd(int fd, const char *what, const char *instead);
  * is refused). */
 int rs_lock_take(const char *lockfile, const char *what, const char *instead);
 
+/* The same, held shared (flock LOCK_SH: many shared holders, or one exclusive) when
+ * shared is 1, and naming the holder by `doing` ("study run converge"; NULL: the
+ * program's name).  With doing given, an exclusive take over a holder that died
+ * without dropping it (its text names a pid of this host that no longer runs) says so
+ * in one line on stderr. */
+int rs_lock_take_as(const char *lockfile, int shared, const char *doing, const char *what,
+                    const char *instead);
+
 /* Empties the lock file and closes fd, ending the lock (-1: nothing to do). */
 void rs_lock_drop(int fd);
 

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "check.h"
+#include "fsio.h"
 
 /* ================================ writer ================================ */
 
@@ -177,8 +178,8 @@ rs_json *rs_json_parse(const char *text)
 
 rs_json *rs_json_load(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    RS_CHECK_NULL(f != NULL, "cannot read %s: %m", path);
+    FILE *f = rs_fopen_read(path);
+    RS_CHECK_NULL(f != NULL, "%s", rs_lasterr());
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     fseek(f, 0, SEEK_SET);

@@ -444,8 +444,8 @@ rs_table *rs_table_typed(const rs_table *text, const char *study)
 
 rs_table *rs_table_read_csv_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    RS_CHECK_NULL(f != NULL, "cannot read %s: %s", path, strerror(errno));
+    FILE *f = rs_fopen_read(path);
+    RS_CHECK_NULL(f != NULL, "%s", rs_lasterr());
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     fseek(f, 0, SEEK_SET);

@@ -347,9 +347,14 @@ static int ident_diff(const ckpt_ident *a, const ckpt_ident *e, char *why, size_
 #undef DIFF_NAMED
 }
 
+/* Set by ckpt_load when the file itself is bad (short, unsealed, impossible), not when it
+ * belongs to another run: only then may an older checkpoint stand in for it. */
+static int load_damaged;
+
 int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o, lr_sched *s,
               train_state *st)
 {
+    load_damaged = 1;
     int fd = rs_open_regular(path, O_RDONLY, "checkpoint");
     if (fd < 0)
         return -1;
@@ -378,18 +383,18 @@ int ckpt_load(const char *path, const ckpt_ident *expect, model *m, optimizer *o
     uint8_t d[32];
     seal_of(buf, (size_t)(size - 32), d);
     if (memcmp(d, buf + size - 32, 32) != 0) {
-        rs_seterr("checkpoint %s is damaged (checksum mismatch); remove it to resume from an "
-                  "older one", path);
+        rs_seterr("checkpoint %s is damaged (checksum mismatch)", path);
         goto out;
     }
     memcpy(&hd, buf + 8, sizeof hd);
+    load_damaged = 0;   /* sealed: what follows is about whose it is */
     if (hd.version != CKPT_VERSION || hd.header_bytes != sizeof hd) {
         rs_seterr("%s was written by another version of rnn-train", path);
         goto out;
     }
     if (header_impossible(&hd, why, sizeof why)) {
-        rs_seterr("checkpoint %s is damaged (it holds %s); remove it to resume from an older "
-                  "one", path, why);
+        load_damaged = 1;
+        rs_seterr("checkpoint %s is damaged (it holds %s)", path, why);
         goto out;
     }
     if (ident_diff(&hd.id, expect, why, sizeof why)) {
@@ -443,8 +448,31 @@ int ckpt_load_latest(const char *dir, const ckpt_ident *expect, model *m, optimi
                      lr_sched *s, train_state *st, char *path_out, size_t len)
 {
     char path[4200];
-    RS_CHECK(ckpt_latest(dir, path, sizeof path) == 0, "--resume: no checkpoint in %s", dir);
-    if (path_out)
-        snprintf(path_out, len, "%s", path);
-    return ckpt_load(path, expect, m, o, s, st);
+    long steps[256];
+    int n = list_ckpts(dir, steps, 256);
+    RS_CHECK(n > 0, "--resume: no checkpoint in %s", dir);
+    /* newest first; a damaged one (a crash mid-write on a filesystem without the rename's
+     * guarantee, a disk error) is set aside and the one before it taken, said in one line */
+    for (int i = 0; i < n; i++) {
+        ckpt_name(dir, steps[i], path, sizeof path);
+        train_state keep = *st;
+        if (ckpt_load(path, expect, m, o, s, st) == 0) {
+            if (path_out)
+                snprintf(path_out, len, "%s", path);
+            return 0;
+        }
+        *st = keep;
+        if (!load_damaged)
+            return -1;
+        RS_CHECK(i + 1 < n, "%s, and no older checkpoint is sound: remove %s to start the run over",
+                 rs_lasterr(), dir);
+        char aside[4300];
+        snprintf(aside, sizeof aside, "%s.damaged", path);
+        fprintf(stderr, "rnn-train: %s; resuming from the checkpoint before it (this one kept as %s)\n",
+                rs_lasterr(), aside);
+        if (rename(path, aside) != 0 && errno != ENOENT) {
+            /* another rank moved it first, or the folder is read-only: the next is tried all the same */
+        }
+    }
+    return -1;
 }

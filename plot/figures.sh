@@ -11,6 +11,8 @@ if [ -z "$run" ]; then
     [ -n "$run" ] || run=results/reference
 fi
 run=${run%/}
+case $run in *\'*|*\"*|*\\*|*"
+"*) echo "figures: RUN=$run: a quote, backslash or newline in the path is not taken (gnuplot reads it quoted)" >&2; exit 2 ;; esac
 [ -d "$run" ] || { echo "figures: $run is not a folder (give RUN=results/runs/...)" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "figures: gnuplot is missing (make deps)" >&2; exit 2; }
 mkdir -p "$run/figures"

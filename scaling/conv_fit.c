@@ -64,7 +64,8 @@ int conv_fit_points(const double *batch, const double *steps, int n, conv_fit *o
     }
     out->r2 = syy > 0 ? 1.0 - sse / syy : 1.0;
     out->rel_rms = sqrt(rr / n);
-    out->describes = out->rel_max <= CONV_FORM_TOL;
+    /* a floor and a cost falling with B: S_min or E_min <= 0 is not that form */
+    out->describes = out->rel_max <= CONV_FORM_TOL && out->s_min > 0 && out->e_min > 0;
     return 0;
 }
 

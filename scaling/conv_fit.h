@@ -29,7 +29,7 @@ typedef struct {
     double b_crit;         /* E_min / S_min (inf when S_min <= 0) */
     double r2;             /* of S (not of log S) */
     double rel_rms, rel_max;   /* relative residuals (S - fit) / fit: RMS and largest |.| */
-    int describes;         /* rel_max <= CONV_FORM_TOL */
+    int describes;         /* rel_max <= CONV_FORM_TOL, S_min > 0 and E_min > 0 */
 } conv_fit;
 
 typedef struct {

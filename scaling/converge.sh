@@ -6,7 +6,7 @@
 # launches build/bin/study run converge (scaling/study/converge*.c: the settings, the
 # grid, the tables and the report section):
 #   converge_settings.txt   the settings, fixed when the folder is made
-#   converge_points.txt     the points (scaling/study.sh), converge_grid.csv their grid
+#   converge_points.txt     the points (argument vectors: scaling/study/points_file.h), converge_grid.csv their grid
 #   points/NAME/            each point's command line, output, summary.csv, log.csv
 #   scaling_convergence.csv/.json, scaling_fit.json/.txt, scaling_bsimple.csv, figures/,
 #   scaling_report.md       (a rerun moves old ones to old-K/)

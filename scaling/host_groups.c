@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "fsio.h"
 
 int host_group_from_file(const char *file, const char *host, long *group)
 {
-    FILE *f = fopen(file, "r");
+    FILE *f = rs_fopen_read(file);
     RS_CHECK(f, "RS_SMPI_GROUPS: cannot open %s", file);
     char line[512], h[256];
     long g;

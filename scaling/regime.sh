@@ -5,7 +5,7 @@
 # folder (RUN, or a new results/runs/<UTC stamp>-<host>/; a stopped study resumes with
 # RUN=DIR).  It launches build/bin/study run regime (scaling/study/regime*.c):
 #   regime_settings.txt     the settings, fixed when the folder is made
-#   regime_points.txt       the points (scaling/study.sh), regime_grid.csv their grid
+#   regime_points.txt       the points (argument vectors: scaling/study/points_file.h), regime_grid.csv their grid
 #   regime_targets.csv      the targets, the hard one set from the N = 1 runs
 #   points/NAME/            each point's command line, output, log.csv, summary.csv
 #   regime_points.csv, regime_steps.csv, regime_fit.json, regime_report.md (a rerun

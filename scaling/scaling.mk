@@ -107,9 +107,12 @@ endif
 
 # ---- the sweep: every point, or QUICK=1 for a few minutes --------------------------
 SIM_OUT ?=
+simulate: export RUN := $(or $(SIM_OUT),$(RUN))
+simulate: export SIM_JOBS := $(SIM_JOBS)
+simulate: export SMPIRUN := $(SMPIRUN)
 simulate: deps
 	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(BIN)/study
-	@SMPIRUN="$(SMPIRUN)" QUICK=$(QUICK) FULL=$(FULL) SIM_JOBS=$(SIM_JOBS) sh scaling/sweep.sh $(SIM_OUT)
+	@exec $(BIN)/study run simulate
 
 # ---- the convergence study: steps-to-target against the global batch ------------------
 $(SCALING_FIT): $(OBJ)/scaling/scaling_fit.o $(OBJ)/scaling/conv_fit.o $(COMMON_OBJ)
@@ -123,25 +126,9 @@ $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
 check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study $(PLATFORM_GEN)
 	@sh test/scaling/run.sh && sh test/scaling/regime.sh
 
-# The scaling tables (scaling/compose.sh) and the model-size study (scaling/models.sh)
-# follow in the same run folder, whatever the convergence study's points gave, unless a
-# step stopped on bad settings or Ctrl-C; points.csv (every point, one row: made again
-# from points/, which holds the data), took.csv (what each study took, over the
-# stretches a stopped and continued run ran in) and report.md are written last.  Every study's
-# settings are checked first (STUDY_CHECK=1), before anything is created.
+# The four studies, their tables and report.md: one process, build/bin/study scaling,
+# which holds the run folder's lock throughout and takes every setting (RUN, QUICK, JOBS
+# and the studies' own) from the environment, never from a shell's text.
 scaling: deps
 	@$(MAKE) --no-print-directory all
-	@run="$(RUN)"; [ -n "$$run" ] || run=$$($(BIN)/study new-run --name) || exit 2; \
-	for s in converge regime compose models; do \
-	  STUDY_CHECK=1 QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/$$s.sh "$$run" || exit $$?; done; \
-	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/converge.sh "$$run"; rc=$$?; \
-	if [ $$rc -eq 2 ] || [ $$rc -eq 130 ] || [ $$rc -eq 143 ]; then exit $$rc; fi; \
-	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/regime.sh "$$run"; c=$$?; \
-	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
-	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/compose.sh "$$run"; c=$$?; \
-	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
-	QUICK=$(QUICK) JOBS=$(JOBS) sh scaling/models.sh "$$run"; c=$$?; \
-	if [ $$c -eq 2 ] || [ $$c -eq 130 ] || [ $$c -eq 143 ]; then exit $$c; fi; [ $$c -eq 0 ] || rc=$$c; \
-	rm -f "$$run/points.csv"; $(BIN)/study points "$$run" || rc=1; \
-	rm -f "$$run/took.csv"; [ ! -f "$$run/joblog.txt" ] || $(BIN)/study took "$$run" || rc=1; \
-	$(BIN)/study report "$$run" && echo "scaling: report $$run/report.md" || rc=1; exit $$rc
+	@exec $(BIN)/study scaling

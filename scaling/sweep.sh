@@ -20,7 +20,7 @@
 # It launches `build/bin/study run simulate` (scaling/study/simulate_sweep.c: the parts,
 # their planning, the points, the collect).  Every part is planned first, then all their
 # simulations run as one list, SIM_JOBS at once (default: the cores), the longest first
-# (the point driver scaling/study.sh: rerunning with the same RUN resumes), then each
+# (the pool of build/bin/study: rerunning with the same RUN resumes), then each
 # part's CSV and JSON are written; if no simulation gave a row, none is: exit 1 with one
 # line naming the logs (kept in RUN/simulate_work).  SimGrid 3.32 costs ~50-75 us of
 # wall time per simulated message here, so one ring allreduce at 800 nodes is 1.5-5 min:

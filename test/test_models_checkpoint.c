@@ -8,6 +8,8 @@
  *    picks this machine cannot run) exits 2 with one line and leaves the checkpoint as
  *    it was; a diverged run (NaN, or a valid ppl above --diverge-ppl) exits 1 with one
  *    line and keeps the last good checkpoint;
+ *  - a truncated newest checkpoint is set aside (kept as .damaged) and the resume takes
+ *    the one before it, ending as the uninterrupted run;
  *  - a rank that does not write checkpoints makes and removes nothing in their folder.
  * Runs from the repository root (`make test`). */
 #define _GNU_SOURCE
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "checkpoint.h"
@@ -218,6 +221,38 @@ Test(models, resume_whose_gemm_cannot_run_here_exits_2)
                               "--hidden", "8", "--batch", "2", "--bptt", "5", "--threads", "1",
                               "--gemm", "blocked", NULL});
     cr_expect_eq(rc, 0, "stderr: %s", run_err);
+}
+
+Test(models, truncated_newest_checkpoint_falls_back_to_the_one_before)
+{
+    char la[300], lc[300], da[300], dc[300], ja[300], jc[300];
+    tmp_path(la, sizeof la, "ta.csv"), tmp_path(lc, sizeof lc, "tc.csv");
+    tmp_path(da, sizeof da, "ckpt-ta"), tmp_path(dc, sizeof dc, "ckpt-tc");
+    tmp_path(ja, sizeof ja, "ta.json"), tmp_path(jc, sizeof jc, "tc.json");
+    train_opts o;
+    small_opts(&o, la, da, 20);
+    o.gemm = "blocked";
+    o.json = ja;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    small_opts(&o, lc, dc, 15);
+    o.gemm = "blocked";
+    o.ckpt_every = 5;
+    cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+    char newest[4200], aside[4300];
+    cr_assert_eq(ckpt_latest(dc, newest, sizeof newest), 0);
+    cr_assert(strstr(newest, "ckpt-000000015.bin"), "%s", newest);
+    struct stat st;
+    cr_assert_eq(stat(newest, &st), 0);
+    cr_assert_eq(truncate(newest, st.st_size / 2), 0);   /* a crash mid-write, say */
+    small_opts(&o, lc, dc, 20);
+    o.resume = 1;
+    o.json = jc;
+    cr_assert_eq(train_run(&o), 0, "the resume did not fall back: %s", rs_lasterr());
+    snprintf(aside, sizeof aside, "%s.damaged", newest);
+    cr_expect_eq(stat(aside, &st), 0, "the damaged checkpoint was not kept aside as %s", aside);
+    char ha[65], hc[65];
+    params_hash(ja, ha), params_hash(jc, hc);
+    cr_expect_str_eq(ha, hc, "resumed from step 10, the run ended elsewhere than the uninterrupted one");
 }
 
 Test(models, mismatched_resume_exits_2_and_keeps_the_checkpoint)

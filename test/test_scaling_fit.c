@@ -132,6 +132,20 @@ Test(scaling_fit, flags_a_curve_the_form_misses)
     cr_expect(!f.describes && f.rel_max > CONV_FORM_TOL, "largest relative residual %g", f.rel_max);
 }
 
+/* Steps that grow with the batch: the least-squares line has E_min < 0, which the form
+ * S_min + E_min / B (a floor plus a cost that falls with B) cannot mean, even where the
+ * residuals are small. */
+Test(scaling_fit, a_negative_e_min_does_not_describe_the_points)
+{
+    double B[] = {80, 160, 320, 640}, S[4];
+    for (int i = 0; i < 4; i++)
+        S[i] = 100 - 2000 / B[i];   /* S_min 100, E_min -2000: exact, residuals 0 */
+    conv_fit f;
+    cr_assert_eq(conv_fit_points(B, S, 4, &f), 0, "%s", rs_lasterr());
+    cr_expect(f.e_min < 0 && f.rel_max < 1e-9, "e_min %g, rel_max %g", f.e_min, f.rel_max);
+    cr_expect(!f.describes, "a fit with E_min = %g was said to describe the points", f.e_min);
+}
+
 Test(scaling_fit, refuses_too_few_or_bad_points)
 {
     double B[] = {4, 4}, S[] = {10, 12};

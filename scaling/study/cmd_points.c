@@ -1,6 +1,6 @@
 /* cmd_points.c — `study points RUN`: the one table of a study's points.
  *
- * scaling/study.sh runs each point in RUN/points/NAME/ (cmd, rc, seconds, stdout.txt,
+ * the pool (pool.c) runs each point in RUN/points/NAME/ (cmd, rc, seconds, stdout.txt,
  * stderr.txt, and what the command wrote).  This reads them back into RUN/points.csv
  * (or --out FILE), one row per point in name order: point, status (done: its rc is
  * one of its OK codes in the run's points files, else 0; failed, not run, infeasible),
@@ -36,7 +36,7 @@ static const rs_opt options[] = {
     {"out", RS_OPT_STR, &opt.out, "FILE", "where the table goes (default RUN/points.csv; never overwritten)", 0, 0},
 };
 static const char usage[] = "usage: study points RUN [--out FILE]\n"
-                            "RUN/points/*/ (scaling/study.sh's point folders) as one table.";
+                            "RUN/points/*/ (the point folders) as one table.";
 
 /* The first line of DIR/NAME without its newline (last = 1: the last non-empty one),
  * "" when absent; tabs and newlines inside become spaces. */
@@ -45,7 +45,7 @@ static void read_line(const char *dir, const char *name, int last, char *buf, si
     char path[4400], line[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     buf[0] = 0;
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     if (!f)
         return;
     while (fgets(line, sizeof line, f)) {

@@ -16,6 +16,7 @@
 #include "opts.h"
 #include "report.h"
 #include "study.h"
+#include "study_def.h"
 
 static const report_section sections[] = {
     report_machine, report_peak,     report_exp,  report_softmax, report_gemm,         report_allreduce,
@@ -99,6 +100,10 @@ int cmd_report(int argc, char **argv)
     struct stat st;
     if (stat(run, &st) != 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "study report: %s is not a folder (give a run folder, e.g. results/runs/...)\n", run);
+        return 2;
+    }
+    if ((!opt.out || strcmp(opt.out, "-") != 0) && study_hold(run, "study report") != 0) {
+        fprintf(stderr, "study report: %s\n", rs_lasterr());
         return 2;
     }
     char *body = NULL;

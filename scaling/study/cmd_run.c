@@ -34,7 +34,8 @@ static int drive(int argc, char **argv, int collect_only)
     for (int i = 0; i < NSTUDIES; i++)
         if (strcmp(argv[1], studies[i]->name) == 0) {
             rs_install_signal_handlers();
-            int rc = study_drive(studies[i], argc == 3 ? argv[2] : NULL, collect_only);
+            const char *run = argc == 3 ? argv[2] : getenv("RUN");
+            int rc = study_drive(studies[i], run && *run ? run : NULL, collect_only);
             if (rc < 0) {
                 fprintf(stderr, "%s: %s\n", studies[i]->name, rs_lasterr());
                 return 2;

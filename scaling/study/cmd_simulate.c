@@ -1,7 +1,7 @@
 /* cmd_simulate.c — `study simulate [options]` (scaling/simulate launches it; --help):
  * the options checked, a work folder (--keep DIR, else a temporary one), then
  *   plan    the platforms and the jobs (simulate_plan.c); --plan stops here
- *   run     every job under scaling/study.sh, JOBS=--jobs at once, the longest first
+ *   run     every job in the pool (pool.c), JOBS=--jobs at once, the longest first
  *           (each job is the point `study simulate --keep WORK --run-job ID`)
  *   collect the rows, the Caffe comparison with --experiment, the files, the summary;
  *           --collect does this alone, from jobs that ran elsewhere (make simulate)
@@ -67,7 +67,7 @@ static int by_weight(const void *a, const void *b)
     return x->w != y->w ? (x->w < y->w ? 1 : -1) : strcmp(x->id, y->id);
 }
 
-/* Every job as a point of scaling/study.sh, the heaviest first, so that the last ones
+/* Every job as a point of the pool, the heaviest first, so that the last ones
  * to finish are short: the exit status of the run (130/143 when stopped). */
 static int run_all(const sim_opts *o, const sim_plan *pl, const char *work, long long *elapsed)
 {
@@ -81,9 +81,17 @@ static int run_all(const sim_opts *o, const sim_plan *pl, const char *work, long
         order[i] = &pl->job[i];
     qsort(order, (size_t)pl->njobs, sizeof *order, by_weight);
     FILE *f = fopen(points, "w");
-    for (int i = 0; f && i < pl->njobs; i++)
-        fprintf(f, "%s %lld 0 study simulate --keep '%s' --run-job %s\n", order[i]->id, order[i]->w, work,
-                order[i]->id);
+    for (int i = 0; f && i < pl->njobs; i++) {
+        study_argv c = {0};
+        sa_add(&c, "%s/build/bin/study", study_root());
+        sa_add(&c, "simulate");
+        sa_opt(&c, "--keep", "%s", work);
+        sa_opt(&c, "--run-job", "%s", order[i]->id);
+        char *line = sa_encode(&c);
+        fprintf(f, "%s %lld 0 %s\n", order[i]->id, order[i]->w, line);
+        free(line);
+        sa_free(&c);
+    }
     free(order);
     RS_CHECK(f && fclose(f) == 0, "cannot write %s: %s", points, strerror(errno));
     size_t n = 0;
@@ -112,7 +120,7 @@ static long long ran_elsewhere(const sim_plan *pl, const char *work, int *unrun)
         size_t l = strlen(e->d_name);
         if (l > 8 && strcmp(e->d_name + l - 8, ".seconds") == 0) {
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            FILE *f = fopen(path, "r");
+            FILE *f = rs_fopen_read(path);
             long long v = 0;
             if (f && fscanf(f, "%lld", &v) == 1)
                 s += v;

@@ -107,7 +107,7 @@ static int run(const char *dir)
 {
     char path[4200], line[8192], study[256];
     snprintf(path, sizeof path, "%s/joblog.txt", dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     RS_CHECK(f, "%s: no joblog (a run folder of make scaling?)", path);
     job *js = malloc(sizeof *js * MOST_JOBS);
     took st[MOST_STUDIES + 1];

@@ -17,6 +17,7 @@
  * The plan: compose_plan.c; the tables: compose_tables.c (from compose_facts.c);
  * figures and report section: compose_report.c. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@
 
 #include "check.h"
 #include "compose_study.h"
+#include "fsio.h"
+#include "proc.h"
 
 #define DEFAULT_WHY                                                                          \
     "the default: an SW26010, the platform's node, 3060 GFLOP/s peak, at 3.3%, the fraction " \
@@ -82,7 +85,7 @@ int compose_preset_bytes(const study_run *r, double *bytes, int most)
 {
     char path[2300], line[1024];
     snprintf(path, sizeof path, "%s/compose_preset.txt", r->dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     RS_CHECK(f, "%s missing: run scaling/compose.sh %s", path, r->dir);
     int n = 0;
     while (fgets(line, sizeof line, f)) {
@@ -97,27 +100,31 @@ int compose_preset_bytes(const study_run *r, double *bytes, int most)
 
 static int have_programs(void)
 {
-    RS_CHECK(access("build/bin/rnn-train", X_OK) == 0 && access("build/bin/platform-gen", X_OK) == 0,
-             "build/bin/rnn-train or platform-gen missing: run make");
+    char rnn[4200], gen[4200];
+    snprintf(rnn, sizeof rnn, "%s/build/bin/rnn-train", study_root());
+    snprintf(gen, sizeof gen, "%s/build/bin/platform-gen", study_root());
+    RS_CHECK(access(rnn, X_OK) == 0 && access(gen, X_OK) == 0, "build/bin/rnn-train or platform-gen missing: run make");
     return 0;
 }
 
 /* The TaihuLight platform's node peak and reduction rate, as platform-gen states them. */
 static int platform(char *peak, char *gamma, size_t len)
 {
-    FILE *p = popen("build/bin/platform-gen --platform taihulight --describe", "r");
-    RS_CHECK(p, "cannot run build/bin/platform-gen: run make");
-    char line[1024], key[128], val[128];
+    char gen[4200], out[8192];
+    snprintf(gen, sizeof gen, "%s/build/bin/platform-gen", study_root());
+    char *argv[] = {gen, "--platform", "taihulight", "--describe", NULL};
+    int prc = proc_capture(argv, 0, out, sizeof out);
+    RS_CHECK(prc >= 0, "cannot run build/bin/platform-gen: run make");
+    char key[128], val[128], *save = NULL;
     peak[0] = gamma[0] = 0;
-    while (fgets(line, sizeof line, p))
+    for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
         if (sscanf(line, "%127s %127s", key, val) == 2) {
             if (strcmp(key, "host_gflops") == 0)
                 snprintf(peak, len, "%s", val);
             if (strcmp(key, "reduce_gbytes_per_s") == 0)
                 snprintf(gamma, len, "%s", val);
         }
-    int rc = pclose(p);
-    RS_CHECK(rc == 0 && peak[0] && gamma[0],
+    RS_CHECK(prc == 0 && peak[0] && gamma[0],
              "build/bin/platform-gen --describe gave no host_gflops or reduce_gbytes_per_s: run make");
     return 0;
 }
@@ -168,8 +175,10 @@ static int check(study_run *r)
     for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
         RS_CHECK(is_pos_int(t), "CHECK_N=%s: '%s' is not a positive integer", V("CHECK_N"), t);
     const char *g = V("NODE_GFLOPS");
-    RS_CHECK(strcmp(g, "auto") == 0 || (*g && g[strspn(g, "0123456789.eE+-")] == 0 && strtod(g, NULL) > 0),
-             "NODE_GFLOPS=%s: expected auto or a speed in GFLOP/s > 0", g);
+    char *end;
+    double gf = strtod(g, &end);
+    RS_CHECK(strcmp(g, "auto") == 0 || (*g && !*end && isfinite(gf) && gf > 0 && gf <= 1e9),
+             "NODE_GFLOPS=%s: expected auto or a speed in GFLOP/s, > 0 and at most 1e9", g);
     snprintf(list, sizeof list, "%s", V("CHECK_ALGOS"));
     for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
         RS_CHECK(strcmp(t, "library") == 0 || strcmp(t, "hier") == 0,

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "compose_study.h"
+#include "fsio.h"
 
 /* Column COL of row ROW as a number; NAN when empty or absent. */
 static double num(const rs_table *t, int row, const char *col)
@@ -145,7 +146,7 @@ static void read_conv(const study_run *r, compose_facts *f)
 {
     char path[2300], best[32], steps[64];
     snprintf(path, sizeof path, "%s/scaling_convergence.csv", r->dir);
-    FILE *exists = fopen(path, "r");
+    FILE *exists = rs_fopen_read(path);
     if (!exists)
         return;
     fclose(exists);

@@ -35,28 +35,21 @@ static int distinct(double *v, int n)
     return m;
 }
 
-/* The words of s, one space between (as the shell passes an unquoted setting on). */
-static const char *words(const char *s, char *buf, size_t len)
+static void bench_cmd(const study_run *r, const char *optimizer, study_argv *c)
 {
-    char copy[4096], *save;
-    size_t n = 0;
-    snprintf(copy, sizeof copy, "%s", s);
-    buf[0] = 0;
-    for (char *t = strtok_r(copy, " \t\n", &save); t && n < len; t = strtok_r(NULL, " \t\n", &save))
-        n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", t);
-    return buf;
-}
-
-static void bench_cmd(const study_run *r, const char *optimizer, char *buf, size_t len)
-{
-    snprintf(buf, len, "rnn-train %s --threads %s --seed %s --optimizer %s --bench %s --csv bench.csv",
-             C("MODEL"), C("THREADS"), C("SEED"), optimizer, V("BENCH_STEPS"));
+    sa_add(c, "rnn-train");
+    sa_words(c, C("MODEL"));
+    sa_opt(c, "--threads", "%s", C("THREADS"));
+    sa_opt(c, "--seed", "%s", C("SEED"));
+    sa_opt(c, "--optimizer", "%s", optimizer);
+    sa_opt(c, "--bench", "%s", V("BENCH_STEPS"));
+    sa_words(c, "--csv bench.csv");
 }
 
 /* compute at every per-node batch, the optimizers, the evaluation: measured here. */
 static int plan_measured(study_run *r, long b0)
 {
-    char bench[4096], list[4096], *save;
+    char list[4096], *save;
     int steps = atoi(V("BENCH_STEPS")), nb = 0;
     long strong = atol(V("STRONG_B"));
     double batches[512];
@@ -73,32 +66,40 @@ static int plan_measured(study_run *r, long b0)
         batches[nb++] = (double)compose_measured_batch(atol(rb), atol(V("COMPUTE_MAX_B")));
     free(rb);
     nb = distinct(batches, nb);
-    bench_cmd(r, "momentum", bench, sizeof bench);
     /* interleaved, so that a change in the machine's load touches every b alike */
     for (int k = 1; k <= atoi(V("REPEATS")); k++)
         for (int i = 0; i < nb; i++) {
             long b = (long)batches[i];
             char name[64];
             snprintf(name, sizeof name, "compute-b%ld-r%d", b, k);
-            if (study_add(r, name, steps * (20 + b), "0", "%s --batch %ld", bench, b) != 0)
+            study_argv c = {0};
+            bench_cmd(r, "momentum", &c);
+            sa_opt(&c, "--batch", "%ld", b);
+            if (study_add(r, name, steps * (20 + b), "0", &c) != 0)
                 return -1;
         }
     char seen[4096] = " momentum ";
     snprintf(list, sizeof list, "%s", *C("OPT_N") ? C("OPT_LIST") : "");
     for (char *o = strtok_r(list, " ", &save); o; o = strtok_r(NULL, " ", &save)) {
-        char key[300], name[300], cmd[4096];
+        char key[300], name[300];
         snprintf(key, sizeof key, " %s ", o);
         if (strstr(seen, key))
             continue;
         snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s ", o);
         snprintf(name, sizeof name, "opt-%s", o);
-        bench_cmd(r, o, cmd, sizeof cmd);
-        if (study_add(r, name, steps * (20 + b0), "0", "%s --batch %ld", cmd, b0) != 0)
+        study_argv c = {0};
+        bench_cmd(r, o, &c);
+        sa_opt(&c, "--batch", "%ld", b0);
+        if (study_add(r, name, steps * (20 + b0), "0", &c) != 0)
             return -1;
     }
     long streams = atol(C("EVAL_STREAMS")), es = (streams + b0 - 1) / b0 * b0;
-    return study_add(r, "eval", steps * (20 + b0) * 3, "0", "%s --batch %ld --eval-streams %ld --eval-every %d",
-                     bench, b0, es, steps / 2);
+    study_argv c = {0};
+    bench_cmd(r, "momentum", &c);
+    sa_opt(&c, "--batch", "%ld", b0);
+    sa_opt(&c, "--eval-streams", "%ld", es);
+    sa_opt(&c, "--eval-every", "%d", steps / 2);
+    return study_add(r, "eval", steps * (20 + b0) * 3, "0", &c);
 }
 
 /* 1 when some point of the points file is done. */
@@ -106,7 +107,7 @@ static int any_done(const study_run *r)
 {
     char line[8192], name[256], rc[64];
     int done = 0;
-    FILE *f = fopen(r->points, "r");
+    FILE *f = rs_fopen_read(r->points);
     while (f && !done && fgets(line, sizeof line, f))
         if (sscanf(line, "%255s %*s %63s", name, rc) == 2 && name[0] != '#' && strcmp(rc, "x") != 0)
             done = study_point_state(r, name) > 0;
@@ -178,8 +179,8 @@ static int settle_auto(study_run *r, const rs_table *bench, const char *b0)
 /* The exchange, simulated; the composition check (train-sim). */
 static int plan_simulated(study_run *r, const char *b0, const char *params)
 {
-    char root[2048], run[4096], list[4096], nodes[4096] = "", sizes[8192] = "", model[4096], *save;
-    RS_CHECK(getcwd(root, sizeof root) && realpath(r->dir, run), "cannot resolve %s's path", r->dir);
+    char root[4096], run[4096], list[4096], nodes[4096] = "", sizes[8192] = "", *save;
+    RS_CHECK(realpath(study_root(), root) && realpath(r->dir, run), "cannot resolve %s's path", r->dir);
     snprintf(list, sizeof list, "%s", C("N_LIST"));
     for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
         if (atol(t) >= 2)
@@ -196,32 +197,57 @@ static int plan_simulated(study_run *r, const char *b0, const char *params)
      * selectors), every tensor too for per-tensor; the other built-ins at the fused size
      * for the best per size; hier at the default group size and at 16 */
     double fused = strtod(params, NULL) * 4;
-    if (nodes[0] &&
-        (study_add(r, "exchange-rdb", 400, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
-                   "--algo smpi:rdb --sizes %s --csv exchange.csv", root, nodes, sizes) != 0 ||
-         study_add(r, "exchange-library", 800, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
-                   "--algo smpi:ompi,smpi:mpich --sizes %s --csv exchange.csv", root, nodes, sizes) != 0 ||
-         study_add(r, "exchange-builtin", 800, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
-                   "--algo smpi:rab1,smpi:rab_rdb,smpi:lr,smpi:smp_rsag,smpi:mvapich2 --sizes %.0f --csv exchange.csv",
-                   root, nodes, fused) != 0 ||
-         study_add(r, "exchange-hier", 400, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
-                   "--algo hier --sizes %.0f --csv exchange.csv", root, nodes, fused) != 0 ||
-         study_add(r, "exchange-hier-g16", 400, "0", "%s/scaling/simulate --platform taihulight --nodes %s "
-                   "--algo hier --hier-max-group 16 --sizes %.0f --csv exchange.csv", root, nodes, fused) != 0))
-        return -1;
+    /* rdb: train-sim's `library`; ompi and mpich: what those libraries choose (SMPI's
+     * selectors), every tensor too for per-tensor; the other built-ins at the fused size
+     * for the best per size; hier at the default group size and at 16 */
+    static const struct {
+        const char *name, *algos;
+        int every_size, weight;
+    } ex[] = {{"exchange-rdb", "smpi:rdb", 1, 400},
+              {"exchange-library", "smpi:ompi,smpi:mpich", 1, 800},
+              {"exchange-builtin", "smpi:rab1,smpi:rab_rdb,smpi:lr,smpi:smp_rsag,smpi:mvapich2", 0, 800},
+              {"exchange-hier", "hier", 0, 400},
+              {"exchange-hier-g16", "hier --hier-max-group 16", 0, 400}};
+    char study[4200];
+    snprintf(study, sizeof study, "%s/build/bin/study", study_root());
+    for (int i = 0; nodes[0] && i < (int)(sizeof ex / sizeof ex[0]); i++) {
+        study_argv c = {0};
+        sa_add(&c, "%s", study);
+        sa_words(&c, "simulate --platform taihulight");
+        sa_opt(&c, "--nodes", "%s", nodes);
+        sa_add(&c, "--algo");
+        sa_words(&c, ex[i].algos);
+        if (ex[i].every_size)
+            sa_opt(&c, "--sizes", "%s", sizes);
+        else
+            sa_opt(&c, "--sizes", "%.0f", fused);
+        sa_words(&c, "--csv exchange.csv");
+        if (study_add(r, ex[i].name, ex[i].weight, "0", &c) != 0)
+            return -1;
+    }
     char algos[1024], *save2;
-    words(C("MODEL"), model, sizeof model);
     snprintf(list, sizeof list, "%s", V("CHECK_N"));
     for (char *N = strtok_r(list, " \t", &save); N; N = strtok_r(NULL, " \t", &save)) {
         snprintf(algos, sizeof algos, "%s", V("CHECK_ALGOS"));
         for (char *a = strtok_r(algos, " \t", &save2); a; a = strtok_r(NULL, " \t", &save2)) {
             char name[256];
             snprintf(name, sizeof name, "check-n%s-%s", N, a);
-            /* from the root: rnn-train-smpi finds the corpus from the working folder */
-            if (study_add(r, name, atol(N) * 4, "0", "cd %s && scaling/train-sim --platform taihulight "
-                          "--nodes %s --allreduce %s --compute flops:%s --csv %s/points/%s/check.csv -- %s "
-                          "--batch %s --optimizer momentum", root, N, a, V("NODE_GFLOPS"), run, name, model,
-                          b0) != 0)
+            /* from the root (env -C: a program, not a shell): rnn-train-smpi finds the
+             * corpus from the working folder */
+            study_argv c = {0};
+            sa_words(&c, "env -C");
+            sa_add(&c, "%s", root);
+            sa_add(&c, "%s", study);
+            sa_words(&c, "train-sim --platform taihulight");
+            sa_opt(&c, "--nodes", "%s", N);
+            sa_opt(&c, "--allreduce", "%s", a);
+            sa_opt(&c, "--compute", "flops:%s", V("NODE_GFLOPS"));
+            sa_opt(&c, "--csv", "%s/points/%s/check.csv", run, name);
+            sa_add(&c, "--");
+            sa_words(&c, C("MODEL"));
+            sa_opt(&c, "--batch", "%s", b0);
+            sa_words(&c, "--optimizer momentum");
+            if (study_add(r, name, atol(N) * 4, "0", &c) != 0)
                 return -1;
         }
     }

@@ -361,7 +361,7 @@ static int section_writer(FILE *f, void *ctx)
 
 static int unmarked_writer(FILE *out, void *ctx)
 {
-    FILE *in = fopen(ctx, "r");
+    FILE *in = rs_fopen_read(ctx);
     char line[8192];
     int skip = 0;
     while (in && fgets(line, sizeof line, in)) {
@@ -381,7 +381,7 @@ static int drop_unmarked(const study_run *r)
 {
     char report[2400], tmp[2500], line[8192];
     snprintf(report, sizeof report, "%s/scaling_report.md", r->dir);
-    FILE *f = fopen(report, "r");
+    FILE *f = rs_fopen_read(report);
     int found = 0;
     while (f && !found && fgets(line, sizeof line, f))
         found = strcmp(line, UNMARKED) == 0;

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "converge_study.h"
+#include "fsio.h"
 
 static const study_setting settings[] = {
     /* the optimizers compared at N = 256, the warmup tried at 800: both at 800 would
@@ -86,14 +87,14 @@ typedef struct {
 /* PLAN=1: the base grid's points are written for a cluster's job array. */
 static int plan_only(const study_run *r)
 {
-    FILE *f = fopen(r->points, "r");
+    FILE *f = rs_fopen_read(r->points);
     char line[8192];
     int n = 0;
     while (f && fgets(line, sizeof line, f))
         n += line[0] != '\n';
     if (f)
         fclose(f);
-    printf("converge: PLAN=1: %d points in %s, none run yet (scaling/study.sh point %s %s K runs the K-th; "
+    printf("converge: PLAN=1: %d points in %s, none run yet (build/bin/study point %s %s K runs the K-th; "
            "RUN=%s make scaling finishes)\n", n, r->points, r->dir, r->points, r->dir);
     return STUDY_PLAN_STOP;
 }
@@ -107,11 +108,18 @@ static int stage(study_run *r, void *state)
     case ST_BASELINE: {
         char grid[2600];
         snprintf(grid, sizeof grid, "%s/converge_grid.csv", r->dir);
-        FILE *f = fopen(grid, "r");
+        FILE *f = rs_fopen_read(grid);
         if (!f && (f = fopen(grid, "w")))
             fprintf(f, "point,N,b,optimizer,lr,warmup,eval_every,steps_cap,refines\n");
         RS_CHECK(f && fclose(f) == 0, "cannot write %s", grid);
-        return study_add(r, "kn3", 1, "0", "rnn-train --model kn3 --csv summary.csv");
+        /* the target on the corpus and vocabulary the points train on */
+        char corpus[1024], vocab[64];
+        study_argv c = {0};
+        sa_words(&c, "rnn-train --model kn3 --csv summary.csv");
+        sa_opt(&c, "--corpus", "%s", conv_model_flag(V("MODEL"), "--corpus", "mobydick", corpus, sizeof corpus));
+        if (*conv_model_flag(V("MODEL"), "--vocab", "", vocab, sizeof vocab))
+            sa_opt(&c, "--vocab", "%s", vocab);
+        return study_add(r, "kn3", 1, "0", &c);
     }
     case ST_KN3:
         if (study_point_state(r, "kn3") <= 0 || conv_base_read(r, &s->base) != 0)
@@ -166,3 +174,18 @@ const study_def converge_study = {
     .plan = plan,
     .collect = conv_collect,
 };
+
+const char *conv_model_flag(const char *model, const char *flag, const char *def, char *buf, size_t len)
+{
+    char copy[4096], *w[512];
+    size_t fl = strlen(flag);
+    snprintf(copy, sizeof copy, "%s", model);
+    snprintf(buf, len, "%s", def);
+    int n = conv_words(copy, w, 512);
+    for (int i = 0; i < n; i++)
+        if (strcmp(w[i], flag) == 0 && i + 1 < n)
+            snprintf(buf, len, "%s", w[++i]);
+        else if (strncmp(w[i], flag, fl) == 0 && w[i][fl] == '=')
+            snprintf(buf, len, "%s", w[i] + fl + 1);
+    return buf;
+}

@@ -27,12 +27,12 @@ static int any_done(const study_run *r)
 {
     char line[8192], name[256], ok[64], rc[64], path[2600];
     int done = 0;
-    FILE *f = fopen(r->points, "r");
+    FILE *f = rs_fopen_read(r->points);
     while (f && !done && fgets(line, sizeof line, f)) {
         if (sscanf(line, "%255s %*s %63s", name, ok) != 2 || name[0] != 'b' || strcmp(ok, "x") == 0)
             continue;
         snprintf(path, sizeof path, "%s/points/%s/rc", r->dir, name);
-        FILE *g = fopen(path, "r");
+        FILE *g = rs_fopen_read(path);
         if (!g)
             continue;
         int got = fscanf(g, "%63s", rc) == 1;
@@ -51,7 +51,7 @@ static void settings_meta(const study_run *r, rs_table *t)
 {
     char path[2600], line[4096], key[256];
     snprintf(path, sizeof path, "%s/converge_settings.txt", r->dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     while (f && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         size_t n = strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_"), l = strlen(line);
@@ -133,7 +133,7 @@ static int fit(const study_run *r)
     char *argv[] = {"build/bin/scaling-fit", "--rows", rows, "--json", json, "--optimizer", base,
                     "--best-col", "best_of_optimizer", NULL};
     int rc = conv_launch(argv, txt);
-    FILE *f = fopen(txt, "r");
+    FILE *f = rs_fopen_read(txt);
     char buf[4096];
     size_t n;
     while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)

@@ -109,7 +109,7 @@ int conv_draw(const study_run *r)
 {
     char json[2600], vars[32768];
     snprintf(json, sizeof json, "%s/scaling_fit.json", r->dir);
-    if (access(json, F_OK) != 0 || system("command -v gnuplot >/dev/null 2>&1") != 0)
+    if (access(json, F_OK) != 0 || !study_runnable("gnuplot"))
         return 0;
     if (study_keep_aside(r, "figures/scaling_convergence_lr.png") != 0 ||
         study_keep_aside(r, "figures/scaling_bsimple.png") != 0 || conv_figure_vars(r->dir, vars, sizeof vars) != 0) {

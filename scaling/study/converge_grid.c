@@ -11,6 +11,8 @@
 #include "check.h"
 #include "converge_study.h"
 #include "json.h"
+#include "fsio.h"
+#include "points_file.h"
 
 /* The centre learning rate at B = 4 and its ceiling per optimizer: sqrt scaling from
  * there, capped (past B_crit a larger batch no longer allows a larger step); LARS and
@@ -133,9 +135,16 @@ int conv_gemm_points(study_run *r)
     for (int i = 0; i < nx; i++) {
         char name[64];
         snprintf(name, sizeof name, "gemm-b%ld", x[i]);
-        if ((i == 0 || x[i] != x[i - 1]) &&
-            study_add(r, name, 1, "0", "rnn-train %s --threads %s --seed %s --batch %ld --bench 1 --json summary.json",
-                      g.model, study_value(r, "THREADS"), study_value(r, "SEED"), x[i]) != 0)
+        if (i > 0 && x[i] == x[i - 1])
+            continue;
+        study_argv c = {0};
+        sa_add(&c, "rnn-train");
+        sa_words(&c, g.model);
+        sa_opt(&c, "--threads", "%s", study_value(r, "THREADS"));
+        sa_opt(&c, "--seed", "%s", study_value(r, "SEED"));
+        sa_opt(&c, "--batch", "%ld", x[i]);
+        sa_words(&c, "--bench 1 --json summary.json");
+        if (study_add(r, name, 1, "0", &c) != 0)
             rc = -1;
     }
     free(x);
@@ -175,8 +184,10 @@ static int lr_point(const grid *g, const char *Nt, const char *bt, const char *o
     int before = r->added;
     if (len < g->bptt) {
         snprintf(row, sizeof row, "%s,%s,%s,%s,%s,,,", Nt, bt, opt, lr, wu);
-        if (study_add(r, name, 0, "x", "infeasible: %s train tokens as %ld streams of %ld tokens, shorter than bptt %ld",
-                      g->base->ntrain, B, len, g->bptt) != 0)
+        study_argv why = {0};
+        sa_add(&why, "infeasible: %s train tokens as %ld streams of %ld tokens, shorter than bptt %ld",
+               g->base->ntrain, B, len, g->bptt);
+        if (study_add(r, name, 0, "x", &why) != 0)
             return -1;
         return r->added > before ? grid_row(r, name, row) : 0;
     }
@@ -186,13 +197,27 @@ static int lr_point(const grid *g, const char *Nt, const char *bt, const char *o
     if (gemm_of(g, K * b, gemm, sizeof gemm) != 0)
         return 1;
     snprintf(row, sizeof row, "%s,%s,%s,%s,%s,%ld,%ld,", Nt, bt, opt, lr, wu, ev, cap);
+    study_argv c = {0};
+    sa_add(&c, "rnn-train");
+    sa_words(&c, g->model);
+    sa_opt(&c, "--gemm", "%s", gemm);
+    sa_opt(&c, "--threads", "%s", study_value(r, "THREADS"));
+    sa_opt(&c, "--seed", "%s", study_value(r, "SEED"));
+    sa_words(&c, "--schedule const");
+    sa_opt(&c, "--eval-streams", "%ld", eval_streams(g, b));
+    sa_opt(&c, "--batch", "%ld", K * b);
+    sa_opt(&c, "--workers", "%ld", N / K);
+    sa_opt(&c, "--optimizer", "%s", opt);
+    sa_opt(&c, "--lr", "%s", lr);
+    sa_opt(&c, "--warmup", "%s", wu);
+    sa_opt(&c, "--target-ppl", "%s", g->base->target);
+    sa_opt(&c, "--eval-every", "%ld", ev);
+    sa_opt(&c, "--steps", "%ld", cap);
+    sa_words(&c, "--checkpoint ckpt");
+    sa_opt(&c, "--checkpoint-every", "%ld", study_ckpt_every(cap));
+    sa_words(&c, "--resume-if-any --log log.csv --csv summary.csv --json summary.json");
     if (study_add(r, name, nearbyint((est < (double)cap ? est : (double)cap) * (double)B * (double)g->bptt), "0,1",
-                  "rnn-train %s --gemm %s --threads %s --seed %s --schedule const --eval-streams %ld "
-                  "--batch %ld --workers %ld --optimizer %s --lr %s --warmup %s --target-ppl %s "
-                  "--eval-every %ld --steps %ld --checkpoint ckpt --checkpoint-every %ld --resume-if-any --log log.csv "
-                  "--csv summary.csv --json summary.json",
-                  g->model, gemm, study_value(r, "THREADS"), study_value(r, "SEED"), eval_streams(g, b),
-                  K * b, N / K, opt, lr, wu, g->base->target, ev, cap, study_ckpt_every(cap)) != 0)
+                  &c) != 0)
         return -1;
     return r->added > before ? grid_row(r, name, row) : 0;
 }
@@ -240,70 +265,49 @@ int conv_base_grid(study_run *r, const conv_base *base)
     return 0;
 }
 
-/* NAME's line in the points file: its weight and its command (NULL if none). */
-static char *point_line(const study_run *r, const char *name, char *weight, size_t wlen)
+/* cmd with the value after FLAG replaced. */
+static void set_flag(study_argv *cmd, const char *flag, const char *value)
 {
-    static char line[8192];
-    char have[256];
-    FILE *f = fopen(r->points, "r");
-    char *cmd = NULL;
-    while (f && !cmd && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = 0;
-        char *p = line;
-        int n = 0;
-        if (sscanf(line, "%255s", have) != 1 || strcmp(have, name) != 0)
-            continue;
-        for (; *p && n < 3; p++)
-            if (*p == ' ' && ++n == 1)
-                snprintf(weight, wlen, "%.*s", (int)strcspn(p + 1, " "), p + 1);
-        cmd = n == 3 ? p : NULL;
-    }
-    if (f)
-        fclose(f);
-    return cmd;
-}
-
-/* cmd with the first "FLAG <digits>" given value. */
-static void set_flag(char *cmd, size_t len, const char *flag, const char *value)
-{
-    char *at = strstr(cmd, flag), rest[8192];
-    if (!at)
-        return;
-    char *tail = at + strlen(flag);
-    tail += strspn(tail, "0123456789");
-    snprintf(rest, sizeof rest, "%s", tail);
-    snprintf(at, len - (size_t)(at - cmd), "%s%s%s", flag, value, rest);
+    for (int k = 0; k + 1 < cmd->n; k++)
+        if (strcmp(cmd->v[k], flag) == 0) {
+            free(cmd->v[k + 1]);
+            cmd->v[k + 1] = strdup(value);
+            RS_ASSERT(cmd->v[k + 1] != NULL);
+            return;
+        }
 }
 
 int conv_refine(study_run *r, const conv_rows *rows)
 {
+    pf_points pts;
+    if (pf_read(r->points, &pts) != 0)
+        return -1;
     for (int i = 0; i < rows->n; i++) {
-        char (*x)[512] = rows->row[i].f, weight[64] = "", cmd[8192], words[8192], *w[1024];
+        char (*x)[512] = rows->row[i].f;
         size_t l = strlen(x[CR_POINT]);
         if (!x[CR_STEPS][0] || strcmp(x[CR_RES], "0") != 0 || (l > 5 && strcmp(x[CR_POINT] + l - 5, "-fine") == 0))
             continue;
-        const char *line = point_line(r, x[CR_POINT], weight, sizeof weight);
-        if (!line)
+        const pf_point *p = pf_find(&pts, x[CR_POINT]);
+        if (!p || !p->argv.n)
             continue;
         long s = atol(x[CR_STEPS]), ev = s / 20 >= 1 ? s / 20 : 1;
         char evt[32], name[600], row[2048];
         snprintf(evt, sizeof evt, "%ld", ev);
-        snprintf(cmd, sizeof cmd, "%s", line);
-        set_flag(cmd, sizeof cmd, "--eval-every ", evt);
-        set_flag(cmd, sizeof cmd, "--steps ", x[CR_STEPS]);
-        snprintf(words, sizeof words, "%s", cmd);   /* a shell's words, one space apart */
-        int n = conv_words(words, w, 1024);
-        cmd[0] = 0;
-        for (int k = 0; k < n; k++)
-            snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), "%s%s", k ? " " : "", w[k]);
+        study_argv cmd = {0};
+        sa_cat(&cmd, &p->argv);
+        set_flag(&cmd, "--eval-every", evt);
+        set_flag(&cmd, "--steps", x[CR_STEPS]);
         snprintf(name, sizeof name, "%s-fine", x[CR_POINT]);
         snprintf(row, sizeof row, "%s,%s,%s,%s,%s,%ld,%s,%s", x[CR_N], x[CR_B], x[CR_OPT], x[CR_LR], x[CR_WU], ev,
                  x[CR_STEPS], x[CR_POINT]);
         int before = r->added;
-        if (study_add(r, name, atof(weight), "0,1", "%s", cmd) != 0 ||
-            (r->added > before && grid_row(r, name, row) != 0))
+        if (study_add(r, name, p->weight, "0,1", &cmd) != 0 ||
+            (r->added > before && grid_row(r, name, row) != 0)) {
+            pf_free(&pts);
             return -1;
+        }
     }
+    pf_free(&pts);
     return 0;
 }
 

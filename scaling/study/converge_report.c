@@ -13,6 +13,7 @@
 #include "check.h"
 #include "converge_study.h"
 #include "json.h"
+#include "fsio.h"
 
 #define MOST 4096
 
@@ -225,7 +226,7 @@ static void copy_file(FILE *out, const char *dir, const char *file, int trim)
 {
     char path[2600];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     size_t len = 0, cap = 4096, k;
     char *buf = malloc(cap);
     RS_ASSERT(buf != NULL);
@@ -266,18 +267,26 @@ int conv_report(const study_run *r, FILE *out)
     char others[2048] = "";
     if (*S("OPT_N"))
         snprintf(others, sizeof others, " (plus %s at N = %s)", S("OPT_LIST"), S("OPT_N"));
+    char corpus[1024], used[512] = "", bl[1024], *bw[256];
+    conv_model_flag(S("MODEL"), "--corpus", "mobydick", corpus, sizeof corpus);
+    snprintf(bl, sizeof bl, "%s", S("B_LIST"));
+    for (int i = 0, nb = conv_words(bl, bw, 256); i < nb; i++) {   /* the streams the points scored */
+        long b = atol(bw[i]), es = (atol(S("EVAL_STREAMS")) + b - 1) / b * b;
+        snprintf(used + strlen(used), sizeof used - strlen(used), "%s%ld at b = %ld", i ? ", " : "", es, b);
+    }
     fprintf(out, "## Steps to target against batch size\n\n"
-            "Model: `rnn-train %s` on Moby Dick; N synchronous\n"
+            "Model: `rnn-train %s` on the corpus %s; N synchronous\n"
             "workers of b streams each (`--workers N --batch b`, global batch B = N b sequences of\n"
             "bptt tokens), momentum SGD%s, constant learning rate\n"
             "over a grid of %s x a centre that follows sqrt(B), seed %s.\n"
             "Target: valid ppl %s = %s x the Kneser-Ney trigram's on the same split\n"
-            "(valid scored as %s streams at every B, `--eval-streams`). Steps to target is the\n"
+            "(valid scored as %s streams at every B, `--eval-streams`: EVAL_STREAMS=%s made a multiple of b).\n"
+            "Steps to target is the\n"
             "first evaluation at or under it; evaluations every ~1/20 of the fewest steps it could take,\n"
             "and a point whose interval came out over 1/11 of its steps is rerun with a finer one, so\n"
             "every count is within 10%% of the crossing (`resolved` = 1 in scaling_convergence.csv).\n\n",
-            S("MODEL"), others, S("LR_FACTORS"), S("SEED"), rs_table_nrows(t) ? conv_cell(t, 0, "target_ppl") : "",
-            S("TARGET_X"), S("EVAL_STREAMS"));
+            S("MODEL"), corpus, others, S("LR_FACTORS"), S("SEED"), rs_table_nrows(t) ? conv_cell(t, 0, "target_ppl") : "",
+            S("TARGET_X"), used, S("EVAL_STREAMS"));
     best_table(out, t, fits, nf, lines);
     fprintf(out, "\n");
     misses(out, t, lines);

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "converge_study.h"
+#include "fsio.h"
 
 const char *const conv_columns[CR_NCOLS] = {
     "point", "N", "b", "global_batch", "optimizer", "lr", "warmup", "eval_every", "steps_to_target",
@@ -64,7 +65,7 @@ static void slurp(const char *dir, const char *name, const char *file, char *buf
 {
     char path[8192];
     snprintf(path, sizeof path, "%s/points/%.255s/%s", dir, name, file);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     size_t n = f ? fread(buf, 1, len - 1, f) : 0;
     if (f)
         fclose(f);

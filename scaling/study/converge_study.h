@@ -91,6 +91,9 @@ rs_table *conv_point_text(const char *dir, const char *name, const char *file);
 const char *conv_last(const rs_table *t, const char *col, char *buf, size_t len);
 /* The number of words of a space-separated list, each into words[] (most at most). */
 int conv_words(char *list, char **words, int most);
+/* The value MODEL gives FLAG ("--corpus X" or "--corpus=X"), else def: the baseline
+ * and the report take the corpus and vocabulary the points train on. */
+const char *conv_model_flag(const char *model, const char *flag, const char *def, char *buf, size_t len);
 /* A cell of row ROW as its text ("" when unset or no such column), and whether it is 1
  * (the best flags of scaling_convergence.csv). */
 const char *conv_cell(const rs_table *t, int row, const char *col);

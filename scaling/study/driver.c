@@ -1,6 +1,6 @@
 /* driver.c — every study run the same way (study_def.h): the run folder, the settings
  * (checked before anything is created; saved once, kept by a resumed folder), then
- * plan -> points -> plan ... -> collect.  Points run under scaling/study.sh (resume,
+ * plan -> points -> plan ... -> collect.  Points run in the pool (pool.c: resume,
  * JOBS at once, a failure recorded while the others run).  study_drive returns the exit
  * status, or -1 for bad settings (rs_lasterr: the caller prints it, exit 2). */
 #define _GNU_SOURCE
@@ -16,6 +16,7 @@
 
 #include "check.h"
 #include "fsio.h"
+#include "points_file.h"
 #include "study_def.h"
 
 /* The one place a new run folder is named: results/runs/<UTC stamp>-<host>. */
@@ -29,9 +30,19 @@ void study_new_run_name(char *buf, size_t len)
     snprintf(buf, len, "results/runs/%s-%s", stamp, host);
 }
 
+int study_path_ok(const char *what, const char *path)
+{
+    for (const char *c = path; *c; c++)
+        RS_CHECK(*c != '\'' && *c != '"' && *c != '\\' && (unsigned char)*c >= 32 && *c != 127,
+                 "%s=%s: a quote, backslash, newline or control character in a run folder's path is not "
+                 "taken (gnuplot and the reports quote it); give a path without them", what, path);
+    RS_CHECK(path[0], "%s is empty: give a folder", what);
+    return 0;
+}
+
 char *study_saved_value(const char *file, const char *name)
 {
-    FILE *f = fopen(file, "r");
+    FILE *f = rs_fopen_read(file);
     char line[4096], *v = NULL;
     size_t n = strlen(name);
     while (f && !v && fgets(line, sizeof line, f)) {
@@ -58,10 +69,16 @@ static int check_value(const study_setting *s, const char *v)
         RS_CHECK(v[strspn(v, " ")] || s->kind == SET_OPT_INTS, "%s is empty: expected a positive integer",
                  s->name);
         char copy[1024], *save;
+        RS_CHECK(strlen(v) < sizeof copy, "%s: a list over %zu characters", s->name, sizeof copy - 1);
         snprintf(copy, sizeof copy, "%s", v);
-        for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        int n = 0;
+        for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save), n++) {
             RS_CHECK(t[strspn(t, "0123456789")] == 0 && strtol(t, NULL, 10) > 0,
-                     "%s=%s: '%s' is not a positive integer", s->name, v, t);
+                     "%s=%.80s: '%s' is not a positive integer", s->name, v, t);
+            RS_CHECK(strlen(t) <= 7 && strtol(t, NULL, 10) <= STUDY_MOST_INT,
+                     "%s=%.80s: %s is over %d (a study this large would not end)", s->name, v, t, STUDY_MOST_INT);
+        }
+        RS_CHECK(n <= STUDY_MOST_LIST, "%s: %d values, over %d", s->name, n, STUDY_MOST_LIST);
         return 0;
     }
     case SET_POS_NUM: {
@@ -70,10 +87,12 @@ static int check_value(const study_setting *s, const char *v)
         return 0;
     }
     case SET_UINT:
-        RS_CHECK(*v && v[strspn(v, "0123456789")] == 0, "%s=%s: not %s", s->name, v, s->expect);
+        RS_CHECK(*v && v[strspn(v, "0123456789")] == 0 && strlen(v) <= 12, "%s=%.80s: not %s", s->name, v,
+                 s->expect);
         return 0;
     case SET_POS_NUMS: {
         RS_CHECK(v[strspn(v, " ")], "%s is empty: expected a number > 0", s->name);
+        RS_CHECK(strlen(v) < 1024, "%s: a list over 1023 characters", s->name);
         char copy[1024], *save;
         snprintf(copy, sizeof copy, "%s", v);
         for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
@@ -91,7 +110,10 @@ static int check_value(const study_setting *s, const char *v)
 static int resolve(study_run *r, const char *file, int *saved)
 {
     const study_def *d = r->def;
-    int quick = getenv("QUICK") && *getenv("QUICK");
+    const char *q = getenv("QUICK");
+    RS_CHECK(!q || !*q || strcmp(q, "0") == 0 || strcmp(q, "1") == 0,
+             "QUICK=%s: expected 1 (the quick grid) or 0 (off)", q);
+    int quick = q && strcmp(q, "1") == 0;
     *saved = access(file, F_OK) == 0;
     for (int i = 0; i < d->nsettings; i++) {
         const study_setting *s = &d->settings[i];
@@ -135,32 +157,24 @@ int study_save_settings(const study_run *r)
     return 0;
 }
 
-static void note_signal(int sig) { (void)sig; }
-
-int study_run_points(const char *dir, const char *points, int jobs, int out_fd)
+/* 0 when no finished point's files changed since it was sealed; -1 naming the first
+ * that did and how many (rs_lasterr): a collect never reads a damaged result. */
+static int seals_ok(const study_run *r)
 {
-    char j[16], sh[4200];
-    snprintf(j, sizeof j, "%d", jobs);
-    snprintf(sh, sizeof sh, "%s/scaling/study.sh", study_root());
-    struct sigaction wait_for_it = {.sa_handler = note_signal}, old_int, old_term;
-    sigaction(SIGINT, &wait_for_it, &old_int);
-    sigaction(SIGTERM, &wait_for_it, &old_term);
-    fflush(NULL);   /* what the plan printed comes before the points' lines */
-    pid_t pid = fork();
-    if (pid == 0) {
-        setenv("JOBS", j, 1);
-        if (out_fd >= 0)
-            dup2(out_fd, 1);
-        execlp("sh", "sh", sh, "run", dir, points, (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    RS_CHECK(pid > 0, "cannot start scaling/study.sh: %s", strerror(errno));
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    pf_points pts;
+    if (access(r->points, F_OK) != 0)
+        return 0;
+    if (pf_read(r->points, &pts) != 0)
+        return -1;
+    int bad = 0;
+    char first[1024] = "";
+    for (int i = 0; i < pts.n; i++)
+        if (pf_state_of(r->work, &pts.p[i]) == PF_DAMAGED && bad++ == 0)
+            snprintf(first, sizeof first, "%s", rs_lasterr());
+    pf_free(&pts);
+    RS_CHECK(bad == 0, "%d finished point%s damaged, not read (%s): rerun build/bin/study run %s %s to redo %s",
+             bad, bad == 1 ? " is" : "s are", first, r->def->name, r->dir, bad == 1 ? "it" : "them");
+    return 0;
 }
 
 static int drive(study_run *r, const char *run_arg, int collect_only);
@@ -184,6 +198,8 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
     size_t l = strlen(r->dir);
     while (l > 1 && r->dir[l - 1] == '/')
         r->dir[--l] = 0;
+    if (study_path_ok("RUN", r->dir) != 0)
+        return -1;
     if (d->work)
         snprintf(r->work, sizeof r->work, "%s/%s", r->dir, d->work);
     else
@@ -194,25 +210,39 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
     const char *jvar = d->jobs_var ? d->jobs_var : "JOBS", *jenv = getenv(jvar);
     int saved, jobs = jenv && *jenv ? atoi(jenv) : d->jobs > 0 ? d->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     r->jobs = jobs > 0 ? jobs : 1;
+    char doing[128];
+    snprintf(doing, sizeof doing, "study %s %s", collect_only ? "collect" : "run", d->name);
     if (collect_only) {
         RS_CHECK(access(file, F_OK) == 0 && access(r->points, F_OK) == 0,
                  "%s: no %s study (run build/bin/study run %s %s)", r->dir, d->name, d->name, r->dir);
+        if (study_hold(r->dir, doing) != 0)
+            return -1;
         if ((d->prepare && d->prepare(r, 1) != 0) || resolve(r, file, &saved) != 0)
             return -1;
+        if (seals_ok(r) != 0) {
+            fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
+            return 1;
+        }
         return d->collect(r);
     }
     if ((d->prepare && d->prepare(r, access(file, F_OK) == 0) != 0) || resolve(r, file, &saved) != 0 ||
         d->check(r) != 0)
         return -1;
-    RS_CHECK(jenv == NULL || (jobs > 0 && jenv[strspn(jenv, "0123456789")] == 0),
+    RS_CHECK(jenv == NULL || (jobs > 0 && jobs <= 1024 && jenv[strspn(jenv, "0123456789")] == 0),
              "%s=%s: '%s' is not a positive integer (e.g. %s=2)", jvar, jenv, jenv, jvar);
     if (getenv("STUDY_CHECK") && *getenv("STUDY_CHECK"))
         return 0;
+    char pdir[2400];   /* points without the settings they ran with: two models would mix */
+    snprintf(pdir, sizeof pdir, "%s/points", r->work);
+    RS_CHECK(saved || access(r->points, F_OK) != 0, "%s has %s's points but no %s_settings.txt: the settings "
+             "they ran with are lost, so it cannot be resumed (give a new folder)", r->dir, d->name, d->name);
     if (!run_arg || !*run_arg) {
         RS_CHECK(rs_mkdir_p("results/runs") == 0, "cannot create results/runs: %s", strerror(errno));
         RS_CHECK(mkdir(r->dir, 0777) == 0, "%s already exists; not overwriting it", r->dir);
     }
     RS_CHECK(rs_mkdir_p(r->work) == 0, "cannot create %s: %s", r->work, strerror(errno));
+    if (study_hold(r->dir, doing) != 0)
+        return -1;
     if (!saved && rs_write_atomic(file, settings_writer, r) != 0)
         return -1;
     printf("%s: run folder %s\n", d->name, r->dir);
@@ -241,6 +271,10 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
             return rc;
         }
         status |= rc != 0;
+    }
+    if (seals_ok(r) != 0) {   /* changed while this run ran: not read */
+        fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
+        return 1;
     }
     int rc = d->collect(r);
     if (rc < 0)

@@ -99,8 +99,13 @@ static void budget_flags(const study_run *r, char *buf, size_t len)
  * output layer, seed) point; larger models cost more, hence the weight. */
 static int plan(study_run *r)
 {
-    if (study_add(r, "models-kn3", 1, "0", "rnn-train --model kn3 --corpus %s --seed 1 --completion %s "
-                  "--csv summary.csv", V("CORPUS"), V("COMPLETION")) != 0)
+    study_argv kc = {0};
+    sa_words(&kc, "rnn-train --model kn3");
+    sa_opt(&kc, "--corpus", "%s", V("CORPUS"));
+    sa_words(&kc, "--seed 1");
+    sa_opt(&kc, "--completion", "%s", V("COMPLETION"));
+    sa_words(&kc, "--csv summary.csv");
+    if (study_add(r, "models-kn3", 1, "0", &kc) != 0)
         return -1;
     int st = study_point_state(r, "models-kn3");
     if (st <= 0)
@@ -130,12 +135,22 @@ static int plan(study_run *r)
                 for (int full = 0; full < 2; full++) {
                     char name[128];
                     snprintf(name, sizeof name, "models-%s-h%s-%s-s%s", c, h, full ? "full" : "class", sd);
-                    if (study_add(r, name, atof(h) * (full ? 4 : 1), "0",
-                                  "rnn-train --model %s --hidden %s --classes %ld --corpus %s --batch %s "
-                                  "--bptt %s %s --threads %s --seed %s %s --completion %s --checkpoint ckpt --resume-if-any --log log.csv "
-                                  "--csv summary.csv --json summary.json",
-                                  c, h, full ? 0 : classes, V("CORPUS"), V("BATCH"), V("BPTT"), V("OPT_FLAGS"),
-                                  V("THREADS"), sd, budget, V("COMPLETION")) != 0)
+                    study_argv pc = {0};
+                    sa_add(&pc, "rnn-train");
+                    sa_opt(&pc, "--model", "%s", c);
+                    sa_opt(&pc, "--hidden", "%s", h);
+                    sa_opt(&pc, "--classes", "%ld", full ? 0 : classes);
+                    sa_opt(&pc, "--corpus", "%s", V("CORPUS"));
+                    sa_opt(&pc, "--batch", "%s", V("BATCH"));
+                    sa_opt(&pc, "--bptt", "%s", V("BPTT"));
+                    sa_words(&pc, V("OPT_FLAGS"));
+                    sa_opt(&pc, "--threads", "%s", V("THREADS"));
+                    sa_opt(&pc, "--seed", "%s", sd);
+                    sa_words(&pc, budget);
+                    sa_opt(&pc, "--completion", "%s", V("COMPLETION"));
+                    sa_words(&pc, "--checkpoint ckpt --resume-if-any --log log.csv --csv summary.csv "
+                                  "--json summary.json");
+                    if (study_add(r, name, atof(h) * (full ? 4 : 1), "0", &pc) != 0)
                         return -1;
                 }
         }
@@ -172,7 +187,7 @@ static void params_of(const study_run *r, const char *name, char *buf, size_t le
 {
     char path[8192], line[4096];
     snprintf(path, sizeof path, "%s/points/%.255s/stdout.txt", r->dir, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     buf[0] = 0;
     while (f && !buf[0] && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
@@ -236,7 +251,7 @@ static void point_row(const study_run *r, rs_table *t, const char *name, const r
     FROM("kn3_completion_accuracy", kn3, "completion_accuracy");
     int st = study_point_state(r, name);
     snprintf(path, sizeof path, "%s/points/%.255s/rc", r->dir, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     int rc = 0;
     if (f && fscanf(f, "%d", &rc) != 1)
         rc = 0;
@@ -263,7 +278,7 @@ static int point_names(const study_run *r, char names[][128], int most)
 {
     char line[8192], name[128];
     int n = 0;
-    FILE *f = fopen(r->points, "r");
+    FILE *f = rs_fopen_read(r->points);
     while (f && n < most && fgets(line, sizeof line, f)) {
         char cell[16], out[16];
         int h = 0, seed = 0;
@@ -331,7 +346,7 @@ static void equal_axes(const study_run *r, rs_table *t)
 static int draw(const study_run *r)
 {
     char values[8192], dir[2600], e[16384];
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+    if (!study_runnable("gnuplot"))
         return 0;
     snprintf(dir, sizeof dir, "%s/figures", r->dir);
     if (rs_mkdir_p(dir) != 0 || figure_vars(r->dir, "scaling_models", values, sizeof values) != 0) {

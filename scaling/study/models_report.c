@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "models_study.h"
+#include "fsio.h"
 
 typedef struct {
     int row, full, hidden, done;   /* done: test ppl and completion both known */
@@ -221,7 +222,7 @@ int models_report(const study_run *r, const char *csv, FILE *f)
                "every point's output are in `models_settings.txt` and `points/models-*/`.\n\n");
     char png[2600];
     snprintf(png, sizeof png, "%s/figures/scaling_models.png", r->dir);
-    FILE *p = fopen(png, "r");
+    FILE *p = rs_fopen_read(png);
     if (p) {
         fclose(p);
         fprintf(f, "![perplexity and completion against hidden size](figures/scaling_models.png)\n");

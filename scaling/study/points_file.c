@@ -1,11 +1,25 @@
-/* points_file.c — reading a study's points file and a point's state (points_file.h). */
+/* points_file.c — reading a study's points file, a point's state and its seal
+ * (points_file.h). */
+#define _GNU_SOURCE
 #include "points_file.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
+#include "fsio.h"
+
+int pf_name_ok(const char *name)
+{
+    return name[0] && name[0] != '.' && strlen(name) < 256 &&
+           name[strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")] == 0;
+}
 
 /* 1 if `ok` is "x" or comma-separated non-negative integers. */
 static int ok_codes(const char *ok)
@@ -20,8 +34,8 @@ static int ok_codes(const char *ok)
 
 int pf_read(const char *path, pf_points *out)
 {
-    FILE *f = fopen(path, "r");
-    RS_CHECK(f, "no points file %s", path);
+    FILE *f = rs_fopen_read(path);
+    RS_CHECK(f, "points file: %s", rs_lasterr());
     out->p = NULL;
     out->n = 0;
     char *line = NULL;
@@ -38,8 +52,20 @@ int pf_read(const char *path, pf_points *out)
         int used = 0;
         char *end;
         if (sscanf(s, "%255s %63s %63s %n", p.name, weight, p.ok, &used) < 3 || !s[used] ||
-            !ok_codes(p.ok) || (p.weight = strtod(weight, &end), *end) || p.weight < 0) {
-            rs_seterr("%s: point %d: %s: expected NAME WEIGHT OK COMMAND...", path, k, s);
+            !ok_codes(p.ok) || (p.weight = strtod(weight, &end), *end) || !(p.weight >= 0 && p.weight < 1e300)) {
+            rs_seterr("%s: point %d: %.80s: expected NAME WEIGHT OK COMMAND...", path, k, s);
+            rc = -1;
+            break;
+        }
+        if (!pf_name_ok(p.name)) {
+            rs_seterr("%s: point %d: the name '%.80s' is not letters, digits and . _ + - (a point's "
+                      "folder stays inside the run folder)", path, k, p.name);
+            rc = -1;
+            break;
+        }
+        if (strcmp(p.ok, "x") != 0 && (sa_decode(s + used, &p.argv) != 0 || p.argv.n == 0)) {
+            rs_seterr("%s: point %s: %s", path, p.name, p.argv.n ? rs_lasterr() : "no command");
+            sa_free(&p.argv);
             rc = -1;
             break;
         }
@@ -65,7 +91,7 @@ int pf_read(const char *path, pf_points *out)
 void pf_free(pf_points *pts)
 {
     for (int i = 0; i < pts->n; i++)
-        free(pts->p[i].command);
+        free(pts->p[i].command), sa_free(&pts->p[i].argv);
     free(pts->p);
     pts->p = NULL;
     pts->n = 0;
@@ -81,13 +107,13 @@ const pf_point *pf_find(const pf_points *pts, const char *key)
     return *key && !*end && k >= 1 && k <= pts->n ? &pts->p[k - 1] : NULL;
 }
 
-pf_state pf_state_of(const char *run, const pf_point *p)
+pf_state pf_state_quick(const char *run, const pf_point *p)
 {
     if (strcmp(p->ok, "x") == 0)
         return PF_INFEASIBLE;
     char path[4096], rc[32];
     snprintf(path, sizeof path, "%s/points/%s/rc", run, p->name);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     if (!f)
         return PF_PENDING;
     int got = fgets(rc, sizeof rc, f) != NULL;
@@ -101,4 +127,103 @@ pf_state pf_state_of(const char *run, const pf_point *p)
         if (strcmp(c, rc) == 0)
             return PF_DONE;
     return PF_FAILED;
+}
+
+pf_state pf_state_of(const char *run, const pf_point *p)
+{
+    pf_state s = pf_state_quick(run, p);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/points/%s", run, p->name);
+    return s == PF_DONE && pf_check_seal(dir) != 0 ? PF_DAMAGED : s;
+}
+
+/* ---- the seal: size and FNV-1a 64 of every file a finished point left ---- */
+
+/* The folder's own bookkeeping, written after the seal or rewritten by a resume. */
+static int unsealed(const char *n)
+{
+    return n[0] == '.' || strcmp(n, "result") == 0 || strcmp(n, "result.tmp") == 0;
+}
+
+static int hash_file(const char *path, long long *size, uint64_t *h)
+{
+    FILE *f = rs_fopen_read(path);
+    if (!f)
+        return -1;
+    unsigned char buf[65536];
+    size_t n;
+    *h = 1469598103934665603ULL;
+    *size = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (size_t i = 0; i < n; i++)
+            *h = (*h ^ buf[i]) * 1099511628211ULL;
+        *size += (long long)n;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    return bad ? -1 : 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
+
+int pf_seal(const char *dir)
+{
+    struct dirent **e;
+    int n = scandir(dir, &e, NULL, by_name), rc = 0;
+    RS_CHECK(n >= 0, "cannot list %s: %s", dir, strerror(errno));
+    char tmp[4400], path[4400];
+    snprintf(tmp, sizeof tmp, "%s/result.tmp", dir);
+    FILE *out = fopen(tmp, "w");
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e[i]->d_name);
+        long long size;
+        uint64_t h;
+        if (out && !rc && !unsealed(e[i]->d_name) && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (hash_file(path, &size, &h) != 0)
+                rc = -1;
+            else
+                fprintf(out, "%lld %016" PRIx64 " %s\n", size, h, e[i]->d_name);
+        }
+        free(e[i]);
+    }
+    free(e);
+    int ok = out && fclose(out) == 0 && rc == 0;
+    snprintf(path, sizeof path, "%s/result", dir);
+    RS_CHECK(ok && rename(tmp, path) == 0, "cannot seal %s: %s", dir, strerror(errno));
+    return 0;
+}
+
+int pf_check_seal(const char *dir)
+{
+    char path[4400], line[512], name[300];
+    snprintf(path, sizeof path, "%s/result", dir);
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT)
+        return 0;   /* from before seals */
+    FILE *f = rs_fopen_read(path);
+    RS_CHECK(f, "%s/result cannot be read: %s", dir, rs_lasterr());
+    int rc = 0, lines = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        long long want, size;
+        uint64_t wh, h;
+        lines++;
+        if (sscanf(line, "%lld %" SCNx64 " %299s", &want, &wh, name) != 3 || !pf_name_ok(name)) {
+            rs_seterr("%s/result: a malformed line '%.60s'", dir, line);
+            rc = -1;
+            break;
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (hash_file(path, &size, &h) != 0) {
+            rs_seterr("%s/%s, written by the finished point, is gone or unreadable", dir, name);
+            rc = -1;
+        } else if (size != want || h != wh) {
+            rs_seterr("%s/%s changed after the point finished (%lld bytes, sealed at %lld)", dir, name, size, want);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    RS_CHECK(rc == 0, "%s", rs_lasterr());
+    RS_CHECK(lines > 0, "%s/result is empty (damaged)", dir);
+    return 0;
 }

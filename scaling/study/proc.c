@@ -7,11 +7,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+
+void proc_child_setup(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        _exit(143);   /* the parent died before the line above */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+}
 
 static int status_of(int st) { return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st); }
 
@@ -36,9 +52,10 @@ int proc_run(char *const argv[], char *const env[], const char *out, const char 
              double *cpu_s)
 {
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     RS_CHECK(pid >= 0, "cannot start %s: %s", argv[0], strerror(errno));
     if (pid == 0) {
+        proc_child_setup(parent);
         for (int i = 0; env && env[i]; i++)
             putenv(env[i]);
         if (redirect(out, 1, append) != 0 || redirect(err, 2, append) != 0) {
@@ -64,9 +81,10 @@ int proc_capture(char *const argv[], int merge, char *buf, size_t len)
     buf[0] = 0;
     RS_CHECK(pipe(fd) == 0, "cannot run %s: %s", argv[0], strerror(errno));
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     RS_CHECK(pid >= 0, "cannot start %s: %s", argv[0], strerror(errno));
     if (pid == 0) {
+        proc_child_setup(parent);
         close(fd[0]);
         dup2(fd[1], 1);
         if (merge)

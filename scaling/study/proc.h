@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 /* argv[0] (a path, or a name on PATH) with env ("NAME=VALUE", NULL-ended; NULL: none)
  * added to the environment; stdout and stderr into the files out and err (NULL: this
@@ -14,6 +15,12 @@
  * system seconds. */
 int proc_run(char *const argv[], char *const env[], const char *out, const char *err, int append,
              double *cpu_s);
+
+/* In a child between fork and exec: it dies with `parent` (PR_SET_PDEATHSIG, SIGTERM;
+ * at once if parent is already gone), and the signals the parent caught or blocked
+ * are default again.  Every program the study starts goes through it, so a killed
+ * study leaves no orphan. */
+void proc_child_setup(pid_t parent);
 
 /* The user + system seconds in a wait4 report. */
 double proc_cpu_seconds(const struct rusage *ru);

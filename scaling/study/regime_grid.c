@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "regime_study.h"
+#include "fsio.h"
 
 /* The centre learning rate at b = 80 sequences (a step's mean loss per token), scaled
  * by sqrt(b / 80) for another b; the N = 1 grid is it x LR_FACTORS, widened. */
@@ -72,8 +73,13 @@ static long epochs_steps(const study_run *r, const regime_targets *t, const char
 
 int regime_add_kn3(study_run *r)
 {
-    return study_add(r, "regime-kn3", 1, "0", "rnn-train --model kn3 --corpus %s --vocab %s --eval-tokens %s --csv summary.csv",
-                     study_value(r, "CORPUS"), study_value(r, "VOCAB"), study_value(r, "EVAL_TOKENS"));
+    study_argv c = {0};
+    sa_words(&c, "rnn-train --model kn3");
+    sa_opt(&c, "--corpus", "%s", study_value(r, "CORPUS"));
+    sa_opt(&c, "--vocab", "%s", study_value(r, "VOCAB"));
+    sa_opt(&c, "--eval-tokens", "%s", study_value(r, "EVAL_TOKENS"));
+    sa_words(&c, "--csv summary.csv");
+    return study_add(r, "regime-kn3", 1, "0", &c);
 }
 
 int regime_add_gemm(study_run *r)
@@ -85,9 +91,16 @@ int regime_add_gemm(study_run *r)
         char name[64];
         long X = group_of(r, (long)N[i]) * b;
         snprintf(name, sizeof name, "regime-gemm-b%ld", X);
-        rc = study_add(r, name, 1, "0", "rnn-train %s --corpus %s --vocab %s --threads %s --seed 1 --batch %ld "
-                       "--bench 1 --json summary.json", study_value(r, "MODEL"), study_value(r, "CORPUS"),
-                       study_value(r, "VOCAB"), study_value(r, "THREADS"), X);
+        study_argv c = {0};
+        sa_add(&c, "rnn-train");
+        sa_words(&c, study_value(r, "MODEL"));
+        sa_opt(&c, "--corpus", "%s", study_value(r, "CORPUS"));
+        sa_opt(&c, "--vocab", "%s", study_value(r, "VOCAB"));
+        sa_opt(&c, "--threads", "%s", study_value(r, "THREADS"));
+        sa_words(&c, "--seed 1");
+        sa_opt(&c, "--batch", "%ld", X);
+        sa_words(&c, "--bench 1 --json summary.json");
+        rc = study_add(r, name, 1, "0", &c);
     }
     return rc;
 }
@@ -108,7 +121,7 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
     /* the grid row first (once): a point stopped between the two still has its row */
     char path[2600], line[512];
     snprintf(path, sizeof path, "%s/regime_grid.csv", r->dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     int listed = 0;
     size_t nl = strlen(name);
     while (f && !listed && fgets(line, sizeof line, f))
@@ -122,15 +135,32 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
         fprintf(f, "%s,%ld,%ld,%s,%s,%s,%ld,%ld,%ld,%ld,%s\n", name, N, b, opt, rule, lrt, wu, seed, ev, cap, role);
         RS_CHECK(fclose(f) == 0, "cannot write %s", path);
     }
-    if (study_add(r, name, (double)cap * (double)B * (double)bptt_of(r), "0,1",
-                  "rnn-train %s --corpus %s --vocab %s --gemm %s --threads %s --seed %ld --schedule const "
-                  "--eval-streams %s --eval-tokens %s --eval-every %ld --eval-growth %g --batch %ld --workers %ld "
-                  "--optimizer %s --lr %s --warmup %ld%s --diverge-ppl %s --steps %ld --checkpoint ckpt --checkpoint-every %ld --resume-if-any --log log.csv --csv summary.csv "
-                  "--json summary.json",
-                  study_value(r, "MODEL"), study_value(r, "CORPUS"), study_value(r, "VOCAB"), gemm,
-                  study_value(r, "THREADS"), seed, study_value(r, "EVAL_STREAMS"), study_value(r, "EVAL_TOKENS"), ev,
-                  REGIME_GROWTH, K * b, N / K, opt, lrt, wu, target, study_value(r, "VOCAB"), cap,
-                  study_ckpt_every(cap)) != 0)
+    study_argv c = {0};
+    sa_add(&c, "rnn-train");
+    sa_words(&c, study_value(r, "MODEL"));
+    sa_opt(&c, "--corpus", "%s", study_value(r, "CORPUS"));
+    sa_opt(&c, "--vocab", "%s", study_value(r, "VOCAB"));
+    sa_opt(&c, "--gemm", "%s", gemm);
+    sa_opt(&c, "--threads", "%s", study_value(r, "THREADS"));
+    sa_opt(&c, "--seed", "%ld", seed);
+    sa_words(&c, "--schedule const");
+    sa_opt(&c, "--eval-streams", "%s", study_value(r, "EVAL_STREAMS"));
+    sa_opt(&c, "--eval-tokens", "%s", study_value(r, "EVAL_TOKENS"));
+    sa_opt(&c, "--eval-every", "%ld", ev);
+    sa_opt(&c, "--eval-growth", "%g", REGIME_GROWTH);
+    sa_opt(&c, "--batch", "%ld", K * b);
+    sa_opt(&c, "--workers", "%ld", N / K);
+    sa_opt(&c, "--optimizer", "%s", opt);
+    sa_opt(&c, "--lr", "%s", lrt);
+    sa_opt(&c, "--warmup", "%ld", wu);
+    if (target[0])
+        sa_words(&c, target);
+    sa_opt(&c, "--diverge-ppl", "%s", study_value(r, "VOCAB"));
+    sa_opt(&c, "--steps", "%ld", cap);
+    sa_words(&c, "--checkpoint ckpt");
+    sa_opt(&c, "--checkpoint-every", "%ld", study_ckpt_every(cap));
+    sa_words(&c, "--resume-if-any --log log.csv --csv summary.csv --json summary.json");
+    if (study_add(r, name, (double)cap * (double)B * (double)bptt_of(r), "0,1", &c) != 0)
         return -1;
     return 0;
 }
@@ -286,7 +316,7 @@ regime_grid *regime_grid_read(const study_run *r, const regime_targets *t)
     RS_ASSERT(g != NULL);
     char path[2600];
     snprintf(path, sizeof path, "%s/regime_grid.csv", r->dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     if (!f)
         return g;   /* no point yet */
     rs_table *csv = rs_table_read_csv_text(path);

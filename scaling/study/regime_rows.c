@@ -110,7 +110,7 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
     char path[2600];
     int rc = -1;
     snprintf(path, sizeof path, "%s/points/%.160s/rc", r->dir, p->point);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     if (f && fscanf(f, "%d", &rc) != 1)
         rc = -1;
     if (f)

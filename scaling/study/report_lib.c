@@ -195,7 +195,7 @@ int rp_copy(report_ctx *r, const char *name)
 {
     char path[4096], buf[8192];
     path_of(r, name, path, sizeof path);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     if (!f)
         return -1;
     size_t n;
@@ -209,7 +209,7 @@ char **rp_lines(const report_ctx *r, const char *name)
 {
     char path[4096];
     path_of(r, name, path, sizeof path);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     if (!f)
         return NULL;
     size_t cap = 16, n = 0;

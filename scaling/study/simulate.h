@@ -13,7 +13,7 @@
  *   simulate_rows.c   the jobs' CSVs merged, failed and skipped points, the bound
  *   simulate_caffe.c  the Caffe-style comparison from those rows
  *   simulate_out.c    the metadata, the files (common/record.c), the summary for people
- *   cmd_simulate.c    the subcommand: plan, run (scaling/study.sh), collect
+ *   cmd_simulate.c    the subcommand: plan, run (the pool, pool.c), collect
  * The sweep of `make simulate` is the study "simulate" (simulate_sweep.c), its report
  * section simulate_report*.c. */
 #ifndef SIMULATE_H

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "simulate.h"
+#include "fsio.h"
 
 typedef struct {
     double el;    /* elements (float32) */
@@ -18,7 +19,7 @@ typedef struct {
 
 static int read_preset(const char *path, tensor *t, int most, double *T)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     char line[4096], a[256], b[256], c[256];
     int n = 0;
     *T = 0;

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "simulate.h"
 #include "study_def.h"
+#include "fsio.h"
 
 int sim_opts_programs(sim_opts *o)
 {
@@ -69,7 +70,7 @@ int sim_plan_write(const sim_opts *o, const sim_plan *pl, const char *work)
 /* KEY=VALUE lines of a file: VALUE of KEY into buf ("" if none); 0 if the file is there. */
 int sim_kv(const char *path, const char *key, char *buf, size_t len)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     char line[8192];
     size_t n = strlen(key);
     buf[0] = 0;
@@ -101,7 +102,7 @@ int sim_plan_read_job(const char *work, const char *id, sim_job *j)
     sim_kv(path, "ALGOS", j->algos, sizeof j->algos);
     sim_kv(path, "SEL", j->sel, sizeof j->sel);
     snprintf(path, sizeof path, "%s/jobs/%s.sizes", work, id);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     RS_CHECK(f, "--run-job: %s has no sizes in %s", id, work);
     while (j->ns < SIM_MAXS && fscanf(f, "%lld", &j->sizes[j->ns]) == 1)
         j->ns++;

@@ -21,6 +21,7 @@
 #include "proc.h"
 #include "simulate.h"
 #include "study_def.h"
+#include "fsio.h"
 
 static int nonempty(const char *path)
 {
@@ -77,7 +78,7 @@ static void last_words(const char *work, const char *id, char *why, size_t len)
 {
     char path[4300], line[4096];
     snprintf(path, sizeof path, "%s/jobs/%s.err", work, id);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     why[0] = 0;
     while (f && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;

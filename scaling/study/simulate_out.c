@@ -15,6 +15,7 @@
 #include "proc.h"
 #include "simulate.h"
 #include "study_def.h"
+#include "fsio.h"
 
 /* One metadata value, on one line. */
 static void meta(rs_table *t, const char *key, const char *value)
@@ -33,7 +34,7 @@ static void platform_meta(rs_table *t, const sim_opts *o, const char *work)
 {
     char path[4300], line[8192], key[512];
     snprintf(path, sizeof path, "%s/plat/p%d.params", work, o->maxp);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     while (f && fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
         char *k = line + strspn(line, " \t"), *v = k + strcspn(k, " \t");

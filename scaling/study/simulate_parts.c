@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "simulate_sweep.h"
+#include "fsio.h"
 
 static const char quick[] =   /* QUICK=1: a few points of each, up to 256 nodes (make bench) */
     "simulate_small --platform taihulight --nodes 4,16,64,256 --sizes 4,64k,1M,4M --algo project,smpi:rdb,smpi:rab_rdb,smpi:lr,smpi:ompi,bound\n"
@@ -80,12 +81,13 @@ int sim_split_words(const char *s, char *store, size_t len, char **argv, int mos
 
 int sim_parts(const study_run *r, sim_part **parts)
 {
-    const char *file = study_value(r, "SIM_PARTS"), *text = *study_value(r, "FULL") ? full
-                                                             : *study_value(r, "QUICK") ? quick : standard;
+    const char *file = study_value(r, "SIM_PARTS"), *text = strcmp(study_value(r, "FULL"), "1") == 0 ? full
+                                                             : strcmp(study_value(r, "QUICK"), "1") == 0 ? quick
+                                                                                                      : standard;
     char *buf = NULL;
     if (*file) {
-        FILE *f = fopen(file, "r");
-        RS_CHECK(f, "SIM_PARTS=%s: cannot read it (a file of \"NAME scaling/simulate-options\" lines)", file);
+        FILE *f = rs_fopen_read(file);
+        RS_CHECK(f, "SIM_PARTS=%s: %s (give a file of \"NAME simulate-options\" lines)", file, rs_lasterr());
         size_t cap = 0;
         if (getdelim(&buf, &cap, 0, f) < 0) {
             free(buf);

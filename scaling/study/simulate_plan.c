@@ -103,7 +103,7 @@ static int make_platforms(const sim_opts *o, const char *work, int regenerate)
 int sim_platform_param(const char *params, const char *key, char *buf, size_t len)
 {
     char line[4096], k[256], v[256];
-    FILE *f = fopen(params, "r");
+    FILE *f = rs_fopen_read(params);
     buf[0] = 0;
     while (f && !buf[0] && fgets(line, sizeof line, f))
         if (sscanf(line, "%255s %255s", k, v) == 2 && strcmp(k, key) == 0)
@@ -210,7 +210,7 @@ static int by_size(const void *a, const void *b)
  * and the fused gradient's. */
 static int preset_sizes(const char *preset, sim_list *sizes, long long *fused)
 {
-    FILE *f = fopen(preset, "r");
+    FILE *f = rs_fopen_read(preset);
     RS_CHECK(f, "--preset: cannot open %s", preset);
     char line[4096], a[256], b[256], c[256];
     sizes->n = 0;

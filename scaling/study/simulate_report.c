@@ -14,6 +14,7 @@
 #include "check.h"
 #include "json.h"
 #include "simulate.h"
+#include "fsio.h"
 
 void sim_human(double b, char *buf, size_t len)
 {
@@ -53,7 +54,7 @@ static void cost(const char *run, char *buf, size_t len)
 {
     char path[4300];
     snprintf(path, sizeof path, "%s/simulate_cost.txt", run);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     if (!f) {
         char e[256];
         meta(run, "elapsed_s", e, sizeof e);

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "simulate.h"
+#include "fsio.h"
 
 /* allreduce-bench's header, for a run where no job wrote one */
 static const char default_header[] =
@@ -138,7 +139,7 @@ static void failed_rows(rs_table *t, const sim_opts *o, const sim_job *j, const 
 {
     char line[4096], note[4200];
     int n = 0;
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     while (f && fgets(line, sizeof line, f))
         n++;
     if (strcmp(j->kind, "project") == 0)

@@ -4,7 +4,7 @@
  * hours), QUICK=1 (a few points of each, up to 256 nodes: make bench); SIM_JOBS
  * simulations at once (default: the cores).  Every part is planned first (`study
  * simulate OPTIONS --keep RUN/simulate_work/NAME --plan`), then all their simulations
- * run as one list of points (scaling/study.sh: a rerun with the same RUN resumes), the
+ * run as one list of points (the pool, pool.c: a rerun with the same RUN resumes), the
  * longest first, the cheap ones of a part grouped so that no point is more than a small
  * share of the sweep and few are tiny; then the collect (simulate_sweep_out.c).  A part
  * whose CSV or JSON is in RUN is left alone: results are never overwritten. */
@@ -19,6 +19,7 @@
 #include "proc.h"
 #include "simulate.h"
 #include "simulate_sweep.h"
+#include "fsio.h"
 
 static const study_setting settings[] = {
     {"SIM_PARTS", "", NULL, SET_TEXT, NULL},
@@ -98,7 +99,7 @@ static void plan_part(study_run *r, const sim_part *p)
     const char *more[] = {"--jobs", jobs, "--keep", keep, "--plan", NULL};
     if (sim_self(p, more, NULL, log) != 0) {
         char line[4096] = "", last[4096] = "";
-        FILE *f = fopen(log, "r");
+        FILE *f = rs_fopen_read(log);
         while (f && fgets(line, sizeof line, f))
             snprintf(last, sizeof last, "%s", line);
         if (f)
@@ -162,7 +163,7 @@ static int add_points(study_run *r, const sim_part *parts, int nparts)
         if (!exists(r->work, parts[i].name, "/settings", path, sizeof path))
             continue;
         snprintf(path, sizeof path, "%s/%s/jobs/list", r->work, parts[i].name);
-        FILE *f = fopen(path, "r");
+        FILE *f = rs_fopen_read(path);
         while (f && fscanf(f, "%63s %lf", id, &w) == 2) {
             pt = realloc(pt, sizeof *pt * (size_t)(n + 1));
             RS_ASSERT(pt != NULL);
@@ -207,9 +208,14 @@ static int add_points(study_run *r, const sim_part *parts, int nparts)
             group(g, &ng, work, parts[q].name, ids[q], k[q], sum[q]);
     qsort(g, (size_t)ng, sizeof *g, group_heaviest);
     int rc = 0;
-    for (int i = 0; i < ng && rc == 0; i++)
-        rc = study_add(r, g[i].name, g[i].w, "0", "study simulate --keep '%s/%s' --run-job %s", work, g[i].part,
-                       g[i].ids);
+    for (int i = 0; i < ng && rc == 0; i++) {
+        study_argv c = {0};
+        sa_add(&c, "%s/build/bin/study", study_root());
+        sa_add(&c, "simulate");
+        sa_opt(&c, "--keep", "%s/%s", work, g[i].part);
+        sa_opt(&c, "--run-job", "%s", g[i].ids);
+        rc = study_add(r, g[i].name, g[i].w, "0", &c);
+    }
     free(pt), free(g), free(ids), free(k), free(sum);
     return rc;
 }

@@ -32,7 +32,7 @@
 /* Points in the points file, and how many are done; -1 with no points file. */
 static int points_done(const study_run *r, int *total)
 {
-    FILE *f = fopen(r->points, "r");
+    FILE *f = rs_fopen_read(r->points);
     char line[16384], name[256];
     int done = 0;
     *total = 0;
@@ -51,7 +51,7 @@ static void print_file(const char *path, int log)
 {
     char line[8192], last[5][8192];
     int n = 0;
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     while (f && fgets(line, sizeof line, f)) {
         if (!log)
             fputs(line, stdout);
@@ -97,7 +97,7 @@ static int longest(const void *a, const void *b)
 
 static void text_of(const char *path, char *buf, size_t len, const char *none)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     snprintf(buf, len, "%s", none);
     if (f && fgets(buf, (int)len, f))
         buf[strcspn(buf, "\n")] = 0;
@@ -115,7 +115,7 @@ static void cost_of(const char *jobs, const char *part, const char *id, cost_lin
     sim_kv(path, "P", p, sizeof p);
     sim_kv(path, "FOLD", fold, sizeof fold);
     snprintf(path, sizeof path, "%s/%s.sizes", jobs, id);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     while (f && fscanf(f, "%63s", v) == 1)
         snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%s", sizes[0] ? "," : "", v);
     if (f)
@@ -126,7 +126,7 @@ static void cost_of(const char *jobs, const char *part, const char *id, cost_lin
     text_of(path, cpu, sizeof cpu, "-");
     snprintf(path, sizeof path, "%s/%s.rss", jobs, id);
     long long most = -1;
-    f = fopen(path, "r");
+    f = rs_fopen_read(path);
     while (f && fgets(v, sizeof v, f))   /* GNU time's lines: the peak of every attempt */
         if (v[0] >= '0' && v[0] <= '9' && atoll(v) > most)
             most = atoll(v);

@@ -29,3 +29,7 @@ EXTRA_CHECKS += check-study
 .PHONY: check-study
 check-study: $(BIN)/study
 	@sh test/study/run.sh $(BIN)
+
+# The tool's own pieces under Criterion (test/test_study.c).
+$(OBJ)/test/test_study.o: INC += -Iscaling/study
+$(BUILD)/test/test_study: $(OBJ)/scaling/study/argv.o $(OBJ)/scaling/study/points_file.o

@@ -2,7 +2,7 @@
  *
  * A study (models.c, ...) is a study_def: a table of settings (name, default, QUICK=1
  * default, what a value must be), a check of what only rnn-train can judge, a plan that
- * adds points (one command line each, run by scaling/study.sh in RUN/points/NAME/), and
+ * adds points (an argument vector each, run by the pool in RUN/points/NAME/), and
  * a collect that turns the finished points into tables and a report section.
  * driver.c runs every study the same way: settings (saved in RUN/NAME_settings.txt, a
  * resumed folder keeps them; a study may derive some first, `prepare`) -> checks ->
@@ -11,6 +11,7 @@
 #ifndef STUDY_DEF_H
 #define STUDY_DEF_H
 
+#include "argv.h"
 #include "record.h"
 
 typedef enum {
@@ -32,6 +33,8 @@ typedef struct {
 } study_setting;
 
 #define STUDY_MAX_SETTINGS 32
+#define STUDY_MOST_INT 1000000   /* a count setting's bound (N, b, hidden size, seeds) */
+#define STUDY_MOST_LIST 256      /* values in a list setting */
 #define STUDY_PLAN_STOP 2
 
 typedef struct study_def study_def;
@@ -77,11 +80,21 @@ struct study_def {
  * the exit status, or -1 for bad settings (rs_lasterr). */
 int study_drive(const study_def *d, const char *run, int collect_only);
 
+/* 0 when a run folder's path has no quote, backslash or control character (spaces are
+ * fine): -1 naming it (rs_lasterr), before anything is made. */
+int study_path_ok(const char *what, const char *path);
 /* A new run folder's name, results/runs/<UTC stamp>-<host>: made here only (driver.c). */
 void study_new_run_name(char *buf, size_t len);
-/* scaling/study.sh run DIR POINTS, JOBS at once (its stdout to out_fd, unless -1): its
- * exit status (130/143 when stopped: Ctrl-C reaches it too, and this waits for it). */
+/* The pending points of the points file run in DIR, JOBS at once (pool.c; the lines it
+ * prints to out_fd, unless -1): 0 all done, 1 some failed, 130/143 stopped (every point
+ * stopped too), 2 or -1 a file could not be read or written (rs_lasterr). */
 int study_run_points(const char *dir, const char *points, int jobs, int out_fd);
+
+/* The run folder RUN locked for this process's life (run_lock.c): 0, or -1 naming the
+ * holder (rs_lasterr).  doing: what the lock file says of the holder. */
+int study_hold(const char *run, const char *doing);
+/* RUN held shared, and its point NAME exclusively (`study point`, a Slurm array task). */
+int study_hold_point(const char *run, const char *name);
 
 /* ---- for the studies (study_lib.c) ---- */
 /* The repository's root: the folder above build/bin/study (the current folder if the
@@ -99,9 +112,9 @@ void study_set_value(study_run *r, const char *name, const char *value);
 char *study_saved_value(const char *file, const char *name);
 /* RUN/NAME_settings.txt written again from r->value, a value the plan settled (driver.c). */
 int study_save_settings(const study_run *r);
-/* A point (NAME WEIGHT OK COMMAND: scaling/study.sh's format), unless the file has it. */
-int study_add(study_run *r, const char *name, double weight, const char *ok, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+/* A point (NAME WEIGHT OK ARG...: points_file.h), unless the file has it: its command
+ * the vector cmd (freed here).  OK "x": an infeasible point, cmd's words its reason. */
+int study_add(study_run *r, const char *name, double weight, const char *ok, study_argv *cmd);
 /* 1 done (rc 0), 0 not run yet, -1 failed: rs_lasterr names it and its last stderr line. */
 int study_point_state(const study_run *r, const char *name);
 /* The number a point folder's one-line file holds (DIR/FILE: "seconds",

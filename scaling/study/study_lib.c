@@ -17,6 +17,7 @@
 #include "meta.h"
 #include "cpu.h"
 #include "json.h"
+#include "points_file.h"
 #include "opts.h"
 #include "study.h"
 #include "study_def.h"
@@ -80,24 +81,49 @@ void study_set_value(study_run *r, const char *name, const char *value)
     RS_ASSERT(r->value[i] != NULL);
 }
 
-int study_add(study_run *r, const char *name, double weight, const char *ok, const char *fmt, ...)
+int study_add(study_run *r, const char *name, double weight, const char *ok, study_argv *cmd)
 {
-    char line[8192], have[256];
-    FILE *f = fopen(r->points, "r");
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "%255s", have) == 1 && strcmp(have, name) == 0) {
-            fclose(f);
-            return 0;
-        }
+    char line[65536], have[256];
+    int rc = 0;
+    FILE *f = NULL;
+    if (!pf_name_ok(name)) {
+        rs_seterr("the point name '%.80s' is not letters, digits and . _ + -", name);
+        rc = -1;
+    }
+    if (rc == 0 && (f = rs_fopen_read(r->points)))
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "%255s", have) == 1 && strcmp(have, name) == 0) {
+                fclose(f);
+                sa_free(cmd);
+                return 0;
+            }
     if (f)
         fclose(f);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
+    char *words = NULL;
+    if (rc == 0 && strcmp(ok, "x") == 0) {   /* a reason: words one space apart, on one line */
+        size_t len = 1;
+        for (int i = 0; i < cmd->n; i++)
+            len += strlen(cmd->v[i]) + 1;
+        words = calloc(1, len);
+        RS_ASSERT(words != NULL);
+        for (int i = 0; i < cmd->n; i++) {
+            strcat(words, i ? " " : "");
+            strcat(words, cmd->v[i]);
+        }
+        for (char *c = words; *c; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
+    } else if (rc == 0)
+        words = sa_encode(cmd);
+    sa_free(cmd);
+    if (rc)
+        return rc;
     f = fopen(r->points, "a");
+    if (!f)
+        free(words);
     RS_CHECK(f, "cannot write %s: %s", r->points, strerror(errno));
-    fprintf(f, "%s %.15g %s %s\n", name, weight, ok, line);   /* 6776000, not 6.776e+06 */
+    fprintf(f, "%s %.15g %s %s\n", name, weight, ok, words);   /* 6776000, not 6.776e+06 */
+    free(words);
     RS_CHECK(fclose(f) == 0, "cannot write %s: %s", r->points, strerror(errno));
     r->added++;
     return 0;
@@ -107,7 +133,7 @@ int study_point_state(const study_run *r, const char *name)
 {
     char path[8192], rc[32] = "", why[1024] = "", line[1024];
     snprintf(path, sizeof path, "%s/points/%.255s/rc", r->work, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     if (!f)
         return 0;
     if (!fgets(rc, sizeof rc, f))
@@ -116,7 +142,7 @@ int study_point_state(const study_run *r, const char *name)
     if (atoi(rc) == 0 && rc[0] == '0')
         return 1;
     snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", r->work, name);
-    if ((f = fopen(path, "r"))) {
+    if ((f = rs_fopen_read(path))) {
         while (fgets(line, sizeof line, f))
             if (line[0] != '\n')
                 snprintf(why, sizeof why, "%s", line);
@@ -153,7 +179,7 @@ double study_point_number(const char *dir, const char *file)
 {
     char path[4200], text[64];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     double s = f && fgets(text, sizeof text, f) ? atof(text) : 0;
     if (f)
         fclose(f);
@@ -164,7 +190,7 @@ int study_point_says(const char *dir, const char *name, const char *word)
 {
     char path[8192], line[4096];
     snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", dir, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     int said = 0;
     while (f && !said && fgets(line, sizeof line, f))
         said = strstr(line, word) != NULL;
@@ -187,7 +213,9 @@ int study_train_check(const char *what, const char *args)
     char copy[4096], *argv[256];
     int n = 0;
     snprintf(copy, sizeof copy, "%s", args);
-    argv[n++] = "build/bin/rnn-train";
+    char rnn[4200];
+    snprintf(rnn, sizeof rnn, "%s/build/bin/rnn-train", study_root());
+    argv[n++] = rnn;
     argv[n++] = "--check-args";
     for (char *tok = strtok(copy, " \t"); tok && n < 255; tok = strtok(NULL, " \t"))
         argv[n++] = tok;
@@ -259,7 +287,7 @@ static void put_section(FILE *out, const char *begin, const char *end, const cha
     char buf[8192];
     size_t n;
     fputs(begin, out);
-    FILE *m = fopen(md, "r");
+    FILE *m = rs_fopen_read(md);
     while (m && (n = fread(buf, 1, sizeof buf, m)) > 0)
         fwrite(buf, 1, n, out);
     if (m)
@@ -275,7 +303,7 @@ static int section_writer(FILE *out, void *ctx)
     char line[8192], begin[128], end[128];
     snprintf(begin, sizeof begin, "<!-- %s -->\n", a[1]);
     snprintf(end, sizeof end, "<!-- /%s -->\n", a[1]);
-    FILE *f = fopen(a[0], "r");
+    FILE *f = rs_fopen_read(a[0]);
     int skip = 0, put = 0;
     while (f && fgets(line, sizeof line, f)) {
         if (strcmp(line, begin) == 0 && !put) {
@@ -313,7 +341,7 @@ int study_point_failed(const study_run *r, const char *name)
         return 1;   /* its message says why */
     char path[2600], line[1024], why[1024] = "";
     snprintf(path, sizeof path, "%s/points/%s/stderr.txt", r->work, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     while (f && fgets(line, sizeof line, f))
         if (line[0] != '\n')
             snprintf(why, sizeof why, "%s", line);
@@ -334,7 +362,7 @@ int study_gemm_plan(const study_run *r, const char *prefix, long batch, char *bu
     const rs_json *p = j ? rs_json_path(j, "meta.gemm_plan") : NULL;
     int ok = p && p->type == RS_JSTR && p->str[0];
     if (ok)
-        snprintf(buf, len, "'%s'", p->str);
+        snprintf(buf, len, "%s", p->str);
     rs_json_free(j);
     return ok ? 0 : study_point_failed(r, name);
 }
@@ -366,6 +394,10 @@ int study_cmd_on_run(int argc, char **argv, const rs_opt *opts, int nopts, const
         rs_seterr("expected the run folder RUN (study %s --help)", name);
         rc = -1;
     }
+    char doing[64];
+    snprintf(doing, sizeof doing, "study %s", name);
+    if (rc == 0 && access(pos[0], F_OK) == 0)
+        rc = study_hold(pos[0], doing);
     if (rc == 0)
         rc = run(pos[0]);
     if (rc != 0) {

@@ -117,7 +117,7 @@ static void cost(const char *out, char *wall, char *rss, size_t len)
 {
     char path[4500], line[8192];
     snprintf(path, sizeof path, "%s.time", out);
-    FILE *f = fopen(path, "r");
+    FILE *f = rs_fopen_read(path);
     wall[0] = rss[0] = 0;
     while (f && fgets(line, sizeof line, f)) {
         char *v = strstr(line, ": ");
@@ -187,7 +187,7 @@ static void tail5(const char *file)
     char *line[5] = {0};
     size_t cap[5] = {0};
     long n = 0;
-    FILE *f = fopen(file, "r");
+    FILE *f = rs_fopen_read(file);
     while (f && getline(&line[n % 5], &cap[n % 5], f) >= 0)
         n++;
     for (long i = n > 5 ? n - 5 : 0; i < n; i++)

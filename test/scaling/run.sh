@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh — the scaling studies' driver and the convergence study (target check-scaling):
-#   1. scaling/study.sh: every point runs once; a rerun runs nothing; a failed point is
+#   1. study run-points (the pool): every point runs once; a rerun runs nothing; a failed point is
 #      recorded, the others still run, exit 1, and the rerun moves it aside and retries;
 #      an infeasible point is recorded and not run; JOBS=2 runs the same points; a
 #      stopped rnn-train point with checkpoints continues in its folder (the same log);
@@ -34,16 +34,17 @@ cd "$(dirname "$0")/../.."
 test_begin scaling
 top=$(pwd)
 
-echo "== scaling/study.sh: points, resume, failures"
+echo "== study run-points: points, resume, failures"
 mkdir "$tmp/r1"
+# argument vectors, each word escaped (\s a space): the test's own sh -c, not the pool's
 cat > "$tmp/p1.txt" <<'PTS'
 # a comment
-one 1 0 sh -c 'echo x >> count.txt; echo done > out.txt'
-two 2 0,1 sh -c 'echo x >> count.txt; exit 1'
-three 1 0 sh -c 'echo x >> count.txt; [ -f ../../go ] || exit 3'
+one 1 0 sh -c echo\sx\s>>\scount.txt;\secho\sdone\s>\sout.txt
+two 2 0,1 sh -c echo\sx\s>>\scount.txt;\sexit\s1
+three 1 0 sh -c echo\sx\s>>\scount.txt;\s[\s-f\s../../go\s]\s||\sexit\s3
 four 0 x too many streams for the corpus
 PTS
-JOBS=2 sh scaling/study.sh run "$tmp/r1" "$tmp/p1.txt" > "$tmp/out1" 2>&1
+JOBS=2 build/bin/study run-points "$tmp/r1" "$tmp/p1.txt" > "$tmp/out1" 2>&1
 rc=$?
 [ $rc -eq 1 ] && ok "a failed point: exit 1" || { bad "a failed point: exit $rc"; cat "$tmp/out1"; }
 [ -f "$tmp/r1/points/one/out.txt" ] && [ -f "$tmp/r1/points/two/rc" ] && ok "the other points ran" ||
@@ -54,14 +55,14 @@ grep -q "too many streams" "$tmp/r1/points/four/infeasible" 2>/dev/null && [ ! -
 grep -q "\[3/4\]" "$tmp/out1" && grep -q "ETA" "$tmp/out1" && ok "progress with done/total and ETA" ||
     bad "no progress line"
 touch "$tmp/r1/go"
-sh scaling/study.sh run "$tmp/r1" "$tmp/p1.txt" > "$tmp/out2" 2>&1
+build/bin/study run-points "$tmp/r1" "$tmp/p1.txt" > "$tmp/out2" 2>&1
 rc=$?
 n1=$(cat "$tmp/r1/points/one/count.txt" | wc -l); n2=$(cat "$tmp/r1/points/two/count.txt" | wc -l)
 [ $rc -eq 0 ] && [ "$n1" -eq 1 ] && [ "$n2" -eq 1 ] && ok "the rerun skips done points and retries the failed one" ||
     { bad "rerun: exit $rc, point one ran $n1 times, two $n2 times"; cat "$tmp/out2"; }
 [ -f "$tmp/r1/points/three.attempt-1/rc" ] && [ "$(cat "$tmp/r1/points/three/rc")" = 0 ] &&
     ok "the failed attempt is kept aside" || bad "the failed attempt was not kept"
-sh scaling/study.sh run "$tmp/r1" "$tmp/p1.txt" > "$tmp/out3" 2>&1
+build/bin/study run-points "$tmp/r1" "$tmp/p1.txt" > "$tmp/out3" 2>&1
 grep -q "4 of 4 points done" "$tmp/out3" && ! grep -q "\[" "$tmp/out3" && ok "a finished study runs nothing" ||
     { bad "a finished study ran again"; cat "$tmp/out3"; }
 echo "point,status" > "$tmp/r1/points.csv"   # a stale one of RUN's: written anew, not a failure
@@ -73,19 +74,19 @@ cmp -s "$tmp/snapped" "$tmp/want" && [ -d "$tmp/r1/points/three.attempt-1" ] && 
     [ "$(grep -c . "$tmp/snap/points.csv")" -ge 4 ] && [ "$(grep -c . "$tmp/r1/points.csv")" -eq 1 ] &&
     ok "snapshot.sh: the finished points archived, attempts and the infeasible left out, RUN untouched" ||
     { bad "snapshot.sh archived: $(cat "$tmp/snapped" | tr '\n' ' ')"; cat "$tmp/out-snap"; }
-sh scaling/study.sh point "$tmp/r1" "$tmp/p1.txt" nosuch 2> "$tmp/err"
+build/bin/study point "$tmp/r1" "$tmp/p1.txt" nosuch 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "an unknown point: exit 2, one line" ||
     bad "an unknown point: exit $rc: $(cat "$tmp/err")"
 
-echo "== scaling/study.sh: a stopped point that checkpoints continues where it stopped"
+echo "== study point: a stopped point that checkpoints continues where it stopped"
 # rnn-train --checkpoint ckpt --resume-if-any, stopped (SIGTERM) once it has a checkpoint:
 # the rerun continues in the same folder, and its log is the uninterrupted run's
 mkdir "$tmp/r2"
 echo "long 1 0 rnn-train --model lstm --hidden 16 --classes 50 --bptt 20 --batch 4 --threads 1 --seed 3 \
 --gemm blocked --schedule const --steps 1500 --eval-every 25 --eval-tokens 2000 --checkpoint ckpt \
 --resume-if-any --log log.csv" > "$tmp/p2.txt"
-STUDY_ROOT=$top build/bin/study point "$tmp/r2" "$tmp/p2.txt" long > "$tmp/out4" 2>&1 &
+build/bin/study point "$tmp/r2" "$tmp/p2.txt" long > "$tmp/out4" 2>&1 &
 pid=$!
 for i in $(seq 100); do ls "$tmp/r2/points/long/ckpt" 2> /dev/null | grep -q bin && break; sleep 0.1; done
 pkill -TERM -f "^rnn-train --model lstm --hidden 16 --classes 50 --bptt 20 --batch 4 --threads 1 --seed 3"
@@ -94,7 +95,7 @@ rc=$?
 [ $rc -eq 143 ] && [ ! -f "$tmp/r2/points/long/rc" ] && ok "the stopped point: exit 143, pending" ||
     bad "the stopped point: exit $rc, rc file: $(cat "$tmp/r2/points/long/rc" 2>&1)"
 cpu1=$(cat "$tmp/r2/points/long/cpu_seconds" 2> /dev/null)
-STUDY_ROOT=$top build/bin/study point "$tmp/r2" "$tmp/p2.txt" long > "$tmp/out5" 2>&1
+build/bin/study point "$tmp/r2" "$tmp/p2.txt" long > "$tmp/out5" 2>&1
 rc=$?
 cpu2=$(cat "$tmp/r2/points/long/cpu_seconds" 2> /dev/null)
 awk -v a="$cpu1" -v b="$cpu2" 'BEGIN { exit !(a > 0 && b > a) }' &&
