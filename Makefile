@@ -98,7 +98,7 @@ EXTRA_CHECKS :=
 
 -include collectives/collectives.mk
 -include models/models.mk
--include scaling/scaling.mk
+-include scaling/sim/sim.mk
 -include scaling/study/study.mk
 -include fuzz/fuzz.mk
 
@@ -217,7 +217,7 @@ check-report: $(BIN)/study
 # make bench COUNTERS=likwid's probe and fallback, with stand-in likwid-perfctr programs.
 EXTRA_CHECKS += check-likwid
 check-likwid: $(BIN)/study
-	@echo "== test/likwid/run.sh scaling/likwid.sh"
+	@echo "== test/likwid/run.sh scaling/bench/likwid.sh"
 	@sh test/likwid/run.sh
 
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
@@ -235,7 +235,7 @@ check: all $(TESTS)
 # ---- the campaign -------------------------------------------------------------------
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh scaling/bench.sh
+	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh scaling/bench/bench.sh
 
 figures: export RUN := $(RUN)
 figures: $(BIN)/study
@@ -243,12 +243,12 @@ figures: $(BIN)/study
 
 ifeq ($(SIMULATE_DEFINED),)
 simulate:
-	@echo "make simulate: scaling/scaling.mk is missing (it defines the SimGrid SMPI sweep)"; exit 2
+	@echo "make simulate: scaling/sim/sim.mk is missing (it defines the SimGrid SMPI sweep)"; exit 2
 endif
 
 ifeq ($(SCALING_DEFINED),)
 scaling:
-	@echo "make scaling: scaling/scaling.mk is missing (it defines the convergence study)"; exit 2
+	@echo "make scaling: scaling/sim/sim.mk is missing (it defines the convergence study)"; exit 2
 endif
 
 help:

@@ -2,7 +2,7 @@
  * changing them: big buffers, the arithmetic of ar_reduce_local, hier's node groups, the
  * barrier before timed calls, the allreduce the benchmark keeps its books with, and the
  * MPI_Op of `library`.  The SimGrid SMPI build sets them once after MPI_Init
- * (scaling/smpi_hooks.c); everywhere else they stay unset: plain MPI and libc.
+ * (scaling/sim/smpi_hooks.c); everywhere else they stay unset: plain MPI and libc.
  *
  *     ar_hooks h = {.barrier = my_barrier};
  *     ar_set_hooks(&h);                  // after MPI_Init, before any plan

@@ -30,7 +30,7 @@
  *   lo the fastest (m->worst).
  * One message = half a round trip of the ping-pong, or one step of the ring.  Times are
  * MPI_Wtime: under SMPI that is simulated time, as it must be (the SMPI build measures
- * only on a platform that does not state its parameters: scaling/smpi_fit.c). */
+ * only on a platform that does not state its parameters: scaling/sim/smpi_fit.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

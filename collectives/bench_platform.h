@@ -1,6 +1,6 @@
 /* bench_platform.h — what each build of `allreduce-bench` links from exactly one of two
  * files, chosen by the Makefile: collectives/bench_native.c (real MPI: nothing to adapt,
- * the model measured) or scaling/smpi_hooks.c with scaling/smpi_fit.c (SimGrid SMPI:
+ * the model measured) or scaling/sim/smpi_hooks.c with scaling/sim/smpi_fit.c (SimGrid SMPI:
  * hooks for the simulation, the model from the platform). */
 #ifndef RS_AR_BENCH_PLATFORM_H
 #define RS_AR_BENCH_PLATFORM_H

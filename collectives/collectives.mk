@@ -5,7 +5,7 @@
 # Everything here is compiled with $(MPICC) (the common objects are plain gcc objects
 # and link fine).  bench_*.c is the driver; every other collectives/*.c is the library,
 # so a new algorithm is one file here plus one row in collectives/allreduce.c.
-#   MPICC=mpicc    the MPI compiler wrapper (scaling/scaling.mk builds with smpicc)
+#   MPICC=mpicc    the MPI compiler wrapper (scaling/sim/sim.mk builds with smpicc)
 #   MPIRUN=mpirun  the launcher `make check-mpi` uses
 
 MPICC  ?= mpicc

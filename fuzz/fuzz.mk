@@ -20,7 +20,7 @@ FUZZ_CC      ?= clang
 FUZZ_TARGETS := json opts corpus checkpoint sizes csv platform
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(INC) -Imodels \
-                -Icollectives -Iscaling
+                -Icollectives -Iscaling/sim
 SECONDS      ?= 60
 FUZZ_COMMON  := $(COMMON_SRC) fuzz/fuzz_input.c
 fuzz_srcs_json   := $(FUZZ_COMMON)
@@ -32,7 +32,7 @@ fuzz_objs_checkpoint := $(filter-out $(OBJ)/models/checkpoint.o $(OBJ)/models/sh
 fuzz_libs_checkpoint := $(MODELS_LIBS) $(MPI_LINK)
 fuzz_srcs_sizes    := $(FUZZ_COMMON) collectives/bench_sizes.c
 fuzz_srcs_csv      := $(FUZZ_COMMON)
-fuzz_srcs_platform := $(FUZZ_COMMON) scaling/host_groups.c
+fuzz_srcs_platform := $(FUZZ_COMMON) scaling/sim/host_groups.c
 FUZZ_LIBS    := $(FEATURE_LIBS) -lcjson -lnettle -ldl -lm -fopenmp
 
 # libFuzzer builds (clang): objects under build/fuzz/obj/
@@ -47,7 +47,7 @@ $(BUILD)/fuzz/replay_$(1): $(OBJ)/fuzz/fuzz_$(1).o $(OBJ)/fuzz/replay.o $(fuzz_s
 	$(CC) $$^ -o $$@ $(LDLIBS) -lnettle $(fuzz_libs_$(1))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_target,$(t))))
-$(OBJ)/fuzz/%.o: INC += -Imodels -Icollectives -Iscaling
+$(OBJ)/fuzz/%.o: INC += -Imodels -Icollectives -Iscaling/sim
 
 .PHONY: fuzz check-fuzz
 fuzz:

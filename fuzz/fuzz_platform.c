@@ -1,5 +1,5 @@
 /* fuzz_platform.c — fuzz target: what the SMPI builds read back about a platform
- * (scaling/host_groups.c): the input's first line is a host name, the rest the
+ * (scaling/sim/host_groups.c): the input's first line is a host name, the rest the
  * RS_SMPI_GROUPS file; that host's group is looked up in the file and in its name. */
 #define _GNU_SOURCE
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * thread (train_hooks.h's no_spare_threads: SMPI's simulated ranks) the queue alone is
  * kept and the rank sums it (dp_buckets_sum_pending), paced by its simulator: the roles
  * flip, the rank being the communication thread while the backward's charge goes on
- * (scaling/dp_buckets_smpi.c).  No MPI here. */
+ * (scaling/sim/dp_buckets_smpi.c).  No MPI here. */
 #include <pthread.h>
 #include <stdlib.h>
 

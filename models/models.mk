@@ -7,7 +7,7 @@
 # and are called only after a CPUID check.  The tests (test/test_models_*.c) link the
 # library objects and test/models_support.c too, and rnn-train-smpi the same sources
 # built with smpicc under its own main, which sets the trainer's hooks first
-# (train_hooks.h, scaling/train_smpi.mk).  The default corpus is fetched by
+# (train_hooks.h, scaling/sim/train_smpi.mk).  The default corpus is fetched by
 # models/fetch_corpus.sh (`make deps` calls it; `make corpus` alone), which also
 # fetches the State of the Union addresses (models/fetch_sotu.sh, --corpus sotu) and
 # writes the King James Bible (models/fetch_kjv.sh, --corpus kjv) where Debian's

@@ -99,7 +99,7 @@ int kn3_run(const train_opts *o);
 
 /* rnn-train's command line (train_cli.c): flags to options, then train_run, kn3_run
  * or train_check_only under the hooks set (train_hooks.h).  The exit code; main.c's
- * main and rnn-train-smpi's (scaling/train_smpi.c) call it. */
+ * main and rnn-train-smpi's (scaling/sim/train_smpi.c) call it. */
 int train_cli_main(int argc, char **argv);
 
 /* ---- evaluation (eval.c) ---- */

@@ -1,6 +1,6 @@
 /* train_cli.c — `rnn-train`'s command line (train_cli_main, train.h): RNN
  * language-model training, in one process or data-parallel under mpirun (--workers,
- * dp_comm.h).  rnn-train's main (main.c) and rnn-train-smpi's (scaling/train_smpi.c,
+ * dp_comm.h).  rnn-train's main (main.c) and rnn-train-smpi's (scaling/sim/train_smpi.c,
  * after setting its hooks) both run it.
  *
  *   rnn-train --model lstm --hidden 512 --bptt 35 --batch 32 --corpus mobydick --epochs 2

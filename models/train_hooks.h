@@ -2,7 +2,7 @@
  * big buffers, the corpus and the GEMM plan per process, what compute and evaluation
  * cost, the optimizer's charge, and the overlap of --sync bucketed.  rnn-train runs
  * with the native hooks (models/train_native.c: host clock, libc, compute run);
- * rnn-train-smpi sets SimGrid SMPI's (scaling/train_smpi.c) with one call before the
+ * rnn-train-smpi sets SimGrid SMPI's (scaling/sim/train_smpi.c) with one call before the
  * command line runs, as collectives/ar_hooks.h does for the allreduce library:
  *
  *     static const train_hooks sim = {.now_ns = sim_clock, .compute = sim_compute};

@@ -41,7 +41,7 @@ set datafile separator ','
 set datafile columnheaders
 set datafile missing NaN
 # the regimes of each fit: perfect scaling below B_crit / 10, maximal data parallelism
-# above 10 B_crit (scaling/conv_fit.h)
+# above 10 B_crit (scaling/study/fit/conv_fit.h)
 do for [i = 1:words(fc)] {
     c = word(fc, i) + 0
     set arrow from c, graph 0 to c, graph 1 nohead dt 2 lw 1.5 lc rgb color(i)

@@ -1,7 +1,7 @@
 # simulate_nodes.gp — allreduce under SimGrid SMPI: simulated time (p50_us) against the
 # node count, one panel per message size, one curve per algorithm (project algorithms
 # solid, SMPI built-ins dashed), and the lower bound (thick black).  From the CSV of
-# scaling/simulate (make simulate: RUN/simulate.csv).
+# study simulate (make simulate: RUN/simulate.csv).
 # gnuplot -e "csv='RUN/simulate.csv'; out='RUN/figures/simulate_nodes.png';
 #             $(build/bin/study figure-vars RUN simulate_nodes)" plot/simulate_nodes.gp
 # figure-vars gives sizes, the panels (bytes, one panel each): of 4 B, 64 KiB, 4 MiB and

@@ -2,7 +2,7 @@
 # simulated time against message size (left) and bus bandwidth = algbw * 2(p-1)/p
 # (right), one curve per algorithm (project solid, SMPI built-ins dashed), the lower
 # bound thick black (its busbw is the best any algorithm can reach).  From the CSV of
-# scaling/simulate (make simulate: RUN/simulate.csv).
+# study simulate (make simulate: RUN/simulate.csv).
 # gnuplot -e "csv='RUN/simulate.csv'; out='RUN/figures/simulate_sizes.png'" plot/simulate_sizes.gp
 # optional: -e "p=512"
 set datafile separator ','

@@ -1,5 +1,5 @@
 /* test_scaling_fit.c — the fit of steps-to-target against the global batch
- * (scaling/conv_fit.c) and build/bin/scaling-fit: S_min and E_min recovered from exact
+ * (scaling/study/fit/conv_fit.c) and build/bin/scaling-fit: S_min and E_min recovered from exact
  * synthetic points, a planted curve with noise recovered within its interval and the
  * claim's verdict on it, a curve the form does not describe flagged, the regimes, the
  * JSON, and bad input refused with exit 2. */

@@ -1,5 +1,5 @@
 /* cmd_concat.c — `study concat OUT IN.csv... [--label COL]`: one table of several, for
- * the campaign (scaling/bench.sh): every row of every IN in order under their common
+ * the campaign (scaling/bench/bench.sh): every row of every IN in order under their common
  * header, cells as written; --label COL adds a first column COL holding each row's
  * file name less .csv (train_eval.d/async.csv: "async").  INs whose columns differ are
  * refused, not glued; OUT is never overwritten.  Exit 0; 2 an unreadable or mismatched

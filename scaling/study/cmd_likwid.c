@@ -1,5 +1,5 @@
 /* cmd_likwid.c — `study likwid RUN`: can likwid-perfctr count here, and how, for
- * `make bench COUNTERS=likwid` (scaling/likwid.sh).
+ * `make bench COUNTERS=likwid` (scaling/bench/likwid.sh).
  *
  * Probes once with a group this CPU lists (FLOPS_SP: the kernels are fp32; else
  * FLOPS_DP, CLOCK) on every CPU the campaign may use; writes the verdict line to

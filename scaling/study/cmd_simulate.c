@@ -1,4 +1,4 @@
-/* cmd_simulate.c — `study simulate [options]` (scaling/simulate launches it; --help):
+/* cmd_simulate.c — `study simulate [options]` (study simulate launches it; --help):
  * the options checked, a work folder (--keep DIR, else a temporary one), then
  *   plan    the platforms and the jobs (simulate_plan.c); --plan stops here
  *   run     every job in the pool (pool.c), JOBS=--jobs at once, the longest first

@@ -1,11 +1,11 @@
 /* compose.c — the composition study: weak and strong scaling and time to target on a
- * convergence study's run folder (`make scaling` runs it after scaling/converge.sh;
- * scaling/compose.sh RUN alone, to resume or redo it).  The step at N nodes is composed:
+ * convergence study's run folder (`make scaling` runs it after study run converge;
+ * study run compose RUN alone, to resume or redo it).  The step at N nodes is composed:
  *   T(N) = compute(b) + optimizer + exchange(N) + evaluation / eval_every
  * compute and the optimizer measured on this machine's core (rnn-train --bench, one
  * thread, the study's MODEL, the fastest of REPEATS interleaved repeats) or charged to a
  * node of stated speed (NODE_GFLOPS); the exchange simulated under SMPI on the TaihuLight
- * model (scaling/simulate) for the model's own gradient and tensors.  Points:
+ * model (study simulate) for the model's own gradient and tensors.  Points:
  *   compute-bB-rK   rnn-train --bench at per-node batch B (the study's b and STRONG_B / N,
  *                   or the largest divisor of it up to COMPUTE_MAX_B, whose time adds up),
  *                   REPEATS times, interleaved (repeat K of every B, then K + 1)
@@ -13,7 +13,7 @@
  *   eval            one evaluation of the validation split (EVAL_STREAMS streams)
  *   exchange-rdb    the gradient and each tensor under SMPI's rdb (train-sim's library)
  *   exchange-hier   the gradient under hier
- *   check-nN-ALGO   scaling/train-sim at CHECK_N (flops mode at NODE_GFLOPS)
+ *   check-nN-ALGO   study train-sim at CHECK_N (flops mode at NODE_GFLOPS)
  * The plan: compose_plan.c; the tables: compose_tables.c (from compose_facts.c);
  * figures and report section: compose_report.c. */
 #define _GNU_SOURCE
@@ -86,7 +86,7 @@ int compose_preset_bytes(const study_run *r, double *bytes, int most)
     char path[2300], line[1024];
     snprintf(path, sizeof path, "%s/compose_preset.txt", r->dir);
     FILE *f = rs_fopen_read(path);
-    RS_CHECK(f, "%s missing: run scaling/compose.sh %s", path, r->dir);
+    RS_CHECK(f, "%s missing: run study run compose %s", path, r->dir);
     int n = 0;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "#\n")] = 0;   /* NAME FLOATS 1; the header and bptt lines aside */
@@ -164,7 +164,7 @@ static int check(study_run *r)
     snprintf(file, sizeof file, "%s/converge_settings.txt", r->dir);
     const char *only = getenv("STUDY_CHECK");
     RS_CHECK((only && *only) || access(file, R_OK) == 0,
-             "%s missing: run scaling/converge.sh on %s first", file, r->dir);
+             "%s missing: run study run converge on %s first", file, r->dir);
     if (have_programs() != 0)
         return -1;
     static const char *const ints[] = {"STRONG_B", "COMPUTE_MAX_B", "EVAL_EVERY", "BENCH_STEPS", "REPEATS"};

@@ -1,7 +1,7 @@
 /* compose_facts.c — what the composition study's points measured, read back through
  * the project's CSV reader: compute, optimizer and GFLOP/s per per-node batch over the
  * repeats (points/compute-bB-rK/bench.csv), each optimizer's time (opt-NAME), one
- * evaluation (eval), the simulated allreduces (exchange-ALGO: scaling/simulate's CSV), the
+ * evaluation (eval), the simulated allreduces (exchange-ALGO: study simulate's CSV), the
  * simulated trainer (check-nN-ALGO: train-sim's), the tensors (compose_preset.txt) and the
  * convergence study's best point per (N, b) (scaling_convergence.csv).  Point folders
  * are read in name order; a failed attempt kept aside (NAME.attempt-K) is not a result. */

@@ -284,7 +284,7 @@ static int section_writer(FILE *f, void *ctx)
     spread(f, x->strong, x->weak);
     fprintf(f, "); the exchange is the model's\n"
                "own gradient (%s tensors, compose_preset.txt) simulated under SMPI on the TaihuLight model\n"
-               "(`scaling/simulate`): `fused-library` one allreduce of the flat gradient as Open MPI\n"
+               "(`study simulate`): `fused-library` one allreduce of the flat gradient as Open MPI\n"
                "would choose it (SMPI's `ompi` selector, Open MPI's decision), `fused-mpich` as MPICH would,\n"
                "`fused-best` the fastest SMPI built-in at that N and size (rdb, rab1, rab_rdb, lr, smp_rsag,\n"
                "mvapich2, ompi, mpich; named in the tables' `algo`), `fused-rdb` recursive doubling\n"
@@ -339,7 +339,7 @@ static int section_writer(FILE *f, void *ctx)
                    "that reaches each target first:\n\n");
         fastest(f, x->target, 1);
     }
-    fprintf(f, "\n### The composition against the simulated trainer (scaling/train-sim, flops mode)\n\n"
+    fprintf(f, "\n### The composition against the simulated trainer (study train-sim, flops mode)\n\n"
                "| N | scheme | node GFLOP/s | composed ms | simulated ms | difference "
                "| exchange composed / simulated ms |\n"
                "| ---: | --- | ---: | ---: | ---: | ---: | --- |\n");

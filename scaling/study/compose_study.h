@@ -39,7 +39,7 @@ typedef struct {
 
 typedef struct {
     char algo[32];
-    double p, bytes, us;       /* scaling/simulate: nodes, message bytes, p50_us */
+    double p, bytes, us;       /* study simulate: nodes, message bytes, p50_us */
 } compose_exchange;
 
 typedef struct {

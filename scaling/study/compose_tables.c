@@ -4,7 +4,7 @@
  *   scaling_time_to_target.csv   steps-to-target x T(N): the convergence study's best point
  *                                per (N, b), and the regime study's best rate per (target,
  *                                optimizer, N) where the folder has it
- *   scaling_compose_check.csv    the composed step against scaling/train-sim's simulated one
+ *   scaling_compose_check.csv    the composed step against study train-sim's simulated one
  * T(N) = compute(b) + optimizer + exchange(N) + evaluation / eval_every (0 when async),
  * for the exchange schemes (the algorithm in column algo): fused-library (one allreduce
  * of the flat gradient as Open MPI would choose it: SMPI's ompi selector), fused-mpich
@@ -88,7 +88,7 @@ static double eval_ms(const composer *c, int core, double ev)
     return (core ? c->f->eval_ms : c->f->eval_ms * c->b0->gflops_max / c->G) / ev;
 }
 
-/* scaling/simulate's time of one allreduce (the last row read), ms */
+/* study simulate's time of one allreduce (the last row read), ms */
 static double simulated_ms(const composer *c, const char *algo, double N, double bytes)
 {
     for (int i = c->f->nx - 1; i >= 0; i--)
@@ -439,11 +439,11 @@ int compose_tables(const study_run *r)
     char path[2400], b0[32];
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/%s", r->dir, need[i]);
-        RS_CHECK(access(path, R_OK) == 0, "%s missing: run scaling/compose.sh %s", path, r->dir);
+        RS_CHECK(access(path, R_OK) == 0, "%s missing: run study run compose %s", path, r->dir);
     }
     sscanf(compose_conv(r, "B_LIST"), "%31s", b0);
     snprintf(path, sizeof path, "%s/points/compute-b%s-r1/bench.csv", r->dir, b0);
-    RS_CHECK(access(path, R_OK) == 0, "%s missing: rerun scaling/compose.sh %s", path, r->dir);
+    RS_CHECK(access(path, R_OK) == 0, "%s missing: rerun study run compose %s", path, r->dir);
     compose_facts f;
     static grid g;
     memset(&g, 0, sizeof g);

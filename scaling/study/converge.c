@@ -3,7 +3,7 @@
  * exact emulation), the learning rate tuned over a grid per N.  The target is TARGET_X
  * times the Kneser-Ney trigram's valid perplexity on the same split (the point kn3);
  * valid is scored as EVAL_STREAMS streams at every batch (--eval-streams), so every
- * point meets the same target.  `make scaling` runs it first (scaling/converge.sh).
+ * point meets the same target.  `make scaling` runs it first (study run converge).
  * The plan runs in the stages below, each adding what the points before it decide:
  * kn3 -> the GEMM plans -> the base grid -> refinement -> widening rounds, each refined.
  * Writes converge_grid.csv and, from the points, the tables, fit, figures and report

@@ -84,7 +84,7 @@ static rs_table *table_of(const study_run *r, const conv_base *b, const conv_row
                 rs_set_str(text, row, conv_columns[c], rows->row[i].f[c]);
     }
     char buf[2600];
-    snprintf(buf, sizeof buf, "scaling/converge.sh %s", r->dir);
+    snprintf(buf, sizeof buf, "study run converge %s", r->dir);
     study_meta_std(text, buf);
     rs_table_meta(text, "target_ppl", b->target);
     rs_table_meta(text, "kn3_valid_ppl", b->kn3);

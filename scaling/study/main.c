@@ -22,8 +22,8 @@ static const study_cmd cmds[] = {
     {"concat", "one table of several CSVs with the same columns (make bench's parts)", cmd_concat},
     {"likwid", "make bench COUNTERS=likwid's probe: can likwid-perfctr count here", cmd_likwid},
     {"new-run", "a new results/runs/<stamp>-<host>/ folder, created and printed", cmd_new_run},
-    {"simulate", "allreduce at scale under SimGrid SMPI (scaling/simulate; --help)", cmd_simulate},
-    {"train-sim", "rnn-train's training step at scale under SimGrid SMPI (scaling/train-sim; --help)", cmd_train_sim},
+    {"simulate", "allreduce at scale under SimGrid SMPI (study simulate; --help)", cmd_simulate},
+    {"train-sim", "rnn-train's training step at scale under SimGrid SMPI (study train-sim; --help)", cmd_train_sim},
     {"simulate-report", "report.md's section on allreduce at scale from a run folder", cmd_simulate_report},
 };
 #define NCMDS ((int)(sizeof cmds / sizeof cmds[0]))

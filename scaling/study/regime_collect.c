@@ -4,7 +4,7 @@
  *   regime_steps.csv    per target, optimizer (and "any") and N: the best rate's steps,
  *                       seed 1 and the others at that rate
  *   regime_fit.json     per target and optimizer: S = S_min + E_min / B with its
- *                       intervals and residuals (scaling/conv_fit.h), the claim
+ *                       intervals and residuals (scaling/study/fit/conv_fit.h), the claim
  *                       S(N = 1) / S(N = CLAIM_N) and its verdict, B_simple against B_crit
  *   regime_report.md    the section, also in scaling_report.md (regime_report.c)
  * Earlier files are moved to RUN/old-K/ first. */

@@ -1,4 +1,4 @@
-/* simulate.h — `study simulate` (scaling/simulate): allreduce at scale under SimGrid
+/* simulate.h — `study simulate` (study simulate): allreduce at scale under SimGrid
  * SMPI.  The unchanged allreduce-bench, built with smpicc (build/bin/allreduce-bench-smpi),
  * runs on a generated platform (platform-gen) for every node count, size and algorithm
  * asked, plus SMPI's built-in algorithms and the alpha-beta lower bound, into one
@@ -9,7 +9,7 @@
  *   simulate_opts.c   the options (--help), checked before anything is made
  *   simulate_plan.c   the platforms and the simulations (jobs) to run, their expected cost
  *   simulate_files.c  a planned folder's files, and the programs its jobs run
- *   simulate_job.c    --run-job: one job's smpirun (scaling/simulate_job.sh launches it)
+ *   simulate_job.c    --run-job: one job's smpirun (scaling/sim/simulate_job.sh launches it)
  *   simulate_rows.c   the jobs' CSVs merged, failed and skipped points, the bound
  *   simulate_caffe.c  the Caffe-style comparison from those rows
  *   simulate_out.c    the metadata, the files (common/record.c), the summary for people
@@ -50,7 +50,7 @@ typedef struct {
     int nproject, nsmpi, bound;
     long long budget, eager;
     int jobs, hier_max;
-    char cmdline[8192];                      /* "scaling/simulate ARGS", for the metadata */
+    char cmdline[8192];                      /* "study simulate ARGS", for the metadata */
     char bench[4096], gen[4096], foldlib[4096], smpirun[4096];
 } sim_opts;
 

@@ -1,7 +1,7 @@
 /* simulate_job.c — one planned simulation (--run-job ID): all its sizes in one smpirun;
  * if that run dies (not just "wrong"), each size alone, so that one crashing point does
- * not lose the others, and a note per size that failed.  scaling/simulate_job.sh
- * launches smpirun (the settings scaling/smpi_env.sh holds); this decides what to run.
+ * not lose the others, and a note per size that failed.  scaling/sim/simulate_job.sh
+ * launches smpirun (the settings scaling/sim/smpi_env.sh holds); this decides what to run.
  *
  * Beside the job's files it writes ID.csv (or ID.sK.csv, one per size run alone),
  * ID.log and ID.err (smpirun's output), ID.failed ("SIZE exit RC: WHY" lines), ID.rss
@@ -64,7 +64,7 @@ static int run_one(const char *work, const sim_job *j, const char *sizes, const 
     snprintf(log, sizeof log, "%s/jobs/%s.log", work, j->id);
     snprintf(err, sizeof err, "%s/jobs/%s.err", work, j->id);
     snprintf(rss, sizeof rss, "%s/jobs/%s.rss", work, j->id);
-    snprintf(script, sizeof script, "%s/scaling/simulate_job.sh", study_root());
+    snprintf(script, sizeof script, "%s/scaling/sim/simulate_job.sh", study_root());
     char *argv[] = {"sh", script, plat, (char *)sizes, (char *)out, rss, NULL};
     double c = 0;
     int rc = proc_run(argv, envp, log, err, 1, &c);

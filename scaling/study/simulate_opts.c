@@ -1,4 +1,4 @@
-/* simulate_opts.c — the options of `study simulate` (scaling/simulate --help): parsed,
+/* simulate_opts.c — the options of `study simulate` (study simulate --help): parsed,
  * then every value checked, in the order the errors are reported, before anything is
  * made.  A bad value is one line (rs_lasterr), the caller prints it and exits 2. */
 #define _GNU_SOURCE
@@ -24,8 +24,8 @@ static const char *const smpi_algos[] = {"rdb", "rab1", "rab_rdb", "lr", "smp_rs
 #define NSMPI ((int)(sizeof smpi_algos / sizeof smpi_algos[0]))
 
 static const char usage_text[] =
-    "usage: scaling/simulate [options]        (allreduce at scale under SimGrid SMPI)\n"
-    "  --platform NAME     taihulight (default), fattree or torus (scaling/platforms/README.md)\n"
+    "usage: study simulate [options]        (allreduce at scale under SimGrid SMPI)\n"
+    "  --platform NAME     taihulight (default), fattree or torus (scaling/sim/platforms/README.md)\n"
     "  --nodes LIST        node counts, one rank per node (default 2,4,8,...,512,800,1024)\n"
     "  --sizes LIST        message sizes in bytes: 4,64k,1M or MIN:MAX (doubling) or\n"
     "                      MIN:MAX:F (times F); default 4:64M:4\n"
@@ -44,7 +44,7 @@ static const char usage_text[] =
     "  --experiment caffe  the Sunway TaihuLight study's experiment instead: Caffe-style per-tensor, per-time-\n"
     "                      step allreduces (SMPI's default algorithm) against one fused\n"
     "                      allreduce with hier, for the LSTM-512 gradients (--preset FILE)\n"
-    "  --preset FILE       the experiment's tensors (default scaling/presets/caffe_lstm512.txt)\n"
+    "  --preset FILE       the experiment's tensors (default scaling/sim/presets/caffe_lstm512.txt)\n"
     "  --csv FILE          write the results as CSV (never overwrites)\n"
     "  --json FILE         write the results as JSON (never overwrites)\n"
     "  --jobs N            simulations at once (default 2; each is one process)\n"
@@ -207,7 +207,7 @@ static int oneof(const char *v, const char *a, const char *b, const char *c)
     return strcmp(v, a) == 0 || strcmp(v, b) == 0 || (c && strcmp(v, c) == 0);
 }
 
-/* Every value, in the order scaling/simulate has always reported them. */
+/* Every value, in the order study simulate has always reported them. */
 static int check(sim_opts *o, const char *jobs, const char *hier_max, const char *eager)
 {
     RS_CHECK(oneof(o->platform, "taihulight", "fattree", "torus"),
@@ -295,11 +295,11 @@ int sim_opts_parse(sim_opts *o, int argc, char **argv)
     o->mem_budget = "2G";
     o->seed_text = "1";
     static char preset[4200];
-    snprintf(preset, sizeof preset, "%s/scaling/presets/caffe_lstm512.txt", study_root());
+    snprintf(preset, sizeof preset, "%s/scaling/sim/presets/caffe_lstm512.txt", study_root());
     o->preset = preset;
     const char *jobs = getenv("SIM_JOBS") && *getenv("SIM_JOBS") ? getenv("SIM_JOBS") : "2";
     const char *hier_max = "32", *eager = "65536";
-    size_t n = (size_t)snprintf(o->cmdline, sizeof o->cmdline, "scaling/simulate");
+    size_t n = (size_t)snprintf(o->cmdline, sizeof o->cmdline, "study simulate");
     for (int i = 1; i < argc && n < sizeof o->cmdline; i++)
         n += (size_t)snprintf(o->cmdline + n, sizeof o->cmdline - n, " %s", argv[i]);
     static const struct {

@@ -95,20 +95,20 @@ int sim_write(const sim_opts *o, const sim_plan *pl, const char *work, const rs_
     platform_meta(t, o, work);
     snprintf(buf, sizeof buf, "network/model:CM02 crosstraffic:0 simulate-computation:no wtime:0 "
              "coll-selector:ompi (mpich, mvapich2, impi for their own built-ins) allreduce:NAME for smpi:NAME "
-             "(rdb otherwise; bookkeeping: recursive doubling as rdb, scaling/smpi_hooks.c) "
+             "(rdb otherwise; bookkeeping: recursive doubling as rdb, scaling/sim/smpi_hooks.c) "
              "bcast:binomial_tree reduce:binomial async-small-thresh:%lld", o->eager);
     meta(t, "smpi_config", buf);
     snprintf(buf, sizeof buf, "every local reduction charged bytes / (%s GB/s) on the rank's host, project and "
-             "built-in algorithms alike (scaling/smpi_hooks.c)", pl->reduce_gbs);
+             "built-in algorithms alike (scaling/sim/smpi_hooks.c)", pl->reduce_gbs);
     meta(t, "gamma", buf);
     meta(t, "barrier", "isolated mode: the barrier releases every rank at the same simulated instant "
-         "(scaling/smpi_hooks.c)");
+         "(scaling/sim/smpi_hooks.c)");
     snprintf(buf, sizeof buf, "%s: platform groups (host names PREFIX-gG-nN or RS_SMPI_GROUPS) cut by the library "
              "(allreduce-bench --group-max %d) into equal groups of the largest divisor of gcd(group sizes) up "
              "to %d ranks", o->hier_groups, o->hier_max, o->hier_max);
     meta(t, "hier_groups", buf);
-    /* the folding threshold is scaling/smpi_env.sh's, which the runs use */
-    snprintf(script, sizeof script, ". '%s/scaling/smpi_env.sh' && printf %%s \"$SMPI_FOLD_BYTES\"", study_root());
+    /* the folding threshold is scaling/sim/smpi_env.sh's, which the runs use */
+    snprintf(script, sizeof script, ". '%s/scaling/sim/smpi_env.sh' && printf %%s \"$SMPI_FOLD_BYTES\"", study_root());
     char *env_sh[] = {"sh", "-c", script, NULL};
     first_line(env_sh, fold, sizeof fold);
     snprintf(buf, sizeof buf, "buffers real and checked while 4 x bytes x p <= %lld bytes; above, every buffer >= "

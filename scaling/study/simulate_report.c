@@ -90,7 +90,7 @@ static void intro(const char *run, const char *P, FILE *f)
             "(`build/bin/allreduce-bench-smpi`), on a simulated %s machine\n"
             "(%s nodes per group, %s GB/s node injection, oversubscription\n"
             "%s on the group uplinks, nearest nodes %s us apart, reductions at\n"
-            "%s GB/s; every parameter and its source: `scaling/platforms/README.md`), one\n"
+            "%s GB/s; every parameter and its source: `scaling/sim/platforms/README.md`), one\n"
             "rank per node, %s placement. Times are simulated and deterministic (two runs\n"
             "are byte-identical, `make test`); every reduction, in the project's algorithms and in\n"
             "SMPI's built-in ones alike, is charged by the same gamma model. Buffers are real and\n"

@@ -49,7 +49,7 @@ void sim_report_caffe(const char *run, FILE *f)
             "allreduce\n\n"
             "LSTM language model, hidden 512, vocabulary 10k (rnn-train's `--model lstm --hidden 512\n"
             "--vocab 10000`, %.2f M parameters, %.1f MB of float gradients; the\n"
-            "tensors: `scaling/presets/caffe_lstm512.txt`), 35 unrolled steps, times per training step.\n"
+            "tensors: `scaling/sim/presets/caffe_lstm512.txt`), 35 unrolled steps, times per training step.\n"
             "`caffe_style` (the baseline the Sunway study removed): one allreduce per parameter tensor per unrolled\n"
             "time step, each with SMPI's default algorithm (the Open MPI decision) in the default\n"
             "(consecutive) placement. `caffe_style_cell`, a milder reading: only the recurrent\n"

@@ -1,4 +1,4 @@
-/* simulate_sweep.c — the study "simulate": what `make simulate` runs (scaling/sweep.sh
+/* simulate_sweep.c — the study "simulate": what `make simulate` runs (study run simulate
  * launches `study run simulate [RUN]`).  Settings: SIM_PARTS (a file of "NAME options"
  * lines instead of a preset), FULL=1 (every algorithm at every size and node count,
  * hours), QUICK=1 (a few points of each, up to 256 nodes: make bench); SIM_JOBS
@@ -47,7 +47,7 @@ int sim_self(const sim_part *p, const char *const *more, const char *out, const 
     return proc_run(argv, NULL, out, err, 0, NULL);
 }
 
-/* Every part's options are scaling/simulate's (checked here, before anything is made;
+/* Every part's options are study simulate's (checked here, before anything is made;
  * the programs and the platforms are checked when the part is planned). */
 static int check(study_run *r)
 {
@@ -91,7 +91,7 @@ static void plan_part(study_run *r, const sim_part *p)
     }
     if (exists(r->work, p->name, "/settings", path, sizeof path))
         return;   /* planned by an earlier, interrupted sweep */
-    printf("== %s: scaling/simulate %s\n", p->name, p->args);
+    printf("== %s: study simulate %s\n", p->name, p->args);
     fflush(stdout);
     snprintf(keep, sizeof keep, "%s/%s", r->work, p->name);
     snprintf(log, sizeof log, "%s/%s.plan.log", r->work, p->name);

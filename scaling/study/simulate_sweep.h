@@ -1,5 +1,5 @@
 /* simulate_sweep.h — the study "simulate" (make simulate): the allreduce sweep under
- * SimGrid SMPI as parts, each one `study simulate` run (scaling/simulate's options),
+ * SimGrid SMPI as parts, each one `study simulate` run (study simulate's options),
  * planned first, then every part's simulations run as one list of points, the longest
  * first, then each part's CSV and JSON, the joined tables, the figures and the report
  * section.  simulate_sweep.c: the study (settings, plan, points); simulate_parts.c: the

@@ -1,7 +1,7 @@
-/* train_sim.c — `study train-sim` (scaling/train-sim; --help): rnn-train's training step
+/* train_sim.c — `study train-sim` (study train-sim; --help): rnn-train's training step
  * at scale under SimGrid SMPI.  Per node count P and allreduce algorithm, in a work
  * folder (--keep DIR, else a temporary one): platform-gen's platform pP (made once),
- * then one smpirun of build/bin/rnn-train-smpi --bench through scaling/train_sim_job.sh
+ * then one smpirun of build/bin/rnn-train-smpi --bench through scaling/sim/train_sim_job.sh
  * (the smpirun settings, GNU time -v), then its CSV's rows with platform, compute,
  * folded and this machine's cost, wall_s and rss_mib (from GNU time's report).  The
  * rows go to --csv FILE, else to the console as a table.
@@ -83,7 +83,7 @@ static int launch(const ts_opts *o, const char *plat, const char *out, const cha
     for (int i = 0; i < n; i++)
         envp[i] = env[i];
     envp[n] = NULL;
-    snprintf(script, sizeof script, "%s/scaling/train_sim_job.sh", study_root());
+    snprintf(script, sizeof script, "%s/scaling/sim/train_sim_job.sh", study_root());
     snprintf(csv, sizeof csv, "%s.csv", out);
     snprintf(log, sizeof log, "%s.log", out);
     snprintf(err, sizeof err, "%s.err", out);

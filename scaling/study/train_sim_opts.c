@@ -1,6 +1,6 @@
-/* train_sim_opts.c — the options of `study train-sim` (scaling/train-sim --help): read
+/* train_sim_opts.c — the options of `study train-sim` (study train-sim --help): read
  * as given (--opt VALUE or --opt=VALUE, rnn-train's flags after --), then every value
- * checked in the order scaling/train-sim has always reported them, before anything
+ * checked in the order study train-sim has always reported them, before anything
  * runs.  A bad value is one line (rs_lasterr); the caller exits 2. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,8 +14,8 @@
 #include "train_sim.h"
 
 static const char usage_text[] =
-    "usage: scaling/train-sim [options] [-- rnn-train flags]   (a training step under SimGrid SMPI)\n"
-    "  --platform NAME   taihulight (default), fattree or torus (scaling/platforms/README.md)\n"
+    "usage: study train-sim [options] [-- rnn-train flags]   (a training step under SimGrid SMPI)\n"
+    "  --platform NAME   taihulight (default), fattree or torus (scaling/sim/platforms/README.md)\n"
     "  --nodes LIST      node counts, one rank and one worker per node (default 16)\n"
     "  --allreduce LIST  the exchange's algorithms, rnn-train --allreduce names (default library,\n"
     "                    SMPI's rdb; hier gets equal groups of at most --hier-max-group ranks)\n"
@@ -26,14 +26,14 @@ static const char usage_text[] =
     "                    flops:100); sample:K runs it K times in all, then charges the mean\n"
     "                    measured here; run runs and times every step (small P)\n"
     "  --fold WHEN       auto (default: above 16 nodes), yes or no: big buffers folded (shared\n"
-    "                    garbage: timings only; scaling/smpi_fold.c)\n"
+    "                    garbage: timings only; scaling/sim/smpi_fold.c)\n"
     "  --bench N         timed steps per run (default 1; with sample or run, two untimed\n"
     "                    ones come first)\n"
     "  --eval-every K    an evaluation on valid every K steps (rnn-train --eval-every; --bench\n"
     "                    N/K blocks of K steps with and without): the eval_* columns\n"
     "  --eval-ranks K    the last K of the nodes' ranks evaluate (rnn-train --eval-ranks): the\n"
     "                    other nodes train, one worker each\n"
-    "  --hier-max-group N   hier's groups (default 32, as scaling/simulate)\n"
+    "  --hier-max-group N   hier's groups (default 32, as study simulate)\n"
     "  --csv FILE        write the rows as CSV (never overwrites; default: print them)\n"
     "  --keep DIR        keep the work folder (platforms, logs) in DIR\n"
     "  --help            this text\n"

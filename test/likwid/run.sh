@@ -1,5 +1,5 @@
 #!/bin/sh
-# test/likwid/run.sh — scaling/likwid.sh (its probe: `study likwid`), behind `make bench
+# test/likwid/run.sh — scaling/bench/likwid.sh (its probe: `study likwid`), behind `make bench
 # COUNTERS=likwid`, with stand-in likwid-perfctr programs on PATH: one that cannot count
 # (as on a VM: "Cannot get access to MSRs", exit 1), one that counts, and none at all.
 # Where it cannot count the verdict file says why and the study runs bare; where it
@@ -26,7 +26,7 @@ FAKE
 # bench DIR RUN: likwid.sh as bench.sh uses it, then one study ("echo ran") under likwid_cmd
 bench() {
     mkdir -p "$2"
-    PATH="$1:/usr/bin:/bin" COUNTERS=likwid sh -c '. scaling/likwid.sh; likwid_setup "$1"; $(likwid_cmd exp) echo ran' \
+    PATH="$1:/usr/bin:/bin" COUNTERS=likwid sh -c '. scaling/bench/likwid.sh; likwid_setup "$1"; $(likwid_cmd exp) echo ran' \
         sh "$2" > "$2/out" 2>&1
 }
 
@@ -48,7 +48,7 @@ grep -qx counted "$tmp/run_pmu/likwid_exp.txt" 2>/dev/null && ok "counts: its ou
 mkdir -p "$tmp/none"
 sh_path=$(command -v sh)
 mkdir -p "$tmp/run_none"
-PATH="$tmp/none" COUNTERS=likwid "$sh_path" -c '. scaling/likwid.sh; likwid_setup "$1"; $(likwid_cmd exp) echo ran' \
+PATH="$tmp/none" COUNTERS=likwid "$sh_path" -c '. scaling/bench/likwid.sh; likwid_setup "$1"; $(likwid_cmd exp) echo ran' \
     sh "$tmp/run_none" > "$tmp/run_none/out" 2>&1
 grep -q '^likwid: unavailable: likwid-perfctr not found' "$tmp/run_none/likwid.txt" 2>/dev/null && grep -qx ran "$tmp/run_none/out" &&
     ok "not installed: said so, the study runs" || bad "not installed: $(cat "$tmp/run_none/out")"

@@ -21,7 +21,7 @@ test_begin regime
 
 echo "== the study, QUICK=1"
 run="$tmp/rg"
-QUICK=1 JOBS=2 sh scaling/regime.sh "$run" > "$tmp/out" 2>&1
+QUICK=1 JOBS=2 build/bin/study run regime "$run" > "$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && ok "QUICK=1: exit 0" || { bad "QUICK=1: exit $rc"; tail -n 20 "$tmp/out"; }
 for f in regime_points.csv regime_steps.csv regime_fit.json regime_report.md regime_targets.csv; do
@@ -94,7 +94,7 @@ got=$(csv_rows "$run/points/$p/log.csv" step,valid_ppl 'function emit() { if (go
 
 echo "== a rerun"
 cp "$run/regime_steps.csv" "$tmp/steps1.csv"
-QUICK=1 JOBS=2 sh scaling/regime.sh "$run" > "$tmp/out2" 2>&1
+QUICK=1 JOBS=2 build/bin/study run regime "$run" > "$tmp/out2" 2>&1
 rc=$?
 grep -q 'rc=' "$tmp/out2" && bad "the rerun ran points" || ok "the rerun runs no point"
 [ $rc -eq 0 ] && cmp -s "$tmp/steps1.csv" "$run/regime_steps.csv" && ok "the rerun writes the same table" ||
@@ -145,15 +145,15 @@ s4=$(col "$h/regime_steps.csv" steps --where optimizer=adam,N=4,seed=1)
     bad "blow-up: status '$st', N = 4 steps '$s4'"
 
 echo "== bad settings"
-OPT_LIST=sgd QUICK=1 sh scaling/regime.sh "$tmp/bad1" > "$tmp/o" 2> "$tmp/e"
+OPT_LIST=sgd QUICK=1 build/bin/study run regime "$tmp/bad1" > "$tmp/o" 2> "$tmp/e"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/e")" -eq 1 ] && grep -q OPT_LIST "$tmp/e" && [ ! -e "$tmp/bad1" ] &&
     ok "OPT_LIST=sgd: exit 2, one line, no folder" || bad "OPT_LIST=sgd: exit $rc: $(cat "$tmp/e")"
-N_LIST="1 4" QUICK=1 sh scaling/regime.sh "$tmp/bad2" > "$tmp/o" 2> "$tmp/e"
+N_LIST="1 4" QUICK=1 build/bin/study run regime "$tmp/bad2" > "$tmp/o" 2> "$tmp/e"
 rc=$?
 [ $rc -eq 2 ] && grep -q CLAIM_N "$tmp/e" && [ ! -e "$tmp/bad2" ] &&
     ok "N_LIST without CLAIM_N: exit 2, no folder" || bad "N_LIST=1 4: exit $rc: $(cat "$tmp/e")"
-EVAL_STREAMS=12 QUICK=1 sh scaling/regime.sh "$tmp/bad3" > "$tmp/o" 2> "$tmp/e"
+EVAL_STREAMS=12 QUICK=1 build/bin/study run regime "$tmp/bad3" > "$tmp/o" 2> "$tmp/e"
 rc=$?
 [ $rc -eq 2 ] && grep -q EVAL_STREAMS "$tmp/e" && [ ! -e "$tmp/bad3" ] &&
     ok "EVAL_STREAMS not a multiple of B: exit 2, no folder" || bad "EVAL_STREAMS=12: exit $rc: $(cat "$tmp/e")"

@@ -5,7 +5,7 @@
 #      an infeasible point is recorded and not run; JOBS=2 runs the same points; a
 #      stopped rnn-train point with checkpoints continues in its folder (the same log);
 #      snapshot.sh archives the finished points only;
-#   2. scaling/converge.sh on a tiny grid (N = 1, 2, 4: the fit needs three; hidden 16; target 2.3 x kn3, a few
+#   2. study run converge on a tiny grid (N = 1, 2, 4: the fit needs three; hidden 16; target 2.3 x kn3, a few
 #      hundred steps): the outputs exist, coarse points are refined until every count is
 #      resolved, a rerun on the folder runs no point, and a second folder with the same
 #      seed gives the same steps-to-target for every point; every point names its batch's
@@ -20,7 +20,7 @@
 #      point, the composition check's arithmetic, the report section replaced on a
 #      rerun, a missing compute point: exit 2 and one line; compose.sh's bad settings:
 #      exit 2 and one line, before any point runs;
-#   5. scaling/models.sh at a 1 s budget (hidden 8, 16): rows with finite perplexities,
+#   5. study run models at a 1 s budget (hidden 8, 16): rows with finite perplexities,
 #      completion accuracy in [0, 1], the budget spent; a rerun runs no point and the
 #      report holds its section once; bad settings (CORPUS, OPT_FLAGS, SEED, ...): exit
 #      2, one line, nothing created;
@@ -66,7 +66,7 @@ build/bin/study run-points "$tmp/r1" "$tmp/p1.txt" > "$tmp/out3" 2>&1
 grep -q "4 of 4 points done" "$tmp/out3" && ! grep -q "\[" "$tmp/out3" && ok "a finished study runs nothing" ||
     { bad "a finished study ran again"; cat "$tmp/out3"; }
 echo "point,status" > "$tmp/r1/points.csv"   # a stale one of RUN's: written anew, not a failure
-sh scaling/snapshot.sh "$tmp/r1" "$tmp/snap" > "$tmp/out-snap" 2>&1
+sh scaling/study/snapshot.sh "$tmp/r1" "$tmp/snap" > "$tmp/out-snap" 2>&1
 snap_rc=$?
 tar -tJf "$tmp/snap/points.tar.xz" 2> /dev/null | grep -o '^points/[^/]*/$' | sort > "$tmp/snapped"
 printf 'points/one/\npoints/three/\npoints/two/\n' > "$tmp/want"
@@ -110,11 +110,11 @@ a=$(runlog "$tmp/r2/again/log.csv"); b=$(runlog "$tmp/r2/points/long/log.csv")
     ok "the rerun continued in its folder from the checkpoint: the uninterrupted run's log; ckpt/ removed once done" ||
     { bad "the rerun (exit $rc) did not continue the point, or its log differs"; tail -n 3 "$tmp/r2/points/long/stderr.txt"; }
 
-echo "== scaling/converge.sh: a tiny study, rerun, the same seed twice"
+echo "== study run converge: a tiny study, rerun, the same seed twice"
 # converge.sh on a tiny grid into folder $1 (its settings go with the environment)
 tiny() {
     N_LIST='1 2 4' B_LIST=2 LR_FACTORS=1 TARGET_X=2.3 OPT_N='' WARMUP_N='' EXTEND=0 JOBS=2 CAP_X=30 \
-    MODEL='--model lstm --hidden 16 --classes 50 --bptt 20' EVAL_STREAMS=4 sh scaling/converge.sh "$1"
+    MODEL='--model lstm --hidden 16 --classes 50 --bptt 20' EVAL_STREAMS=4 build/bin/study run converge "$1"
 }
 for r in c1 c2; do
     tiny "$tmp/$r" > "$tmp/$r.out" 2>&1 || { bad "converge.sh $r exited $?"; tail -n 5 "$tmp/$r.out"; }
@@ -182,14 +182,14 @@ build/bin/scaling-fit --rows "$tmp/cens.csv" --json "$tmp/cens.json" > "$tmp/cen
     ok "scaling-fit: 4 points fitted, the censored N = 16 listed in the JSON and the table" ||
     { bad "scaling-fit's censored row:"; cat "$tmp/cens.out"; }
 
-echo "== scaling/converge.sh: bad settings"
+echo "== study run converge: bad settings"
 # bad_settings STUDY NAME=VALUE...: scaling/STUDY.sh with each setting exits 2 with one
 # line naming the setting, before anything is created (the folder is not made)
 bad_settings() {
     study=$1; shift
     for s in "$@"; do
         d="$tmp/bad-$study-$(echo "$s" | cut -d= -f1)"
-        env "$s" sh "scaling/$study.sh" "$d" > /dev/null 2> "$tmp/err"
+        env "$s" build/bin/study run "$study" "$d" > /dev/null 2> "$tmp/err"
         rc=$?
         [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -e "$d" ] &&
             grep -q "^$study: $(echo "$s" | cut -d= -f1)" "$tmp/err" &&
@@ -200,22 +200,22 @@ bad_settings() {
 bad_settings converge "N_LIST=0" "LR_FACTORS=fast" "JOBS=x" "GEMM=mkl" "MODEL=--model gru" "SEED=abc" \
     "SEED=-1" "MODEL=--model lstm --hidden 1e300" "MODEL=--model lstm --corpus nonsense" "THREADS=0" \
     "B_LIST=100000"
-MODEL="--model gru" sh scaling/converge.sh "$tmp/bad-gru" > /dev/null 2> "$tmp/err"
+MODEL="--model gru" build/bin/study run converge "$tmp/bad-gru" > /dev/null 2> "$tmp/err"
 grep -q "^converge: MODEL=--model gru: rnn-train says: --model: unknown model 'gru' (expected" "$tmp/err" &&
     ok "the real cause, in rnn-train's words" || bad "MODEL=--model gru: $(cat "$tmp/err")"
 # a new folder (no RUN): none is made when a setting is bad
 nruns=$(ls results/runs 2>/dev/null | wc -l)
-SEED=abc sh scaling/converge.sh > /dev/null 2>&1; SEEDS=abc sh scaling/models.sh > /dev/null 2>&1
+SEED=abc build/bin/study run converge > /dev/null 2>&1; SEEDS=abc build/bin/study run models > /dev/null 2>&1
 [ "$(ls results/runs 2>/dev/null | wc -l)" -eq "$nruns" ] && ok "no RUN: no results/runs/ folder made on bad settings" ||
     bad "a results/runs/ folder was made on bad settings"
 # STUDY_CHECK=1 (make scaling's first step): every study's checks, nothing created
 for st in converge compose models; do
-    STUDY_CHECK=1 QUICK=1 sh "scaling/$st.sh" "$tmp/check-only" > /dev/null 2> "$tmp/err"
+    STUDY_CHECK=1 QUICK=1 build/bin/study run "$st" "$tmp/check-only" > /dev/null 2> "$tmp/err"
     rc=$?
     [ $rc -eq 0 ] && [ ! -s "$tmp/err" ] && [ ! -e "$tmp/check-only" ] && ok "STUDY_CHECK=1 $st: exit 0, nothing created" ||
         bad "STUDY_CHECK=1 $st: exit $rc: $(cat "$tmp/err")"
 done
-STUDY_CHECK=1 CORPUS=nonsense sh scaling/models.sh "$tmp/check-only" > /dev/null 2> "$tmp/err"
+STUDY_CHECK=1 CORPUS=nonsense build/bin/study run models "$tmp/check-only" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q "^models: CORPUS=nonsense: rnn-train says: --corpus nonsense: no such corpus" "$tmp/err" &&
     [ ! -e "$tmp/check-only" ] && ok "STUDY_CHECK=1 CORPUS=nonsense: exit 2 before any study ran" ||
@@ -224,14 +224,14 @@ rc=$?
 cp "$tmp/c1/converge_settings.txt" "$tmp/saved.txt"
 npts=$(wc -l < "$tmp/c1/converge_points.txt")
 for s in "SEED=abc" "SEED=2" "MODEL=--model gru"; do
-    env "$s" sh scaling/converge.sh "$tmp/c1" > /dev/null 2> "$tmp/err"
+    env "$s" build/bin/study run converge "$tmp/c1" > /dev/null 2> "$tmp/err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && cmp -s "$tmp/saved.txt" "$tmp/c1/converge_settings.txt" &&
         [ "$(wc -l < "$tmp/c1/converge_points.txt")" -eq "$npts" ] &&
         ok "resumed with $s: exit 2, the saved settings untouched: $(cat "$tmp/err")" || bad "resumed with $s: exit $rc: $(cat "$tmp/err")"
 done
 echo "== study collect compose: the composition on a fake run folder"
-# A run folder as scaling/compose.sh leaves it, with made-up measurements: N = 1, 2, 4;
+# A run folder as study run compose leaves it, with made-up measurements: N = 1, 2, 4;
 # b = 2; STRONG_B 8; two tensors of 1000 and 24 floats (1032 with the 64-byte
 # alignment), bptt 5; rdb takes 100 us per 4000-byte, 10 us per 96-byte allreduce; compute
 # at b = 2 three repeats (12, 10, 9 ms: the fastest, 9, counts).
@@ -341,17 +341,17 @@ rc=$?
     bad "a missing compute point: exit $rc: $(cat "$tmp/err")"
 mkdir "$tmp/f2" && cp "$tmp/f1/converge_settings.txt" "$tmp/f2/"
 for s in "STRONG_B=0" "NODE_GFLOPS=fast" "CHECK_ALGOS=ring" "EVAL_ASYNC=yes"; do
-    env $s sh scaling/compose.sh "$tmp/f2" > /dev/null 2> "$tmp/err"
+    env $s build/bin/study run compose "$tmp/f2" > /dev/null 2> "$tmp/err"
     rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -f "$tmp/f2/compose_settings.txt" ] && [ ! -d "$tmp/f2/points" ] &&
         ok "compose.sh $s: exit 2, one line, nothing run" || bad "compose.sh $s: exit $rc: $(cat "$tmp/err")"
 done
-echo "== scaling/models.sh: class layer against full softmax at a tiny budget"
+echo "== study run models: class layer against full softmax at a tiny budget"
 # models.sh with two tiny hidden sizes, 1 s each, into folder $1 (the convergence
 # study's c1: the report holds both sections)
 tiny_models() {
     HIDDEN_LIST='8 16' BUDGET_S=1 BATCH=8 COMPLETION=20 JOBS=2 CELLS=lstm SEEDS=1 TOKENS=0 EVAL_EVERY=0 \
-        CORPUS=mobydick OPT_FLAGS='--optimizer adam --lr 0.002 --schedule const' sh scaling/models.sh "$1"
+        CORPUS=mobydick OPT_FLAGS='--optimizer adam --lr 0.002 --schedule const' build/bin/study run models "$1"
 }
 tiny_models "$tmp/c1" > "$tmp/m1.out" 2>&1 || { bad "models.sh exited $?"; tail -n 5 "$tmp/m1.out"; }
 mcsv="$tmp/c1/scaling_models.csv"
@@ -382,7 +382,7 @@ tiny "$tmp/c1" > "$tmp/c1c.out" 2>&1
 # equal tokens: two cells, two seeds, every model the same tokens, the time and GEMM
 # axes from the logs, a verdict per cell
 HIDDEN_LIST='8 16' BATCH=8 BPTT=35 COMPLETION=20 JOBS=2 CELLS='lstm elman' SEEDS='1 2' TOKENS=5600 EVAL_EVERY=5 \
-    CORPUS=mobydick sh scaling/models.sh "$tmp/mt" > "$tmp/mt.out" 2>&1 || { bad "models.sh TOKENS=5600 exited $?"; tail -n 5 "$tmp/mt.out"; }
+    CORPUS=mobydick build/bin/study run models "$tmp/mt" > "$tmp/mt.out" 2>&1 || { bad "models.sh TOKENS=5600 exited $?"; tail -n 5 "$tmp/mt.out"; }
 csv_rows "$tmp/mt/scaling_models.csv" '*' 'function emit() { n++
       if (v["tokens"] != 5600 && v["stop"] !~ /plateau/) e = e " tokens:" v["point"]
       if (v["budget_tokens"] != 5600 || !(v["gflop_per_token"] > 0)) e = e " budget:" v["point"]
@@ -397,7 +397,7 @@ csv_rows "$tmp/mt/scaling_models.csv" '*' 'function emit() { n++
 bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1" "CORPUS=nonsense" "SEEDS=abc" "CELLS=gru" "TOKENS=-1" \
     "OPT_FLAGS=--optimizer adamw" "OPT_FLAGS=--lr nan" "BUDGET_S=1e300" "JOBS=0" "THREADS=x"
 cp "$tmp/c1/models_settings.txt" "$tmp/saved.txt"
-CORPUS=nonsense sh scaling/models.sh "$tmp/c1" > /dev/null 2> "$tmp/err"
+CORPUS=nonsense build/bin/study run models "$tmp/c1" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && cmp -s "$tmp/saved.txt" "$tmp/c1/models_settings.txt" && ok "models resumed with CORPUS=nonsense: exit 2, the saved settings untouched" ||
     bad "models resumed with CORPUS=nonsense: exit $rc: $(cat "$tmp/err")"
@@ -406,7 +406,7 @@ echo "== a study whose points all failed: no table, report or figure; exit 1, on
 # the model points fail at set-up (60000 evaluation streams: more than the valid split
 # holds), the kn3 baseline runs
 HIDDEN_LIST=8 BATCH=60000 BPTT=1 BUDGET_S=1 COMPLETION=20 JOBS=2 CELLS=lstm SEEDS=1 TOKENS=0 CORPUS=mobydick \
-    sh scaling/models.sh "$tmp/m0" > /dev/null 2> "$tmp/err"
+    build/bin/study run models "$tmp/m0" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "every point failed (their logs: $tmp/m0/points/models-\*/stderr.txt)" "$tmp/err" &&
     [ ! -e "$tmp/m0/scaling_models.csv" ] && [ ! -e "$tmp/m0/scaling_models.md" ] && [ ! -e "$tmp/m0/figures" ] &&

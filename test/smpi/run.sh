@@ -9,13 +9,13 @@
 #      takes alpha + n/B + n*gamma within 0.5 %; unequal groups (48 = 32 + 16) are cut
 #      into equal ones (3 x 16) by --group-max;
 #   4. folding (SMPI shared memory for big buffers, SMPI built-ins' temporaries too)
-#      leaves simulated times unchanged: scaling/simulate checked vs folded (and its
+#      leaves simulated times unchanged: study simulate checked vs folded (and its
 #      JSON, from build/bin/study simulate, holds the CSV's rows); the sweep's way
-#      (--plan, --run-job, --collect) gives one run's rows; scaling/sweep.sh joins its
+#      (--plan, --run-job, --collect) gives one run's rows; study run simulate joins its
 #      parts and keeps results; allreduce-bench --timed-only times as without it; the
 #      books (every rank's count of wrong elements) add up in a checked folded run;
 #      RS_SMPI_SKEW_NS skews the ranks' release by the amount asked;
-#   5. rnn-train-smpi (scaling/train-sim) trains a tiny LSTM on a 4-node platform with
+#   5. rnn-train-smpi (study train-sim) trains a tiny LSTM on a 4-node platform with
 #      compute charged by flops: two runs give identical simulated times; its loss curve
 #      with --allreduce ordered (one summation order whatever the platform) its final
 #      parameters are the bits of the real build under mpirun -np 4 and of one process
@@ -25,7 +25,7 @@
 #      and exposes less exchange than fused (its overlap with the charged backward);
 #      with --eval-ranks 1 (3 training nodes, 1 evaluating) two runs are identical and
 #      the loop is held less than by serial evaluation (one rank scoring all 3 groups);
-#   6. platform-gen, scaling/simulate and scaling/train-sim reject impossible input:
+#   6. platform-gen, study simulate and study train-sim reject impossible input:
 #      exit 2, one line.
 # Exits 1 if anything failed.  SMPIRUN overrides the launcher (default smpirun).
 set -u
@@ -107,9 +107,9 @@ case $h in *"3 groups of 16 ranks"*) true ;; *) false ;; esac && [ $k -gt 0 ] &&
     ok "p=48 on 32 + 16: $h, results exact" ||
     bad "p=48: hier's groups or results: $h (wrong: $w)"
 
-echo "== folded buffers leave simulated times unchanged (scaling/simulate, checked vs folded)"
+echo "== folded buffers leave simulated times unchanged (study simulate, checked vs folded)"
 for m in 1G 1M; do
-    SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" --nodes 16 --sizes 4M --algo hier,ring,smpi:rdb,smpi:lr \
+    SMPIRUN=$SMPIRUN "$here/build/bin/study" simulate --nodes 16 --sizes 4M --algo hier,ring,smpi:rdb,smpi:lr \
         --mem-budget $m --jobs 2 --csv "$tmp/fold_$m.csv" --json "$tmp/fold_$m.json" \
         > /dev/null 2> "$tmp/fold_$m.err" ||
         { bad "simulate --mem-budget $m: exit $?"; tail -n 3 "$tmp/fold_$m.err"; }
@@ -133,11 +133,11 @@ fi
 
 echo "== the sweep's way: --plan, each --run-job, --collect give the same rows as one run"
 ph="--nodes 16 --sizes 4M --algo hier,ring,smpi:rdb,smpi:lr --mem-budget 1G --keep $tmp/phased"
-SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" $ph --plan 2> "$tmp/ph.err" &&
+SMPIRUN=$SMPIRUN "$here/build/bin/study" simulate $ph --plan 2> "$tmp/ph.err" &&
     for id in $(awk '{ print $1 }' "$tmp/phased/jobs/list"); do
-        SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" --keep "$tmp/phased" --run-job "$id" 2>> "$tmp/ph.err" || exit 1
+        SMPIRUN=$SMPIRUN "$here/build/bin/study" simulate --keep "$tmp/phased" --run-job "$id" 2>> "$tmp/ph.err" || exit 1
     done &&
-    SMPIRUN=$SMPIRUN sh "$here/scaling/simulate" $ph --collect --csv "$tmp/phased.csv" > /dev/null 2>> "$tmp/ph.err" ||
+    SMPIRUN=$SMPIRUN "$here/build/bin/study" simulate $ph --collect --csv "$tmp/phased.csv" > /dev/null 2>> "$tmp/ph.err" ||
     { bad "simulate --plan / --run-job / --collect: exit $?"; tail -n 3 "$tmp/ph.err"; }
 if [ -s "$tmp/phased.csv" ] && [ -s "$tmp/fold_1G.csv" ]; then
     a=$(col "$tmp/fold_1G.csv" algo,bytes,p50_us,checked --all | tr '\t' ' ' | sort)
@@ -147,10 +147,10 @@ if [ -s "$tmp/phased.csv" ] && [ -s "$tmp/fold_1G.csv" ]; then
         ok "p=16, 4 MiB: $n rows from $(wc -l < "$tmp/phased/jobs/list") jobs run one by one, as in one run" ||
         bad "phased run differs from one run: [$(echo "$b" | tr '\n' ';')] vs [$(echo "$a" | tr '\n' ';')]"
 fi
-echo "== the sweep (scaling/sweep.sh) over two tiny parts: one list, CSVs joined, costs kept"
+echo "== the sweep (study run simulate) over two tiny parts: one list, CSVs joined, costs kept"
 printf '%s\n' "simulate_small --nodes 4 --sizes 4,64k --algo ring,segring,recdbl,bound --skip-ring-repeats" \
     "simulate_large_smpi --nodes 8 --sizes 64k --algo smpi:rdb" > "$tmp/parts"
-SIM_PARTS="$tmp/parts" SIM_JOBS=2 SMPIRUN=$SMPIRUN sh "$here/scaling/sweep.sh" "$tmp/sweep" > "$tmp/sweep.out" 2>&1 ||
+SIM_PARTS="$tmp/parts" SIM_JOBS=2 SMPIRUN=$SMPIRUN "$here/build/bin/study" run simulate "$tmp/sweep" > "$tmp/sweep.out" 2>&1 ||
     { bad "sweep.sh: exit $?"; tail -n 5 "$tmp/sweep.out"; }
 rows=$(($(wc -l < "$tmp/sweep/simulate.csv" 2>/dev/null || echo 1) - 1))
 sims=$(($(wc -l < "$tmp/sweep/simulate_points.txt" 2>/dev/null || echo 1) - 1))
@@ -160,7 +160,7 @@ skip=$(col "$tmp/sweep/simulate.csv" note --where algo=segring,p=4,bytes=65536 -
     grep -q '^total [0-9]' "$tmp/sweep/simulate_cost.txt" && [ -s "$tmp/sweep/simulate_report.md" ] &&
     ok "sweep: 4 simulations from 2 parts, 9 rows joined (segring at 64 KiB: the ring's), costs and report" ||
     bad "sweep: $rows rows (want 9), $sims simulations (want 4), $skip ring-repeat rows (want 1), or no cost/report"
-SIM_PARTS="$tmp/parts" SMPIRUN=$SMPIRUN sh "$here/scaling/sweep.sh" "$tmp/sweep" > "$tmp/sweep2.out" 2>&1 &&
+SIM_PARTS="$tmp/parts" SMPIRUN=$SMPIRUN "$here/build/bin/study" run simulate "$tmp/sweep" > "$tmp/sweep2.out" 2>&1 &&
     [ "$(grep -c 'exists; skipping' "$tmp/sweep2.out")" -eq 2 ] && ok "sweep: a second run keeps both parts' results" ||
     bad "sweep: a second run into the same folder: $(grep -c 'exists; skipping' "$tmp/sweep2.out") parts kept (want 2)"
 # --timed-only (what simulate runs): the timed call alone gives the same simulated time as
@@ -208,7 +208,7 @@ expect2_bench
 # the books on MPI_COMM_WORLD (SimGrid's kernel, no messages) add up every rank's count:
 # folded buffers hold garbage, so a checked folded run finds wrong elements on each rank
 # and its CSV's wrong column must be the sum of the ranks' own WRONG lines
-. "$here/scaling/smpi_env.sh"
+. "$here/scaling/sim/smpi_env.sh"
 echo 1048576 > "$tmp/books.sizes"
 env $(smpi_fold_env "$here/build/lib/rs-smpi-fold.so") timeout 120 $SMPIRUN -np 16 \
     -platform "$tmp/tl64.xml" -hostfile "$tmp/tl64.hosts" $cfg $(smpi_fold_cfg) "$bench" \
@@ -233,12 +233,12 @@ awk -v d="$d" 'BEGIN { exit !(d > 13.5 && d < 16.5) }' &&
     ok "RS_SMPI_SKEW_NS=1000 at p=16: recdbl takes $d us longer (15 expected)" ||
     bad "RS_SMPI_SKEW_NS=1000 at p=16: recdbl takes $d us longer (want 15 +- 1.5)"
 
-echo "== rnn-train-smpi: a tiny LSTM on 4 simulated nodes (scaling/train-sim)"
+echo "== rnn-train-smpi: a tiny LSTM on 4 simulated nodes (study train-sim)"
 train=$here/build/bin/rnn-train-smpi
 tiny="--corpus mobydick --vocab 200 --hidden 16 --embed 8 --bptt 8 --batch 2 --optimizer adam --lr 0.02
       --schedule const --seed 5 --threads 1 --gemm openblas"
 for run in 1 2; do
-    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold no --bench 3 \
+    SMPIRUN=$SMPIRUN "$here/build/bin/study" train-sim --nodes 4 --compute flops:50 --fold no --bench 3 \
         --csv "$tmp/tr$run.csv" -- $tiny > /dev/null 2> "$tmp/tr$run.err" ||
         { bad "train-sim run $run: exit $?"; tail -n 5 "$tmp/tr$run.err"; }
 done
@@ -270,7 +270,7 @@ awk -v c="${c:-0}" -v w="${want:-1}" 'BEGIN { d = (c - w) / w; exit !(d < 1e-4 &
 step_times() { for k in step_ms_median compute_ms exchange_exposed_ms optimizer_ms folded; do col "$1" $k --all; done 2>/dev/null | tr '\n' ' '; }
 for s in fused per-tensor bucketed; do
     for f in no yes; do
-        SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold $f --bench 2 \
+        SMPIRUN=$SMPIRUN "$here/build/bin/study" train-sim --nodes 4 --compute flops:50 --fold $f --bench 2 \
             --sync $s --csv "$tmp/fold_${s}_$f.csv" -- $tiny --hidden 256 --embed 256 \
             --bucket-mib 0.125 > /dev/null \
             2> "$tmp/fold.err" || { bad "train-sim --sync $s --fold $f: exit $?"; tail -n 5 "$tmp/fold.err"; }
@@ -289,7 +289,7 @@ awk -v f="${xf:-0}" -v p="${xp:-0}" 'BEGIN { exit !(f > 0 && p > 4 * f) }' &&
 # one's backward) is deterministic and hides exchange that fused exposes
 deep="$tiny --hidden 256 --embed 256 --layers 2 --bucket-mib 0.125"
 for v in fused bucketed bucketed2; do
-    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold no --bench 2 \
+    SMPIRUN=$SMPIRUN "$here/build/bin/study" train-sim --nodes 4 --compute flops:50 --fold no --bench 2 \
         --sync "${v%2}" --csv "$tmp/overlap_$v.csv" -- $deep > /dev/null 2> "$tmp/overlap.err" ||
         { bad "train-sim --sync ${v%2}: exit $?"; tail -n 5 "$tmp/overlap.err"; }
 done
@@ -306,7 +306,7 @@ awk -v f="${xf:-0}" -v b="${xb:--1}" 'BEGIN { exit !(f > 0 && b >= 0 && b < f) }
 # reductions its buckets charge on the same host while it runs (b = 32: a layer's
 # weight products, ~5 ms, outweigh the whole exchange)
 for v in fused bucketed; do
-    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold yes --bench 2 \
+    SMPIRUN=$SMPIRUN "$here/build/bin/study" train-sim --nodes 4 --compute flops:50 --fold yes --bench 2 \
         --sync $v --csv "$tmp/once_$v.csv" -- $deep --batch 32 > /dev/null 2> "$tmp/once.err" ||
         { bad "train-sim --sync $v --batch 32: exit $?"; tail -n 5 "$tmp/once.err"; }
 done
@@ -354,12 +354,12 @@ else
 fi
 echo "== rnn-train-smpi: evaluation charged; --eval-ranks 1 on 4 nodes against serial"
 for run in 1 2; do
-    SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 4 --compute flops:50 --fold no --bench 4 \
+    SMPIRUN=$SMPIRUN "$here/build/bin/study" train-sim --nodes 4 --compute flops:50 --fold no --bench 4 \
         --eval-every 2 --eval-ranks 1 --csv "$tmp/er$run.csv" -- $tiny > /dev/null 2> "$tmp/er$run.err" ||
         { bad "train-sim --eval-ranks 1 run $run: exit $?"; tail -n 5 "$tmp/er$run.err"; }
 done
 # serial: one rank scores the 3 groups of the same layout while its loop waits
-SMPIRUN=$SMPIRUN sh "$here/scaling/train-sim" --nodes 1 --compute flops:50 --fold no --bench 4 \
+SMPIRUN=$SMPIRUN "$here/build/bin/study" train-sim --nodes 1 --compute flops:50 --fold no --bench 4 \
     --eval-every 2 --csv "$tmp/ser.csv" -- $tiny --workers 3 > /dev/null 2> "$tmp/ser.err" ||
     { bad "train-sim serial evaluation: exit $?"; tail -n 5 "$tmp/ser.err"; }
 xr=$(col "$tmp/er1.csv" eval_exposed_ms --all 2>/dev/null); xs=$(col "$tmp/ser.csv" eval_exposed_ms --all 2>/dev/null)
@@ -388,35 +388,35 @@ expect2 "not a torus" "$gen" --platform torus --torus 8x --nodes 8 --out "$tmp/x
 expect2 "unknown platform" "$gen" --platform dragonfly --nodes 8 --out "$tmp/x"
 expect2 "unknown placement" "$gen" --platform taihulight --nodes 8 --placement snake --out "$tmp/x"
 expect2 "never overwritten" "$gen" --platform taihulight --nodes 64 --out "$tmp/tl64"
-expect2 "unknown platform" sh "$here/scaling/simulate" --platform dragonfly
-expect2 "not a node count" sh "$here/scaling/simulate" --nodes 0,64
-expect2 "not a size" sh "$here/scaling/simulate" --sizes 4,banana
-expect2 "unknown algorithm 'fast'" sh "$here/scaling/simulate" --algo ring,fast
-expect2 "larger than the platform" sh "$here/scaling/simulate" --nodes 2048 --platform-args "--groups 4"
-expect2 "impossible" sh "$here/scaling/simulate" --nodes 64 --platform-args "--node-gbytes-per-s 0"
-expect2 "need --keep" sh "$here/scaling/simulate" --plan
-expect2 "no planned simulations" sh "$here/scaling/simulate" --keep "$tmp/empty" --run-job j0001
-expect2 "unknown mode 'fast'" sh "$here/scaling/train-sim" --compute fast
-expect2 "not a node count" sh "$here/scaling/train-sim" --nodes 4,zero
-expect2 "expected auto, yes or no" sh "$here/scaling/train-sim" --fold maybe
-expect2 "needs --compute flops" sh "$here/scaling/train-sim" --sync bucketed --compute sample:2
+expect2 "unknown platform" "$here/build/bin/study" simulate --platform dragonfly
+expect2 "not a node count" "$here/build/bin/study" simulate --nodes 0,64
+expect2 "not a size" "$here/build/bin/study" simulate --sizes 4,banana
+expect2 "unknown algorithm 'fast'" "$here/build/bin/study" simulate --algo ring,fast
+expect2 "larger than the platform" "$here/build/bin/study" simulate --nodes 2048 --platform-args "--groups 4"
+expect2 "impossible" "$here/build/bin/study" simulate --nodes 64 --platform-args "--node-gbytes-per-s 0"
+expect2 "need --keep" "$here/build/bin/study" simulate --plan
+expect2 "no planned simulations" "$here/build/bin/study" simulate --keep "$tmp/empty" --run-job j0001
+expect2 "unknown mode 'fast'" "$here/build/bin/study" train-sim --compute fast
+expect2 "not a node count" "$here/build/bin/study" train-sim --nodes 4,zero
+expect2 "expected auto, yes or no" "$here/build/bin/study" train-sim --fold maybe
+expect2 "needs --compute flops" "$here/build/bin/study" train-sim --sync bucketed --compute sample:2
 # rnn-train-smpi itself (its note on sampled numbers comes first, and smpirun's own lines)
 RS_SMPI_COMPUTE=sample:1 timeout 60 $SMPIRUN -np 2 -platform "$tmp/tl4.xml" -hostfile "$tmp/tl4.hosts" \
     $cfg "$train" $tiny --sync bucketed --steps 1 > /dev/null 2> "$tmp/e"; rc=$?
 [ $rc -eq 2 ] && [ "$(grep -c 'bucketed under SMPI needs compute charged by flops' "$tmp/e")" -eq 1 ] &&
     ok "rnn-train-smpi --sync bucketed in sample mode: exit 2, $(grep -c 'rnn-train' "$tmp/e") lines of its own" ||
     bad "rnn-train-smpi --sync bucketed in sample mode: exit $rc (want 2): $(tail -n 2 "$tmp/e" | tr '\n' ' ')"
-expect2 "leaves none of the 4 nodes" sh "$here/scaling/train-sim" --nodes 4 --eval-ranks 4
-expect2 "more than --bench 1" sh "$here/scaling/train-sim" --eval-every 2
+expect2 "leaves none of the 4 nodes" "$here/build/bin/study" train-sim --nodes 4 --eval-ranks 4
+expect2 "more than --bench 1" "$here/build/bin/study" train-sim --eval-every 2
 
-# make simulate (scaling/sweep.sh): a bad SIM_JOBS makes no folder; a sweep whose
+# make simulate (study run simulate): a bad SIM_JOBS makes no folder; a sweep whose
 # simulations all fail (smpirun replaced by false) exits 1 with one line, no table,
 # report, figure or temporary, its logs kept
-SIM_JOBS=x sh "$here/scaling/sweep.sh" "$tmp/sw0" > /dev/null 2> "$tmp/e"; rc=$?
+SIM_JOBS=x "$here/build/bin/study" run simulate "$tmp/sw0" > /dev/null 2> "$tmp/e"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/e")" -eq 1 ] && [ ! -e "$tmp/sw0" ] && ok "sweep SIM_JOBS=x: $(cat "$tmp/e")" ||
     bad "sweep SIM_JOBS=x: exit $rc, $(ls -d "$tmp/sw0" 2>/dev/null): $(cat "$tmp/e")"
 echo "x --nodes 4 --algo ring --sizes 4" > "$tmp/parts1"
-SIM_PARTS="$tmp/parts1" SMPIRUN=false sh "$here/scaling/sweep.sh" "$tmp/sw1" > /dev/null 2> "$tmp/e"; rc=$?
+SIM_PARTS="$tmp/parts1" SMPIRUN=false "$here/build/bin/study" run simulate "$tmp/sw1" > /dev/null 2> "$tmp/e"; rc=$?
 # (its only entry left is the work folder with the logs the line names)
 [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/e")" -eq 1 ] && [ "$(ls "$tmp/sw1")" = simulate_work ] &&
     grep -q "^simulate: every point failed (their logs: $tmp/sw1/simulate_work/\*/jobs/\*.err); no table" "$tmp/e" &&

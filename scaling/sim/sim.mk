@@ -1,30 +1,23 @@
-# scaling.mk — allreduce at scale under SimGrid SMPI.  Included by the
-# top-level Makefile after collectives/collectives.mk (OBJ, BIN, ALL_CFLAGS, COMMON_SRC,
-# COMMON_OBJ, LDLIBS, PROGRAMS, EXTRA_CHECKS, COLL_SRC are defined).
+# sim.mk — the simulation builds and platforms: allreduce and rnn-train under SimGrid
+# SMPI.  Included by the top-level Makefile after collectives/collectives.mk (OBJ, BIN,
+# ALL_CFLAGS, COMMON_SRC, COMMON_OBJ, LDLIBS, PROGRAMS, EXTRA_CHECKS, COLL_SRC).
 #
 #   build/bin/allreduce-bench-smpi  the unchanged allreduce-bench and collectives/ built
 #                                   with smpicc (SMPI privatizes globals, so common/ is
 #                                   compiled again with it, into $(OBJ)/smpi/), without
 #                                   OpenMP; in place of collectives/bench_native.c, the
 #                                   SMPI side of collectives/bench_platform.h:
-#                                   scaling/smpi_hooks.c (gamma model, buffer folding,
+#                                   scaling/sim/smpi_hooks.c (gamma model, buffer folding,
 #                                   hier's groups from host names, the ideal barrier) and
-#                                   scaling/smpi_fit.c (model parameters from the
+#                                   scaling/sim/smpi_fit.c (model parameters from the
 #                                   platform properties; collectives/bench_fit.c measures
 #                                   where a platform has none)
-#   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/platforms/)
-#   build/bin/scaling-fit           the fit S = S_min + E_min / B of a convergence study
-#                                   (scaling/conv_fit.c; the study's collect runs it)
-#   make scaling                    the convergence study (scaling/converge.sh: build/bin/study
-#                                   run converge), then the scaling tables (scaling/compose.sh:
-#                                   study run compose) and the model-size study
-#                                   (scaling/models.sh), into a run folder with its report.md
-#                                   (QUICK=1: coarse grids, RUN=DIR resumes one)
-#   make check-scaling              the study driver, the fit, the composition and the
-#                                   model-size study (test/scaling/run.sh)
-#   make simulate                   the allreduce sweep, ~19 min here on 2 cores (QUICK=1: minutes;
-#                                   FULL=1: every algorithm at every size and node count, hours):
-#                                   scaling/sweep.sh, which launches build/bin/study run simulate
+#   build/bin/rnn-train-smpi        rnn-train under SMPI (train_smpi.mk)
+#   build/bin/platform-gen          SimGrid platform files and hostfiles (scaling/sim/platforms/)
+#   make simulate                   the allreduce sweep: build/bin/study run simulate (QUICK=1:
+#                                   minutes; FULL=1: every algorithm at every size and node
+#                                   count, hours), then the scaling study's training step on
+#                                   simulated TaihuLight nodes (study train-sim)
 #   make check-smpi                 the SMPI tests (test/smpi/run.sh; part of make test)
 # Variables: SMPICC=smpicc SMPIRUN=smpirun SIM_JOBS=N (simulations run at once, default: the cores)
 
@@ -40,27 +33,25 @@ PLATFORM_GEN := $(BIN)/platform-gen
 
 # Everything the real allreduce-bench links but its platform file, and the SMPI one.
 SMPI_COLL_OBJ   := $(patsubst %.c,$(OBJ)/smpi/%.o,$(filter-out collectives/bench_native.c,$(COLL_SRC)))
-SMPI_OWN_OBJ    := $(OBJ)/smpi/scaling/smpi_hooks.o $(OBJ)/smpi/scaling/smpi_fit.o \
-                   $(OBJ)/smpi/scaling/smpi_noomp.o $(OBJ)/smpi/scaling/host_groups.o
+SMPI_OWN_OBJ    := $(OBJ)/smpi/scaling/sim/smpi_hooks.o $(OBJ)/smpi/scaling/sim/smpi_fit.o \
+                   $(OBJ)/smpi/scaling/sim/smpi_noomp.o $(OBJ)/smpi/scaling/sim/host_groups.o
 SMPI_COMMON_OBJ := $(COMMON_SRC:%.c=$(OBJ)/smpi/%.o)
 SMPI_COMMON_LIB := $(OBJ)/smpi/libcommon.a
 
 # No OpenMP under SMPI (all ranks are threads of one process); common/bench.c's pragmas
 # are then inert and, being in an archive, it is linked only if used (it is not).
-SMPI_CFLAGS = $(filter-out -fopenmp $(SAN_FLAGS),$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollectives -Iscaling \
+SMPI_CFLAGS = $(filter-out -fopenmp $(SAN_FLAGS),$(ALL_CFLAGS)) -Wno-unknown-pragmas -Icollectives -Iscaling/sim \
               $(SMPI_DEFS)
 SMPI_LDLIBS := -lcjson -ldl -lm
 
 ifeq ($(HAVE_SMPICC),1)
-include scaling/train_smpi.mk
+include scaling/sim/train_smpi.mk
 PROGRAMS += $(SMPI_BENCH) $(SMPI_FOLD) $(SMPI_TRAIN)
 else
 PROGRAMS += allreduce-bench-smpi-skipped
 endif
-SCALING_FIT  := $(BIN)/scaling-fit
-PROGRAMS += $(PLATFORM_GEN) $(SCALING_FIT)
-EXTRA_CHECKS += check-smpi check-scaling
-SCALING_DEFINED := 1
+PROGRAMS += $(PLATFORM_GEN)
+EXTRA_CHECKS += check-smpi
 
 .PHONY: check-smpi allreduce-bench-smpi-skipped
 
@@ -86,12 +77,12 @@ $(SMPI_BENCH): $(SMPI_COLL_OBJ) $(SMPI_OWN_OBJ) $(SMPI_COMMON_LIB)
 	@mkdir -p $(@D)
 	$(SMPICC) $(SMPI_COLL_OBJ) $(SMPI_OWN_OBJ) $(SMPI_COMMON_LIB) -o $@ $(SMPI_LDLIBS)
 
-# Preloaded into smpirun for folded runs (scaling/smpi_fold.c): plain C, no SMPI.
-$(SMPI_FOLD): scaling/smpi_fold.c
+# Preloaded into smpirun for folded runs (scaling/sim/smpi_fold.c): plain C, no SMPI.
+$(SMPI_FOLD): scaling/sim/smpi_fold.c
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -fPIC -shared $(WARN) $< -o $@ -ldl
 
-$(PLATFORM_GEN): $(OBJ)/scaling/platforms/platform_gen.o $(COMMON_OBJ)
+$(PLATFORM_GEN): $(OBJ)/scaling/sim/platforms/platform_gen.o $(COMMON_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(LDLIBS)
 
@@ -113,22 +104,3 @@ simulate: export SMPIRUN := $(SMPIRUN)
 simulate: deps
 	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(BIN)/study
 	@exec $(BIN)/study run simulate
-
-# ---- the convergence study: steps-to-target against the global batch ------------------
-$(SCALING_FIT): $(OBJ)/scaling/scaling_fit.o $(OBJ)/scaling/conv_fit.o $(COMMON_OBJ)
-	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(LDLIBS)
-
-$(OBJ)/test/test_scaling_fit.o: INC += -Iscaling
-$(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/conv_fit.o | $(SCALING_FIT)
-
-.PHONY: check-scaling
-check-scaling: $(SCALING_FIT) $(BIN)/rnn-train $(BIN)/study $(PLATFORM_GEN)
-	@sh test/scaling/run.sh && sh test/scaling/regime.sh
-
-# The four studies, their tables and report.md: one process, build/bin/study scaling,
-# which holds the run folder's lock throughout and takes every setting (RUN, QUICK, JOBS
-# and the studies' own) from the environment, never from a shell's text.
-scaling: deps
-	@$(MAKE) --no-print-directory all
-	@exec $(BIN)/study scaling

@@ -71,7 +71,7 @@ typedef struct {
 static int need_col(const rs_table *t, const char *name)
 {
     int c = rs_table_col_index(t, name);
-    RS_CHECK(c >= 0, "%s: no column '%s' (expected scaling/converge.sh's scaling_convergence.csv)",
+    RS_CHECK(c >= 0, "%s: no column '%s' (expected study run converge's scaling_convergence.csv)",
              opt.rows, name);
     return c;
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# train_sim_job.sh PLAT OUT TRAIN [FLAG...] — one smpirun of scaling/train-sim: TRAIN
+# train_sim_job.sh PLAT OUT TRAIN [FLAG...] — one smpirun of study train-sim: TRAIN
 # (build/bin/rnn-train-smpi) with its FLAGs, one rank per node of the platform PLAT
 # (PLAT.xml, .hosts), under GNU time -v (wall time and peak memory into OUT.time).
 # `build/bin/study train-sim` launches it (scaling/study/train_sim.c decides what runs
@@ -7,11 +7,11 @@
 #   TS_P (ranks) TS_COMPUTE (RS_SMPI_COMPUTE) TS_SIMCOMP (yes: SMPI times the
 #   computation, --compute run) TS_SPEED (the hosts' flop/s) TS_GROUPS (the torus's
 #   groups file, else empty) TS_FOLD (1: folded buffers) TS_FOLDLIB SMPIRUN
-# The smpirun settings are scaling/smpi_env.sh's (scaling/simulate shares them).
+# The smpirun settings are scaling/sim/smpi_env.sh's (study simulate shares them).
 # Exit: GNU time's (smpirun's).
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$ROOT/scaling/smpi_env.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/scaling/sim/smpi_env.sh"
 plat=$1; out=$2; shift 2
 # sample and run convert host seconds at smpi/host-speed: the node's speed, so 1:1
 cfg="--cfg=smpi/simulate-computation:$TS_SIMCOMP --cfg=smpi/host-speed:${TS_SPEED}f $(smpi_cfg 65536)"

@@ -1,6 +1,6 @@
 /* platform_gen.c — `platform-gen`: SimGrid platform files and hostfiles for the SMPI
- * studies (scaling/simulate), one parameter table per platform, every value with its
- * source or marked as an assumption (scaling/platforms/README.md repeats the table).
+ * studies (study simulate), one parameter table per platform, every value with its
+ * source or marked as an assumption (scaling/sim/platforms/README.md repeats the table).
  *
  *   platform-gen --platform taihulight --nodes 800 --out /tmp/tl        # tl.xml tl.hosts ...
  *   platform-gen --platform fattree --nodes 64 --placement random --seed 3 --out /tmp/ft
@@ -268,7 +268,7 @@ static int write_xml(FILE *f, void *ctx)
     for (int i = 0; i < P_N; i++)
         fprintf(f, " %s=%g", par[i].key, par[i].v);
     fprintf(f, " (sources: the .params file) -->\n<platform version=\"4.1\">\n");
-    /* every host carries the model's parameters (scaling/smpi_fit.c, smpi_hooks.c) */
+    /* every host carries the model's parameters (scaling/sim/smpi_fit.c, smpi_hooks.c) */
     char props[1024];
     snprintf(props, sizeof props,
              "    <prop id=\"rs_alpha_us\" value=\"%.6g\"/>\n"

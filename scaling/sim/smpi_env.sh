@@ -1,4 +1,4 @@
-# smpi_env.sh — the smpirun settings scaling/simulate and scaling/train-sim share,
+# smpi_env.sh — the smpirun settings study simulate and study train-sim share,
 # sourced (POSIX sh) by their jobs, simulate_job.sh and train_sim_job.sh.  Each function
 # prints words to splice into a command line:
 #
@@ -10,7 +10,7 @@
 #                         0.9 M page faults and 40% of the wall time
 #   smpi_fold_cfg         with smpi_fold_env: every buffer of SMPI_FOLD_BYTES or more, the
 #   smpi_fold_env LIB     SMPI built-ins' temporaries too, from the pool of LIB
-#                         (build/lib/rs-smpi-fold.so, scaling/smpi_fold.c), one
+#                         (build/lib/rs-smpi-fold.so, scaling/sim/smpi_fold.c), one
 #                         shared-malloc block each (so one covers any folded buffer)
 #
 #   env $(smpi_heap_env) $(smpi_fold_env "$lib") smpirun ... $(smpi_cfg 65536) $(smpi_fold_cfg) BIN ...

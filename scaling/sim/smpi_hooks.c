@@ -1,16 +1,16 @@
 /* smpi_hooks.c — smpi_hooks_install() (smpi_hooks.h): after MPI_Init it sets the hooks
  * of collectives/ar_hooks.h that SimGrid SMPI needs, for `allreduce-bench-smpi` (as its
  * ar_platform_start, collectives/bench_platform.h) and `rnn-train-smpi`
- * (scaling/train_smpi.c).  Settings, read once per simulated rank:
+ * (scaling/sim/train_smpi.c).  Settings, read once per simulated rank:
  *
  *   gamma   RS_SMPI_REDUCE_GBYTES_PER_S, else the host property rs_reduce_gbytes_per_s
- *           (scaling/platforms/ writes it), else none.  Every ar_reduce_local() of n
+ *           (scaling/sim/platforms/ writes it), else none.  Every ar_reduce_local() of n
  *           bytes executes n / (rate * 1e9) seconds on the rank's host, in the project's
  *           algorithms and, through two user-defined MPI_Ops that `library` passes, in
  *           SMPI's built-in ones (SMPI 3.32 charges nothing for their arithmetic).  With
  *           smpi/simulate-computation:no nothing else is charged: times are deterministic.
  *   fold    RS_SMPI_FOLD_BYTES: big buffers of at least that many bytes are slots of the
- *           pool in build/lib/rs-smpi-fold.so (preloaded; scaling/smpi_fold.c), the same
+ *           pool in build/lib/rs-smpi-fold.so (preloaded; scaling/sim/smpi_fold.c), the same
  *           memory for every rank, so 800 ranks x 64 MiB fit.  Contents are garbage, so
  *           results are not checked and reductions are charged but not computed.
  *   groups  hier's node (split_node) is the rank's platform group: the file named by
@@ -294,7 +294,7 @@ static int start_fold(ar_hooks *h)
     fold_alloc = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "rs_fold_alloc");
     fold_free = (int (*)(void *))dlsym(RTLD_DEFAULT, "rs_fold_free");
     RS_CHECK(fold_alloc && fold_free, "RS_SMPI_FOLD_BYTES needs build/lib/rs-smpi-fold.so "
-          "preloaded (LD_PRELOAD; scaling/simulate does it)");
+          "preloaded (LD_PRELOAD; study simulate does it)");
     h->alloc = fold_get;
     h->release = fold_free;
     h->reduce = reduce_nothing;

@@ -6,7 +6,7 @@
  * that measurement is exact but not free: at 800 simulated ranks its ring steps alone
  * are as many messages as two ring allreduces, i.e. minutes of wall time per run, and
  * 800 x 64 MiB of fit buffers.  The platform already knows the answer, so the
- * generator (scaling/platforms/) writes it into every host's properties:
+ * generator (scaling/sim/platforms/) writes it into every host's properties:
  *   rs_alpha_us              smallest node-to-node latency        -> lo alpha
  *   rs_alpha_hi_us           largest node-to-node latency          -> hi alpha
  *   rs_link_gbytes_per_s     node injection bandwidth B            -> lo beta = 1/B

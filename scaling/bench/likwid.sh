@@ -1,5 +1,5 @@
 # likwid.sh — `make bench COUNTERS=likwid`: the microbench studies under likwid-perfctr -m,
-# sourced by scaling/bench.sh.
+# sourced by scaling/bench/bench.sh.
 #   likwid_setup RUN   probes once whether likwid-perfctr can count here and how
 #                      (`study likwid RUN`: the group, the CPUs; the verdict in
 #                      RUN/likwid.txt, and one line saying so)

@@ -1,8 +1,8 @@
 /* smpi_hooks.h — the SMPI start-up that allreduce-bench-smpi and rnn-train-smpi share
- * (scaling/smpi_hooks.c): after MPI_Init, one call sets collectives/ar_hooks.h for the
+ * (scaling/sim/smpi_hooks.c): after MPI_Init, one call sets collectives/ar_hooks.h for the
  * simulation (the gamma charge, folded buffers, hier's groups from host names, the
  * ideal barrier, cheap bookkeeping allreduces).  The getters tell the trainer's side
- * (scaling/train_smpi.c) what was set. */
+ * (scaling/sim/train_smpi.c) what was set. */
 #ifndef RS_SCALING_SMPI_HOOKS_H
 #define RS_SCALING_SMPI_HOOKS_H
 

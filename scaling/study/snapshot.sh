@@ -11,10 +11,10 @@
 #   mkdir -p R && cp -r DEST/. R/ && tar -xJf R/points.tar.xz -C R && RUN=R sh scaling/NAME.sh
 # DEST is replaced.  Exit: 0, 1 a collect failed (the copy is still made), 2 bad usage.
 set -u
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 study=build/bin/study
 die() { echo "snapshot: $*" >&2; exit 2; }
-[ $# -eq 2 ] || die "usage: scaling/snapshot.sh RUN DEST"
+[ $# -eq 2 ] || die "usage: scaling/study/snapshot.sh RUN DEST"
 run=$1; dest=$2
 [ -x "$study" ] || die "$study missing: run make"
 [ -d "$run/points" ] || die "$run has no points/ folder: not a study run folder"

@@ -7,14 +7,14 @@
 #   SIM_P SIM_KIND (project|smpi) SIM_NAME SIM_ALGOS SIM_SEL (SMPI's coll-selector)
 #   SIM_FOLD (1: folded buffers) SIM_EAGER SIM_HIER_GROUPS SIM_HIER_MAX SIM_REDUCE
 #   SIM_PLATFORM SIM_BENCH SIM_FOLDLIB SMPIRUN
-# The smpirun settings are scaling/smpi_env.sh's (scaling/train_sim_job.sh shares them).
+# The smpirun settings are scaling/sim/smpi_env.sh's (scaling/sim/train_sim_job.sh shares them).
 # Exit: smpirun's.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-. "$ROOT/scaling/smpi_env.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/scaling/sim/smpi_env.sh"
 plat=$1; sizes=$2; out=$3; rssf=$4
 # smpi:NAME is `library` under smpi/allreduce:NAME; the benchmark's own allreduces stay
-# recursive doubling (scaling/smpi_hooks.c), whatever NAME is
+# recursive doubling (scaling/sim/smpi_hooks.c), whatever NAME is
 alg=rdb; [ "$SIM_KIND" = smpi ] && alg=$SIM_NAME
 cfg="--cfg=smpi/simulate-computation:no $(smpi_cfg "$SIM_EAGER")"
 cfg="$cfg --cfg=smpi/coll-selector:$SIM_SEL --cfg=smpi/allreduce:$alg"

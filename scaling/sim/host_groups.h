@@ -1,5 +1,5 @@
 /* host_groups.h — a simulated host's platform group (supernode, leaf switch), which
- * hier's node is under SMPI (scaling/smpi_hooks.c): from a groups file (platform-gen's
+ * hier's node is under SMPI (scaling/sim/smpi_hooks.c): from a groups file (platform-gen's
  * PREFIX.groups, named by RS_SMPI_GROUPS), else from the host name.  Plain C, no
  * SimGrid: the SMPI builds link it, and fuzz/fuzz_platform.c runs it on any bytes. */
 #ifndef RS_HOST_GROUPS_H

@@ -1,7 +1,7 @@
 /* dp_buckets_smpi.h — the overlap of --sync bucketed in rnn-train-smpi (scaling/
  * dp_buckets_smpi.c).  A simulated rank has no spare thread (train_hooks.h's
  * no_spare_threads), so the buckets that models/train_sync.c started wait for it; where
- * the backward is charged by flops (scaling/train_smpi.c's compute hook), the rank sums
+ * the backward is charged by flops (scaling/sim/train_smpi.c's compute hook), the rank sums
  * them here while the backward's charge goes on:
  *
  *     double exposed_s = dp_buckets_overlap(r, ready_s, ctx, backward_s);

@@ -1,5 +1,5 @@
 /* smpi_fold.c — build/lib/rs-smpi-fold.so: folded buffers for big simulations, preloaded
- * (LD_PRELOAD) into smpirun by scaling/simulate for the runs whose buffers do not fit.
+ * (LD_PRELOAD) into smpirun by study simulate for the runs whose buffers do not fit.
  *
  * SMPI runs every rank in one process, so 800 ranks x (send + receive + scratch) x
  * 64 MiB would be 150 GB.  SMPI's own shared malloc keeps physical memory small but
@@ -10,7 +10,7 @@
  * malloc, so SMPI skips copying payloads between them.  Contents are garbage (results
  * are not checked in these runs); simulated times never depend on data.
  *
- * Users: the benchmark's big buffers (scaling/smpi_hooks.c hands collectives/ar_hooks.h
+ * Users: the benchmark's big buffers (scaling/sim/smpi_hooks.c hands collectives/ar_hooks.h
  * rs_fold_alloc / rs_fold_free, found by name with dlsym) and SMPI's built-in
  * collectives, whose temporaries (`new unsigned char[size]`) this library catches by
  * replacing operator new[] / delete[] for the whole process.  SimGrid's own containers

@@ -5,13 +5,13 @@
 # step (*.txt), figures/*.png and report.md.  QUICK=1 for a one-minute smoke run (every
 # step on small sizes; the kernels on one thread unless THREADS=N says otherwise),
 # THREADS=N for the all-threads count (default: every CPU), COUNTERS=likwid to run the
-# microbench studies under likwid-perfctr -m (scaling/likwid.sh), DP_SIM_NODES=LIST for
+# microbench studies under likwid-perfctr -m (scaling/bench/likwid.sh), DP_SIM_NODES=LIST for
 # the simulated data-parallel step's node counts (default 1,16,100,800).
 # A study whose correctness check fails still gets its results, figures and report;
 # the campaign then exits 1.  It only launches: the parts' tables are joined, the
 # figures' values computed and report.md written by build/bin/study (scaling/study/).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 study=build/bin/study
 run=$($study new-run) || exit 2
 mkdir "$run/figures"
@@ -32,7 +32,7 @@ step() {
 }
 
 echo "bench: run folder $run"
-. scaling/likwid.sh
+. scaling/bench/likwid.sh
 likwid_setup "$run"
 step peak build/bin/microbench peak $q ${THREADS:+--threads $THREADS} \
     --json "$run/machine.json" --csv "$run/peak.csv"
@@ -149,7 +149,7 @@ for p in 2 4; do [ -f "$run/allreduce_np$p.csv" ] && parts="$parts $run/allreduc
 # sweep is its own target: ~19 min on 2 cores); it writes its figures and simulate_report.md,
 # which report.md includes.  Not in the one-minute QUICK run.
 if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v smpirun >/dev/null; then
-    step simulate_sweep env QUICK=1 sh scaling/sweep.sh "$run"
+    step simulate_sweep env QUICK=1 sh study run simulate "$run"
 fi
 
 # the scaling study's step data-parallel on simulated TaihuLight nodes (`study train-sim`,

@@ -1,13 +1,13 @@
 /* train_smpi.c — `rnn-train-smpi`: rnn-train's own code (its command line,
  * train_cli_main) under SimGrid SMPI, with the trainer's hooks (models/train_hooks.h)
- * set for the simulation first, one call in main (scaling/train_smpi.mk builds it;
- * scaling/train-sim runs it).  Its start hook, after MPI_Init, sets the same
+ * set for the simulation first, one call in main (scaling/sim/train_smpi.mk builds it;
+ * study train-sim runs it).  Its start hook, after MPI_Init, sets the same
  * collectives hooks as allreduce-bench-smpi (smpi_hooks.h); the others make:
  *
  *   clock    the trainer's timings read MPI_Wtime, so the --bench columns (step_ms_*,
  *            compute_ms, exchange_exposed_ms, optimizer_ms) are simulated time;
  *   memory   big buffers go through ar_big_memalign: folded under RS_SMPI_FOLD_BYTES
- *            (scaling/smpi_fold.c), so 800 ranks fit; the corpus is read once per
+ *            (scaling/sim/smpi_fold.c), so 800 ranks fit; the corpus is read once per
  *            process and shared read-only (SMPI_SHARED_CALL's table), as is the
  *            --gemm auto plan (tuned by the first rank, the others dispatch by its record);
  *   compute  RS_SMPI_COMPUTE chooses how forward + backward costs simulated time:
