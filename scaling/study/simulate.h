@@ -9,7 +9,7 @@
  *   simulate_opts.c   the options (--help), checked before anything is made
  *   simulate_plan.c   the platforms and the simulations (jobs) to run, their expected cost
  *   simulate_files.c  a planned folder's files, and the programs its jobs run
- *   simulate_job.c    --run-job: one job's smpirun (scaling/sim/simulate_job.sh launches it)
+ *   simulate_job.c    --run-job: one job's smpirun (built by smpi_launch.c)
  *   simulate_rows.c   the jobs' CSVs merged, failed and skipped points, the bound
  *   simulate_caffe.c  the Caffe-style comparison from those rows
  *   simulate_out.c    the metadata, the files (common/record.c), the summary for people

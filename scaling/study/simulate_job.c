@@ -1,7 +1,7 @@
 /* simulate_job.c — one planned simulation (--run-job ID): all its sizes in one smpirun;
  * if that run dies (not just "wrong"), each size alone, so that one crashing point does
- * not lose the others, and a note per size that failed.  scaling/sim/simulate_job.sh
- * launches smpirun (the settings scaling/sim/smpi_env.sh holds); this decides what to run.
+ * not lose the others, and a note per size that failed.  smpirun's command is built
+ * here (smpi_launch.h: the settings every simulation shares), never by a shell.
  *
  * Beside the job's files it writes ID.csv (or ID.sK.csv, one per size run alone),
  * ID.log and ID.err (smpirun's output), ID.failed ("SIZE exit RC: WHY" lines), ID.rss
@@ -20,6 +20,7 @@
 #include "check.h"
 #include "proc.h"
 #include "simulate.h"
+#include "smpi_launch.h"
 #include "study_def.h"
 #include "fsio.h"
 
@@ -32,43 +33,48 @@ static int nonempty(const char *path)
 /* One smpirun of job j over the sizes in SIZES into OUT: its exit status. */
 static int run_one(const char *work, const sim_job *j, const char *sizes, const char *out, double *cpu)
 {
-    char set[4300], v[8][4200], plat[4300], log[4300], err[4300], rss[4300], script[4300];
+    char set[4300], v[8][4200], plat[4300], log[4300], err[4300], rss[4300];
     snprintf(set, sizeof set, "%s/settings", work);
     static const char *const keys[] = {"eager", "hier_groups", "hier_max", "reduce", "platform",
                                        "bench", "foldlib", "smpirun"};
     for (int i = 0; i < 8; i++)
         sim_kv(set, keys[i], v[i], sizeof v[i]);
-    char env[24][4400];
-    int n = 0;
-#define ENV(...) snprintf(env[n++], sizeof env[0], __VA_ARGS__)
-    ENV("SIM_P=%d", j->p);
-    ENV("SIM_KIND=%s", j->kind);
-    ENV("SIM_NAME=%s", j->name);
-    ENV("SIM_ALGOS=%s", j->algos);
-    ENV("SIM_SEL=%s", j->sel);
-    ENV("SIM_FOLD=%d", j->fold);
-    ENV("SIM_EAGER=%s", v[0]);
-    ENV("SIM_HIER_GROUPS=%s", v[1]);
-    ENV("SIM_HIER_MAX=%s", v[2]);
-    ENV("SIM_REDUCE=%s", v[3]);
-    ENV("SIM_PLATFORM=%s", v[4]);
-    ENV("SIM_BENCH=%s", v[5]);
-    ENV("SIM_FOLDLIB=%s", v[6]);
-    ENV("SMPIRUN=%s", v[7]);
-#undef ENV
-    char *envp[25];
-    for (int i = 0; i < n; i++)
-        envp[i] = env[i];
-    envp[n] = NULL;
     snprintf(plat, sizeof plat, "%s/plat/p%d", work, j->p);
     snprintf(log, sizeof log, "%s/jobs/%s.log", work, j->id);
     snprintf(err, sizeof err, "%s/jobs/%s.err", work, j->id);
     snprintf(rss, sizeof rss, "%s/jobs/%s.rss", work, j->id);
-    snprintf(script, sizeof script, "%s/scaling/sim/simulate_job.sh", study_root());
-    char *argv[] = {"sh", script, plat, (char *)sizes, (char *)out, rss, NULL};
-    double c = 0;
-    int rc = proc_run(argv, envp, log, err, 1, &c);
-    *cpu += c;
+    /* smpi:NAME is `library` under smpi/allreduce:NAME; the benchmark's own allreduces
+     * stay recursive doubling (scaling/sim/smpi_hooks.c), whatever NAME is */
+    study_argv gnu_time = {0};   /* peak memory (KB), appended to ID.rss */
+    sa_words(&gnu_time, "/usr/bin/time -a -f %M");
+    sa_opt(&gnu_time, "-o", "%s", rss);
+    smpi_cmd c;
+    smpi_cmd_start(&c, access("/usr/bin/time", X_OK) == 0 ? &gnu_time : NULL, v[7], j->p, plat, atol(v[0]),
+                   "--cfg=smpi/simulate-computation:no");
+    sa_free(&gnu_time);
+    sa_add(&c.argv, "--cfg=smpi/coll-selector:%s", j->sel);
+    sa_add(&c.argv, "--cfg=smpi/allreduce:%s", strcmp(j->kind, "smpi") == 0 ? j->name : "rdb");
+    if (v[3][0])
+        sa_add(&c.env, "RS_SMPI_REDUCE_GBYTES_PER_S=%s", v[3]);
+    if (strcmp(v[4], "torus") == 0)
+        sa_add(&c.env, "RS_SMPI_GROUPS=%s.groups", plat);
+    if (j->fold)
+        smpi_cmd_fold(&c, v[6]);
+    sa_add(&c.argv, "%s", v[5]);
+    sa_opt(&c.argv, "--algo", "%s", j->algos);
+    sa_opt(&c.argv, "--sizes", "%s", sizes);
+    /* one call per point: a simulated call takes the same time every time, so a checked
+     * call before each timed one doubled the cost (the timed output is checked) */
+    sa_words(&c.argv, "--iters 1 --warmup 0 --mode isolated --timed-only");
+    if (strcmp(v[1], "equal") == 0)   /* hier's unequal platform groups cut into equal ones */
+        sa_opt(&c.argv, "--group-max", "%s", v[2]);
+    if (j->fold)
+        sa_add(&c.argv, "--no-check");
+    sa_opt(&c.argv, "--csv", "%s", out);
+    double cp = 0;
+    int rc = proc_run(c.argv.v, smpi_cmd_envp(&c), log, err, 1, &cp);
+    smpi_cmd_free(&c);
+    *cpu += cp;
     return rc;
 }
 

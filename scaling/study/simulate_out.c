@@ -14,6 +14,7 @@
 #include "meta.h"
 #include "proc.h"
 #include "simulate.h"
+#include "smpi_launch.h"
 #include "study_def.h"
 #include "fsio.h"
 
@@ -74,7 +75,7 @@ int sim_write(const sim_opts *o, const sim_plan *pl, const char *work, const rs_
     if (!o->csv && !o->json)
         return 0;
     rs_table *t = rs_table_typed(rows, o->experiment ? "caffe" : "simulate");
-    char buf[8192], host[256] = "", fold[64], script[4300];
+    char buf[8192], host[256] = "", fold[64];
     meta(t, "command", o->cmdline);
     rs_utc_now(buf, sizeof buf);
     meta(t, "date_utc", buf);
@@ -107,10 +108,7 @@ int sim_write(const sim_opts *o, const sim_plan *pl, const char *work, const rs_
              "(allreduce-bench --group-max %d) into equal groups of the largest divisor of gcd(group sizes) up "
              "to %d ranks", o->hier_groups, o->hier_max, o->hier_max);
     meta(t, "hier_groups", buf);
-    /* the folding threshold is scaling/sim/smpi_env.sh's, which the runs use */
-    snprintf(script, sizeof script, ". '%s/scaling/sim/smpi_env.sh' && printf %%s \"$SMPI_FOLD_BYTES\"", study_root());
-    char *env_sh[] = {"sh", "-c", script, NULL};
-    first_line(env_sh, fold, sizeof fold);
+    snprintf(fold, sizeof fold, "%ld", SMPI_FOLD_BYTES);   /* the runs' threshold (smpi_launch.h) */
     snprintf(buf, sizeof buf, "buffers real and checked while 4 x bytes x p <= %lld bytes; above, every buffer >= "
              "%s bytes (SMPI built-ins' temporaries too) is SMPI shared memory: checked = 0, results validated "
              "where buffers are real", o->budget, fold);

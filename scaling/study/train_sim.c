@@ -1,7 +1,7 @@
 /* train_sim.c — `study train-sim` (study train-sim; --help): rnn-train's training step
  * at scale under SimGrid SMPI.  Per node count P and allreduce algorithm, in a work
  * folder (--keep DIR, else a temporary one): platform-gen's platform pP (made once),
- * then one smpirun of build/bin/rnn-train-smpi --bench through scaling/sim/train_sim_job.sh
+ * then one smpirun of build/bin/rnn-train-smpi --bench through smpirun (smpi_launch.h)
  * (the smpirun settings, GNU time -v), then its CSV's rows with platform, compute,
  * folded and this machine's cost, wall_s and rss_mib (from GNU time's report).  The
  * rows go to --csv FILE, else to the console as a table.
@@ -21,6 +21,7 @@
 #include "record.h"
 #include "simulate.h"
 #include "study.h"
+#include "smpi_launch.h"
 #include "study_def.h"
 #include "train_sim.h"
 
@@ -68,47 +69,40 @@ static int platform(const ts_opts *o, const char *plat, const char *p, char *spe
 static int launch(const ts_opts *o, const char *plat, const char *out, const char *p, const char *algo,
                   const char *speed, int folded)
 {
-    char env[8][4400], log[4500], err[4500], csv[4500], script[4400];
-    int n = 0;
-    snprintf(env[n++], sizeof env[0], "TS_P=%s", p);
-    snprintf(env[n++], sizeof env[0], "TS_COMPUTE=%s", o->compute);
-    snprintf(env[n++], sizeof env[0], "TS_SIMCOMP=%s", strcmp(o->compute, "run") == 0 ? "yes" : "no");
-    snprintf(env[n++], sizeof env[0], "TS_SPEED=%s", speed);
-    snprintf(env[n++], sizeof env[0], "TS_GROUPS=%s%s", strcmp(o->platform, "torus") == 0 ? plat : "",
-             strcmp(o->platform, "torus") == 0 ? ".groups" : "");
-    snprintf(env[n++], sizeof env[0], "TS_FOLD=%d", folded);
-    snprintf(env[n++], sizeof env[0], "TS_FOLDLIB=%s", o->foldlib);
-    snprintf(env[n++], sizeof env[0], "SMPIRUN=%s", o->smpirun);
-    char *envp[9];
-    for (int i = 0; i < n; i++)
-        envp[i] = env[i];
-    envp[n] = NULL;
-    snprintf(script, sizeof script, "%s/scaling/sim/train_sim_job.sh", study_root());
+    char log[4500], err[4500], csv[4500], first[512];
     snprintf(csv, sizeof csv, "%s.csv", out);
     snprintf(log, sizeof log, "%s.log", out);
     snprintf(err, sizeof err, "%s.err", out);
+    study_argv gnu_time = {0};   /* wall time and peak memory into OUT.time */
+    sa_words(&gnu_time, "/usr/bin/time -v");
+    sa_opt(&gnu_time, "-o", "%s.time", out);
+    snprintf(first, sizeof first, "--cfg=smpi/simulate-computation:%s --cfg=smpi/host-speed:%sf",
+             strcmp(o->compute, "run") == 0 ? "yes" : "no", speed);
+    smpi_cmd c;
+    smpi_cmd_start(&c, &gnu_time, o->smpirun, atol(p), plat, 65536, first);
+    sa_free(&gnu_time);
+    sa_words(&c.argv, "--cfg=smpi/coll-selector:ompi --cfg=smpi/allreduce:rdb");
+    sa_add(&c.env, "RS_SMPI_COMPUTE=%s", o->compute);
+    if (strcmp(o->platform, "torus") == 0)
+        sa_add(&c.env, "RS_SMPI_GROUPS=%s.groups", plat);
+    if (folded)
+        smpi_cmd_fold(&c, o->foldlib);
     /* rnn-train's flags: ours, --gemm blocked (a later --gemm replaces it), the user's */
-    char **argv = calloc((size_t)o->ntrain + 32, sizeof *argv);
-    RS_ASSERT(argv != NULL);
-    int k = 0;
-    char *head[] = {"sh", script, (char *)plat, (char *)out, (char *)o->train, "--bench", (char *)o->bench, "--sync",
-                    (char *)o->sync, "--allreduce", (char *)algo, "--group-max", (char *)o->hier_max, "--csv", csv,
-                    "--gemm", "blocked"};
-    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-        argv[k++] = head[i];
+    sa_add(&c.argv, "%s", o->train);
+    sa_opt(&c.argv, "--bench", "%s", o->bench);
+    sa_opt(&c.argv, "--sync", "%s", o->sync);
+    sa_opt(&c.argv, "--allreduce", "%s", algo);
+    sa_opt(&c.argv, "--group-max", "%s", o->hier_max);
+    sa_opt(&c.argv, "--csv", "%s", csv);
+    sa_words(&c.argv, "--gemm blocked");
     for (int i = 0; i < o->ntrain; i++)
-        argv[k++] = o->train_args[i];
-    if (o->eval_every) {
-        argv[k++] = "--eval-every";
-        argv[k++] = (char *)o->eval_every;
-    }
-    if (strtol(o->eval_ranks, NULL, 10) != 0) {
-        argv[k++] = "--eval-ranks";
-        argv[k++] = (char *)o->eval_ranks;
-    }
-    argv[k] = NULL;
-    int rc = proc_run(argv, envp, log, err, 0, NULL);
-    free(argv);
+        sa_add(&c.argv, "%s", o->train_args[i]);
+    if (o->eval_every)
+        sa_opt(&c.argv, "--eval-every", "%s", o->eval_every);
+    if (strtol(o->eval_ranks, NULL, 10) != 0)
+        sa_opt(&c.argv, "--eval-ranks", "%s", o->eval_ranks);
+    int rc = proc_run(c.argv.v, smpi_cmd_envp(&c), log, err, 0, NULL);
+    smpi_cmd_free(&c);
     return rc;
 }
 

@@ -1,7 +1,7 @@
 /* train_sim.h — `study train-sim` (study train-sim launches it): rnn-train's training
  * step at scale under SimGrid SMPI, one smpirun per node count and allreduce algorithm.
  * train_sim_opts.c: the options, every value checked before anything runs;
- * train_sim.c: the runs (scaling/sim/train_sim_job.sh each) and their rows. */
+ * train_sim.c: the runs (one smpirun each, smpi_launch.c) and their rows. */
 #ifndef STUDY_TRAIN_SIM_H
 #define STUDY_TRAIN_SIM_H
 

@@ -208,10 +208,10 @@ expect2_bench
 # the books on MPI_COMM_WORLD (SimGrid's kernel, no messages) add up every rank's count:
 # folded buffers hold garbage, so a checked folded run finds wrong elements on each rank
 # and its CSV's wrong column must be the sum of the ranks' own WRONG lines
-. "$here/scaling/sim/smpi_env.sh"
+# (the folded-run settings of scaling/study/smpi_launch.h: 1 MiB, one 256 MiB block)
 echo 1048576 > "$tmp/books.sizes"
-env $(smpi_fold_env "$here/build/lib/rs-smpi-fold.so") timeout 120 $SMPIRUN -np 16 \
-    -platform "$tmp/tl64.xml" -hostfile "$tmp/tl64.hosts" $cfg $(smpi_fold_cfg) "$bench" \
+env RS_SMPI_FOLD_BYTES=1048576 LD_PRELOAD="$here/build/lib/rs-smpi-fold.so" timeout 120 $SMPIRUN -np 16 \
+    -platform "$tmp/tl64.xml" -hostfile "$tmp/tl64.hosts" $cfg --cfg=smpi/shared-malloc-blocksize:268435456 "$bench" \
     --algo ring,recdbl --sizes "$tmp/books.sizes" --iters 1 --warmup 0 --csv "$tmp/books.csv" \
     > /dev/null 2> "$tmp/books.err"; rc=$?
 ranks=$(sed -n 's/.*rank [0-9]*: \([0-9]*\) elements differ.*/\1/p' "$tmp/books.err" | total)
