@@ -20,6 +20,9 @@ strip_digits = $(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,
 # non-empty when $(1) is one whole number > 0 (checked by make: no shell reads it)
 count_ok = $(and $(filter-out 0%,$(1)),$(if $(word 2,$(1)),,x),$(if $(call strip_digits,$(1)),,x))
 $(foreach v,THREADS JOBS SIM_JOBS,$(if $($(v)),$(if $(call count_ok,$($(v))),,$(error $(v)=$($(v)): expected a whole number > 0, e.g. $(v)=2))))
+# Builds use every core: a recipe's own $(MAKE) gets -jN unless make was given -j
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
+PAR      = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(NPROC))
 RUN     ?=
 JOBS    ?=
 THREADS ?=
@@ -222,7 +225,7 @@ check-likwid: $(BIN)/study
 
 # ---- tests: warnings are errors; Criterion prints a synthesis line per binary -------
 test: deps
-	@$(MAKE) --no-print-directory WERROR=1 check
+	@$(MAKE) $(PAR) --no-print-directory WERROR=1 check
 
 # Verbose, less the RUN/PASS lines: skipped tests are listed by name with the reason
 # (an ISA this CPU lacks, a library not installed), failures with their assertions.
@@ -234,7 +237,7 @@ check: all $(TESTS)
 
 # ---- the campaign -------------------------------------------------------------------
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) $(PAR) --no-print-directory all
 	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh scaling/bench/bench.sh
 
 figures: export RUN := $(RUN)
@@ -248,7 +251,7 @@ endif
 
 ifeq ($(SCALING_DEFINED),)
 scaling:
-	@echo "make scaling: scaling/sim/sim.mk is missing (it defines the convergence study)"; exit 2
+	@echo "make scaling: scaling/study/study.mk is missing (it defines the studies)"; exit 2
 endif
 
 help:

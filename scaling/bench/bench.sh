@@ -5,8 +5,7 @@
 # step (*.txt), figures/*.png and report.md.  QUICK=1 for a one-minute smoke run (every
 # step on small sizes; the kernels on one thread unless THREADS=N says otherwise),
 # THREADS=N for the all-threads count (default: every CPU), COUNTERS=likwid to run the
-# microbench studies under likwid-perfctr -m (scaling/bench/likwid.sh), DP_SIM_NODES=LIST for
-# the simulated data-parallel step's node counts (default 1,16,100,800).
+# microbench studies under likwid-perfctr -m (scaling/bench/likwid.sh).
 # A study whose correctness check fails still gets its results, figures and report;
 # the campaign then exits 1.  It only launches: the parts' tables are joined, the
 # figures' values computed and report.md written by build/bin/study (scaling/study/).
@@ -145,35 +144,14 @@ parts=""
 for p in 2 4; do [ -f "$run/allreduce_np$p.csv" ] && parts="$parts $run/allreduce_np$p.csv"; done
 [ -z "$parts" ] || $study concat "$run/allreduce.csv" $parts || { [ $status -eq 0 ] && status=1; }
 
-# allreduce at scale under SimGrid SMPI: the short preset of `make simulate` (the full
-# sweep is its own target: ~19 min on 2 cores); it writes its figures and simulate_report.md,
-# which report.md includes.  Not in the one-minute QUICK run.
+# Under SimGrid SMPI: make simulate's quick preset (allreduce up to 256 simulated nodes,
+# the Sunway TaihuLight study's gradient-exchange experiment, and the scaling study's
+# training step data-parallel at 1 and 16 nodes: train_dp_sim.csv); its figures and
+# simulate_report.md, which report.md includes.  The sweep to 1024 nodes and the step at
+# 100 and 800 nodes are `make simulate`'s (the report says so).  Not in the one-minute
+# QUICK run.
 if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v smpirun >/dev/null; then
-    step simulate_sweep env QUICK=1 sh study run simulate "$run"
-fi
-
-# the scaling study's step data-parallel on simulated TaihuLight nodes (`study train-sim`,
-# hier, 100 GFLOP/s a node, one worker of b = 4 each: where the exchange weighs most):
-# weak scaling at DP_SIM_NODES (default 16, 100 and 800) for fused, bucketed (1 MiB
-# buckets), bucketed + sparse and fused with the update sharded (--shard-update),
-# train_dp_sim.csv; report.md's data-parallel section.  ~40 minutes on 2 cores, most of
-# it the 800 nodes (which need the big corpus).
-dp_nodes=${DP_SIM_NODES:-1,16,100,800}
-dp_model="--model lstm --hidden 128 --classes 100 --batch 4 --optimizer momentum"
-if [ -z "${QUICK:-}" ] && [ -x build/bin/rnn-train-smpi ] && command -v smpirun >/dev/null &&
-   [ -f build/data/big/big.txt ]; then
-    mkdir -p "$run/train_dp_sim.d"
-    for tr_x in fused bucketed bucketed-sparse sharded; do
-        case $tr_x in
-        sharded) tr_how="--shard-update" ;;   # fused, each node updating its block
-        *-sparse) tr_how="--embed-exchange sparse" ;;
-        *) tr_how="" ;;
-        esac
-        step "train_dp_sim_$tr_x" $study train-sim --nodes "$dp_nodes" --allreduce hier \
-            --sync "$(case $tr_x in bucketed*) echo bucketed ;; *) echo fused ;; esac)" \
-            --bench 2 --csv "$run/train_dp_sim.d/$tr_x.csv" -- $dp_model --corpus big --bucket-mib 1 $tr_how
-    done
-    concat train_dp_sim --label dp_mode
+    step simulate env QUICK=1 $study run simulate "$run"
 fi
 
 sh plot/figures.sh "$run" || status=1

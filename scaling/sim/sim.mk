@@ -102,5 +102,5 @@ simulate: export RUN := $(or $(SIM_OUT),$(RUN))
 simulate: export SIM_JOBS := $(SIM_JOBS)
 simulate: export SMPIRUN := $(SMPIRUN)
 simulate: deps
-	@$(MAKE) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(BIN)/study
+	@$(MAKE) $(PAR) --no-print-directory $(SMPI_BENCH) $(SMPI_FOLD) $(PLATFORM_GEN) $(BIN)/study
 	@exec $(BIN)/study run simulate

@@ -24,7 +24,7 @@ static int drive(int argc, char **argv, int collect_only)
         for (int i = 0; i < NSTUDIES; i++)
             printf(" %s", studies[i]->name);
         printf("\nSettings come from the environment (QUICK=1, the study's names; JOBS), are saved in\n"
-               "RUN/NAME_settings.txt and kept by a resumed folder (scaling/README.md).\n");
+               "RUN/NAME_settings.txt and kept by a resumed folder (scaling/study/studies.md).\n");
         return 0;
     }
     if (argc < 2 || argc > 3 || (collect_only && argc != 3)) {

@@ -36,7 +36,7 @@ int cmd_scaling(int argc, char **argv)
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: study scaling [RUN]\nThe convergence, regime, composition and model-size studies "
                "in one run folder\n(RUN, or $RUN, or a new results/runs/<stamp>-<host>/), then points.csv, "
-               "took.csv and report.md.\nSettings: the environment (scaling/README.md); QUICK=1 the quick "
+               "took.csv and report.md.\nSettings: the environment (scaling/study/studies.md); QUICK=1 the quick "
                "grids; JOBS=K points at once.\n");
         return 0;
     }

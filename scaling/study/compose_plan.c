@@ -3,7 +3,7 @@
  * measured here; once the first compute point is done, the model's tensors
  * (compose_preset.txt, laid out by models/model_layout.c for the measured model and
  * checked against its gradient), NODE_GFLOPS=auto settled, and the simulated points:
- * the exchange under study simulate, the composition's check under scaling/train-sim. */
+ * the exchange under study simulate, the composition's check under study train-sim. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@ static const study_cmd cmds[] = {
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
     {"took", "what a run folder's studies took: wall, job and CPU hours, over its stretches", cmd_took},
     {"scaling", "make scaling: the four studies in one run folder, then its tables and report", cmd_scaling},
-    {"run", "a study (models, converge, compose, simulate): settings, points, tables, report", cmd_run},
+    {"run", "a study (converge, regime, compose, models, simulate): settings, points, tables, report", cmd_run},
     {"collect", "a study's tables and report again from its finished points", cmd_collect},
     {"point", "one point of a points file, run in its folder (a Slurm array task)", cmd_point},
     {"run-points", "every pending point of a points file, JOBS at once (what study run does)", cmd_run_points},

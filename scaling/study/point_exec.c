@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -56,6 +57,82 @@ static int continues(const char *dir)
     if (d)
         closedir(d);
     return any;
+}
+
+/* ---- the point's supervisor: the process between the study and the command ----
+ * It leads the point's process group and waits for the command.  Should the study die
+ * (SIGKILL: no handler of its runs), the kernel sends the supervisor SIGUSR2
+ * (PR_SET_PDEATHSIG), and it ends the whole group: SIGTERM (a trainer checkpoints),
+ * then SIGKILL after the grace.  A stop from the study or a terminal reaches the group
+ * itself, so the supervisor only waits then: a second SIGTERM would make a trainer
+ * drop the checkpoint it is writing.  When the command ends, what it left running in
+ * the group is ended too.  Its exit status is the command's. */
+static volatile sig_atomic_t orphaned;
+static void on_orphaned(int sig) { (void)sig, orphaned = 1; }
+static void on_stop_seen(int sig) { (void)sig; }
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int supervise(const char *dir, int o, int e, const char *path, char *const argv[])
+{
+    struct sigaction sa = {.sa_handler = on_orphaned}, seen = {.sa_handler = on_stop_seen};
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&seen.sa_mask);
+    sigaction(SIGUSR2, &sa, NULL);
+    sigaction(SIGTERM, &seen, NULL);
+    sigaction(SIGINT, &seen, NULL);
+    sigaction(SIGHUP, &seen, NULL);
+    pid_t self = getpid();
+    prctl(PR_SET_PDEATHSIG, SIGUSR2);
+    if (getppid() == 1 || orphaned)   /* the study died before the line above */
+        return 143;
+    pid_t cmd = fork();
+    if (cmd == 0) {
+        proc_child_setup(self);
+        if (chdir(dir) != 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        setenv("PATH", path, 1);
+        execvp(argv[0], argv);
+        fprintf(stderr, "study: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    if (cmd < 0)
+        return 126;
+    int st = 0, sent = 0;
+    double deadline = 0;
+    for (;;) {
+        pid_t w = waitpid(cmd, &st, orphaned ? WNOHANG : 0);
+        if (w == cmd)
+            break;
+        if (w < 0 && errno != EINTR)
+            return 126;
+        if (orphaned && !sent++) {
+            signal(SIGTERM, SIG_IGN);
+            kill(-self, SIGTERM);
+            deadline = mono_s() + 2.5;
+        } else if (orphaned && mono_s() > deadline) {
+            kill(-self, SIGKILL);   /* this process too: nothing is left to tell */
+        }
+        if (orphaned)
+            usleep(20000);
+    }
+    signal(SIGTERM, SIG_IGN);
+    kill(-self, SIGTERM);   /* what the command left behind in its group */
+    if (WIFSIGNALED(st)) {   /* passed on as it came, so the study reads it alike */
+        int sig = WTERMSIG(st);
+        signal(sig, SIG_DFL);
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        sigprocmask(SIG_UNBLOCK, &one, NULL);
+        kill(self, sig);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
 int point_start(const char *run, const pf_point *p, point_job *j)
@@ -119,12 +196,7 @@ int point_start(const char *run, const pf_point *p, point_job *j)
     if (j->pid == 0) {
         setpgid(0, 0);   /* a stop reaches the point and all it started (mpirun's ranks) */
         proc_child_setup(parent);
-        if (chdir(j->dir) != 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-            _exit(126);
-        setenv("PATH", path, 1);
-        execvp(cmd.v[0], cmd.v);
-        fprintf(stderr, "study: cannot run %s: %s\n", cmd.v[0], strerror(errno));
-        _exit(127);
+        _exit(supervise(j->dir, o, e, path, cmd.v));
     }
     if (j->pid > 0)
         setpgid(j->pid, j->pid);   /* as the child does: whichever runs first */

@@ -34,6 +34,8 @@ void report_allreduce(report_ctx *r);    /* report_allreduce.c */
 void report_roofline(report_ctx *r);     /* roofline.c: the roofline's paragraph */
 void report_train(report_ctx *r);        /* report_train.c: rnn-train */
 void report_dp(report_ctx *r);           /* report_dp.c: the exchange, P = 2 and simulated */
+/* report_dp.c: the step on simulated nodes alone, for make simulate's simulate_report.md */
+void report_dp_simulated(report_ctx *r);
 void report_peer(report_ctx *r);         /* report_peer.c: against PyTorch */
 void report_scaling(report_ctx *r);      /* report_repro.c: the scaling sections, Reproduction */
 void report_reproduction(report_ctx *r);

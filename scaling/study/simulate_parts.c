@@ -1,6 +1,6 @@
 /* simulate_parts.c — the parts of make simulate's sweep: the presets and SIM_PARTS.
  *
- * The default sweep leaves out what repeats another point (scaling/README.md, "Cost");
+ * The default sweep leaves out what repeats another point (scaling/sim/simulate.md);
  * FULL=1 still runs all of it.  With one rank per node, smpi:mpich and
  * smpi:mvapich2_two_level are SMPI's rdb and smpi:smp_rsag is a ring (the project's
  * ring's times at every point), as are smpi:lr and segring where --skip-ring-repeats

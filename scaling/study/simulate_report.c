@@ -103,7 +103,7 @@ static void intro(const char *run, const char *P, FILE *f)
             "SimGrid costs ~50-75 us of wall time per simulated message here, so the default sweep\n"
             "runs the ring-like algorithms (2p^2 messages per call) at 512 nodes and more only as\n"
             "smpi:lr at 800 nodes and 64 MiB, and leaves out the points that repeat another\n"
-            "(scaling/README.md); `make simulate FULL=1` runs everything.\n"
+            "(scaling/sim/simulate.md); `make simulate FULL=1` runs everything.\n"
             "\n"
             "![time against nodes](figures/simulate_nodes.png)\n"
             "![time against size at %s nodes](figures/simulate_sizes.png)\n"

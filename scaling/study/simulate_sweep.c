@@ -19,13 +19,84 @@
 #include "proc.h"
 #include "simulate.h"
 #include "simulate_sweep.h"
+#include "study.h"
 #include "fsio.h"
 
 static const study_setting settings[] = {
     {"SIM_PARTS", "", NULL, SET_TEXT, NULL},
     {"FULL", "", NULL, SET_TEXT, NULL},
     {"QUICK", "", "1", SET_TEXT, NULL},
+    /* the scaling study's training step data-parallel on simulated TaihuLight nodes
+     * (study train-sim): weak scaling at these node counts (empty: none); 800 nodes
+     * needs the big corpus */
+    {"DP_SIM_NODES", "1 16 100 800", "1 16", SET_OPT_INTS, NULL},
 };
+
+/* The data-parallel step's exchanges: fused, bucketed (1 MiB buckets), bucketed with
+ * the embedding's touched rows alone, fused with each node updating its block. */
+static const struct {
+    const char *mode, *sync, *more;
+} dp_modes[] = {{"fused", "fused", ""},
+                {"bucketed", "bucketed", ""},
+                {"bucketed-sparse", "bucketed", "--embed-exchange sparse"},
+                {"sharded", "fused", "--shard-update"}};
+#define NDP ((int)(sizeof dp_modes / sizeof dp_modes[0]))
+
+/* The step at DP_SIM_NODES, one point per exchange: 0, or -1. */
+static int add_dp_points(study_run *r)
+{
+    char nodes[1024], root[4096], work[4096];
+    snprintf(nodes, sizeof nodes, "%s", study_value(r, "DP_SIM_NODES"));
+    for (char *c = nodes; *c; c++)   /* "1 16 100" -> train-sim's "1,16,100" */
+        *c = *c == ' ' ? ',' : *c;
+    if (!nodes[strspn(nodes, ",")])
+        return 0;
+    RS_CHECK(realpath(study_root(), root) && realpath(r->work, work), "cannot resolve %s", r->work);
+    for (int i = 0; i < NDP; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "dp-sim-%s", dp_modes[i].mode);
+        /* from the root (env -C: a program, not a shell): rnn-train-smpi finds the
+         * corpus from the working folder */
+        study_argv c = {0};
+        sa_words(&c, "env -C");
+        sa_add(&c, "%s", root);
+        sa_add(&c, "%s/build/bin/study", root);
+        sa_words(&c, "train-sim --allreduce hier --bench 2");
+        sa_opt(&c, "--nodes", "%s", nodes);
+        sa_opt(&c, "--sync", "%s", dp_modes[i].sync);
+        sa_opt(&c, "--csv", "%s/points/%s/%s.csv", work, name, dp_modes[i].mode);
+        sa_words(&c, "-- --model lstm --hidden 128 --classes 100 --batch 4 --optimizer momentum --corpus big "
+                     "--bucket-mib 1");
+        sa_words(&c, dp_modes[i].more);
+        if (study_add(r, name, 4000, "0", &c) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int sim_dp_collect(study_run *r)
+{
+    char out[4400], dir[4400];
+    snprintf(out, sizeof out, "%s/train_dp_sim.csv", r->dir);
+    const char *dn = study_value(r, "DP_SIM_NODES");
+    if (!dn[strspn(dn, " ")] || access(out, F_OK) == 0)
+        return 0;
+    char *argv[NDP + 5], parts[NDP][4400];
+    int n = 0;
+    argv[n++] = "concat";
+    argv[n++] = out;
+    for (int i = 0; i < NDP; i++) {
+        snprintf(dir, sizeof dir, "%s/points/dp-sim-%s/%s.csv", r->work, dp_modes[i].mode, dp_modes[i].mode);
+        if (access(dir, F_OK) == 0)
+            snprintf(parts[i], sizeof parts[i], "%s", dir), argv[n++] = parts[i];
+    }
+    if (n == 2)
+        return 1;   /* every dp point failed: their logs stay in the work folder */
+    argv[n++] = "--label";
+    argv[n++] = "dp_mode";
+    argv[n] = NULL;
+    return cmd_concat(n, argv) != 0;
+}
 
 static struct {
     long long t0;       /* the sweep's start */
@@ -234,6 +305,8 @@ static int plan(study_run *r)
     for (int i = 0; i < n; i++)
         plan_part(r, &parts[i]);
     int rc = add_points(r, parts, n);
+    if (rc == 0)
+        rc = add_dp_points(r);
     if (r->added)
         printf("simulate: %d points, %d at once, the longest first\n", r->added, r->jobs);
     free(parts);
@@ -245,8 +318,12 @@ static int collect(study_run *r)
     return sim_sweep_collect(r, sweep.plan_failed, sweep.t0);
 }
 
+/* a folder made before the data-parallel points ran none */
+static const char *const absent[] = {"DP_SIM_NODES=", NULL};
+
 const study_def simulate_study = {
     .name = "simulate",
+    .absent = absent,
     .settings = settings,
     .nsettings = (int)(sizeof settings / sizeof settings[0]),
     .jobs = 0,   /* the cores */

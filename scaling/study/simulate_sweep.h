@@ -32,4 +32,8 @@ extern const study_def simulate_study;
 /* `study simulate ARGS...` run as a program (the tool itself): its exit status. */
 int sim_self(const sim_part *p, const char *const *more, const char *out, const char *err);
 
+/* RUN/train_dp_sim.csv from the data-parallel points (simulate_sweep.c): 0, or 1 when
+ * none wrote a table. */
+int sim_dp_collect(study_run *r);
+
 #endif

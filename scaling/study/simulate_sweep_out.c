@@ -26,6 +26,7 @@
 #include "figures.h"
 #include "fsio.h"
 #include "proc.h"
+#include "report.h"
 #include "simulate.h"
 #include "simulate_sweep.h"
 
@@ -286,7 +287,15 @@ static int figures(const study_run *r)
     return status;
 }
 
-static int write_report(FILE *f, void *ctx) { return sim_report(ctx, f); }
+/* The sweep's section, then the data-parallel step's (report_dp.c) where it ran. */
+static int write_report(FILE *f, void *ctx)
+{
+    int rc = sim_report(ctx, f);
+    report_ctx r = {.run = ctx, .out = f};
+    if (rc == 0)
+        report_dp_simulated(&r);
+    return rc != 0 || r.unreadable ? -1 : 0;
+}
 
 static int report(const study_run *r)
 {
@@ -334,6 +343,7 @@ int sim_sweep_collect(study_run *r, int plan_failed, long long t0)
     }
     record_costs(r, parts, n, (long long)time(NULL) - (t0 ? t0 : (long long)time(NULL)));
     free(parts);
+    status |= sim_dp_collect(r);
     if (status == 0)
         study_remove_tree(r->work);   /* a failed sweep keeps its logs and resumes */
     join_families(r);

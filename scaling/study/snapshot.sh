@@ -8,7 +8,7 @@
 #   DEST/points.tar.xz     the finished point folders (rc written; without ckpt/ and
 #                          earlier attempts)
 # To continue the study from DEST:
-#   mkdir -p R && cp -r DEST/. R/ && tar -xJf R/points.tar.xz -C R && RUN=R sh scaling/NAME.sh
+#   mkdir -p R && cp -r DEST/. R/ && tar -xJf R/points.tar.xz -C R && build/bin/study run NAME R
 # DEST is replaced.  Exit: 0, 1 a collect failed (the copy is still made), 2 bad usage.
 set -u
 cd "$(dirname "$0")/../.." || exit 2

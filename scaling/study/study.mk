@@ -29,7 +29,7 @@ $(BIN)/study: $(STUDY_OBJ) $(COMMON_OBJ)
 EXTRA_CHECKS += check-study
 .PHONY: check-study
 check-study: $(BIN)/study
-	@sh test/study/run.sh $(BIN)
+	@sh test/study/run.sh $(BIN) && sh test/study/safety.sh $(BIN)
 
 # The tool's own pieces under Criterion (test/test_study.c).
 $(OBJ)/test/test_study.o: INC += -Iscaling/study
@@ -52,7 +52,7 @@ $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/study/fit/conv_fit.o | $(SCALING_
 EXTRA_CHECKS += check-scaling
 SCALING_DEFINED := 1
 scaling: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) $(PAR) --no-print-directory all
 	@exec $(BIN)/study scaling
 
 .PHONY: check-scaling
