@@ -242,7 +242,7 @@ bench: deps
 
 figures: export RUN := $(RUN)
 figures: $(BIN)/study
-	@exec sh plot/figures.sh "$$RUN"
+	@exec $(BIN)/study figures $(if $(RUN),"$$RUN")
 
 ifeq ($(SIMULATE_DEFINED),)
 simulate:

@@ -154,6 +154,6 @@ if [ -z "${QUICK:-}" ] && [ -x build/bin/allreduce-bench-smpi ] && command -v sm
     step simulate env QUICK=1 $study run simulate "$run"
 fi
 
-sh plot/figures.sh "$run" || status=1
+$study figures "$run" || status=1
 $study report "$run" && echo "bench: report $run/report.md" || { [ $status -eq 0 ] && status=1; }
 exit $status

@@ -1,6 +1,6 @@
 /* cmd_figvars.c — `study figure-vars RUN FIGURE`: the gnuplot -e assignments
  * plot/FIGURE.gp takes computed from RUN's CSVs (figure_vars.c says which), for
- * plot/figures.sh; nothing for a figure that takes none. */
+ * study figures; nothing for a figure that takes none. */
 #include <stdio.h>
 #include <string.h>
 

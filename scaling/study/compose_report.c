@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "draw.h"
 #include "compose_study.h"
 #include "figures.h"
 #include "fsio.h"
@@ -24,51 +25,17 @@ static const char *const schemes[] = {"fused-library", "fused-mpich", "fused-bes
 #define NSCH ((int)(sizeof schemes / sizeof schemes[0]))
 static const char *const figures[] = {"scaling_efficiency", "scaling_breakdown", "scaling_time_to_target"};
 
-/* plot/NAME.gp with the variables VARS (gnuplot assignments) and those it takes from
- * the run (figure_vars): 0 or 1. */
-static int draw(const study_run *r, const char *name, const char *vars)
-{
-    char expr[16384], gp[256], values[8192];
-    if (figure_vars(r->dir, name, values, sizeof values) != 0) {
-        fprintf(stderr, "compose: %s\n", rs_lasterr());
-        return 1;
-    }
-    snprintf(expr, sizeof expr, "%s; out='%s/figures/%s.png'; %s", vars, r->dir, name, values);
-    snprintf(gp, sizeof gp, "plot/%s.gp", name);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execlp("gnuplot", "gnuplot", "-e", expr, gp, (char *)NULL);
-        _exit(127);
-    }
-    int st = 1;
-    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "compose: %s failed\n", gp);
-        return 1;
-    }
-    printf("compose: %s/figures/%s.png\n", r->dir, name);
-    return 0;
-}
-
 static int draw_all(const study_run *r, const rs_table *target)
 {
-    char vars[8192], dir[2300];
+    char vars[8192], weak[2300];
     int status = 0;
-    snprintf(dir, sizeof dir, "%s/figures", r->dir);
-    if (!study_runnable("gnuplot"))
-        return 0;
-    if (rs_mkdir_p(dir) != 0) {
-        fprintf(stderr, "compose: cannot create %s\n", dir);
-        return 1;
-    }
-    snprintf(vars, sizeof vars, "weak='%s/scaling_weak.csv'; strong='%s/scaling_strong.csv'", r->dir, r->dir);
-    status |= draw(r, figures[0], vars);
-    snprintf(vars, sizeof vars, "csv='%s/scaling_weak.csv'", r->dir);
-    status |= draw(r, figures[1], vars);
+    snprintf(vars, sizeof vars, "weak='%s/scaling_weak.csv'; strong='%s/scaling_strong.csv';", r->dir, r->dir);
+    snprintf(weak, sizeof weak, "%s/scaling_weak.csv", r->dir);
+    status |= study_draw(r->dir, figures[0], weak, vars, "compose") == 1;
+    status |= study_draw(r->dir, figures[1], weak, NULL, "compose") == 1;
     /* no time to target before the convergence study has a best point */
-    snprintf(vars, sizeof vars, "csv='%s/scaling_time_to_target.csv'", r->dir);
     if (rs_table_nrows(target) > 0)
-        status |= draw(r, figures[2], vars);
+        status |= study_draw(r->dir, figures[2], NULL, NULL, "compose") == 1;
     return status;
 }
 

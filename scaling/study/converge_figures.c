@@ -1,7 +1,7 @@
 /* converge_figures.c — the convergence study's figures: plot/scaling_convergence.gp,
  * scaling_convergence_lr.gp and scaling_bsimple.gp read the run's CSVs themselves
  * (gnuplot's own CSV reading); what they need computed from the run comes from here,
- * as gnuplot -e assignments (`study figure-vars RUN` for plot/figures.sh):
+ * as gnuplot -e assignments (`study figure-vars RUN` for study figures):
  *   fb fs fe fc p1   per fitted b: b, S_min, E_min, B_crit (as scaling_fit.txt shows
  *                    them) and the best point's steps at N = 1 (0: none)
  *   bl               every b with a best point of its optimizer; base: the optimizer the
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "draw.h"
 #include "converge_study.h"
 #include "fsio.h"
 
@@ -119,23 +120,11 @@ int conv_draw(const study_run *r)
     static const char *const names[] = {"scaling_bsimple", "scaling_convergence", "scaling_convergence_lr"};
     static const char *const csvs[] = {"scaling_bsimple.csv", "scaling_convergence.csv", "scaling_convergence.csv"};
     int status = 0;
-    char dir[2600];
-    snprintf(dir, sizeof dir, "%s/figures", r->dir);
-    rs_mkdir_p(dir);
     for (int i = 0; i < 3; i++) {
-        char csv[2600], gp[256], e[40000];
+        char csv[2600];
         snprintf(csv, sizeof csv, "%s/%s", r->dir, csvs[i]);
-        if (access(csv, F_OK) != 0)
-            continue;
-        snprintf(gp, sizeof gp, "plot/%s.gp", names[i]);
-        snprintf(e, sizeof e, "csv='%s'; out='%s/%s.png'; %s", csv, dir, names[i], vars);
-        char *argv[] = {"gnuplot", "-e", e, gp, NULL};
-        if (conv_launch(argv, NULL) == 0)
-            printf("figures: %s/%s.png\n", dir, names[i]);
-        else {
-            fprintf(stderr, "figures: %s failed on %s\n", gp, csv);
-            status = 1;
-        }
+        if (access(csv, F_OK) == 0)
+            status |= study_draw(r->dir, names[i], csv, NULL, "figures") == 1;
     }
     return status;
 }

@@ -1,7 +1,7 @@
 /* figures.h — what the figures (plot/NAME.gp) take computed from a run's CSVs (figure_vars.c).
  * The figures read their CSV with gnuplot's own reader; a value that needs the whole
  * file (a first row's value, the sizes present, a series sorted for yerrorlines) comes
- * from here as gnuplot -e assignments, for plot/figures.sh (`study figure-vars`) and
+ * from here as gnuplot -e assignments, for `study figures` (`study figure-vars`) and
  * for the studies that draw their figures. */
 #ifndef STUDY_FIGURES_H
 #define STUDY_FIGURES_H

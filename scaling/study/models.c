@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "draw.h"
 #include "cpu.h"
 #include "figures.h"
 #include "fsio.h"
@@ -343,24 +344,7 @@ static void equal_axes(const study_run *r, rs_table *t)
     }
 }
 
-static int draw(const study_run *r)
-{
-    char values[8192], dir[2600], e[16384];
-    if (!study_runnable("gnuplot"))
-        return 0;
-    snprintf(dir, sizeof dir, "%s/figures", r->dir);
-    if (rs_mkdir_p(dir) != 0 || figure_vars(r->dir, "scaling_models", values, sizeof values) != 0) {
-        printf("models: %s\n", rs_lasterr());
-        return 1;
-    }
-    snprintf(e, sizeof e, "csv='%s/scaling_models.csv'; out='%s/scaling_models.png'; %s", r->dir, dir, values);
-    char *argv[] = {"gnuplot", "-e", e, "plot/scaling_models.gp", NULL};
-    if (proc_run(argv, NULL, NULL, NULL, 0, NULL) != 0) {
-        printf("models: plot/scaling_models.gp failed\n");
-        return 1;
-    }
-    return 0;
-}
+static int draw(const study_run *r) { return study_draw(r->dir, "scaling_models", NULL, NULL, "models") == 1; }
 
 static int write_md(FILE *f, void *ctx)
 {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "draw.h"
 #include "figures.h"
 #include "fsio.h"
 #include "proc.h"
@@ -260,30 +261,14 @@ static void join_families(const study_run *r)
 
 static int figures(const study_run *r)
 {
-    char csv[4400], dir[4400];
+    char csv[4400];
     snprintf(csv, sizeof csv, "%s/simulate.csv", r->dir);
-    snprintf(dir, sizeof dir, "%s/figures", r->dir);
-    rs_mkdir_p(dir);
     if (access(csv, F_OK) != 0)
         return 0;
     int status = 0;
     static const char *const gps[] = {"simulate_nodes", "simulate_sizes"};
-    for (int i = 0; i < 2; i++) {
-        char e[18000], gp[4400], values[8192], *argv[] = {"gnuplot", "-e", e, gp, NULL};
-        if (figure_vars(r->dir, gps[i], values, sizeof values) != 0) {
-            printf("simulate: %s\n", rs_lasterr());
-            status = 1;
-            continue;
-        }
-        snprintf(e, sizeof e, "csv='%s'; out='%s/%s.png'; %s", csv, dir, gps[i], values);
-        snprintf(gp, sizeof gp, "%s/plot/%s.gp", study_root(), gps[i]);
-        if (proc_run(argv, NULL, NULL, NULL, 0, NULL) == 0)
-            printf("simulate: %s/%s.png\n", dir, gps[i]);
-        else {
-            printf("simulate: plot/%s.gp failed\n", gps[i]);
-            status = 1;
-        }
-    }
+    for (int i = 0; i < 2; i++)
+        status |= study_draw(r->dir, gps[i], csv, NULL, "simulate") == 1;
     return status;
 }
 

@@ -32,6 +32,7 @@ int cmd_pending(int argc, char **argv);
 int cmd_run_points(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_figure_vars(int argc, char **argv);
+int cmd_figures(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_roofline(int argc, char **argv);
 int cmd_concat(int argc, char **argv);
