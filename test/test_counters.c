@@ -17,7 +17,7 @@
 #include "counters.h"
 #include "json.h"
 #include "record.h"
-#include "study.h"
+#include "kernel_study.h"
 
 static float sink[RS_STUDY_MAX_THREADS * 16];
 static __thread long long iters_done;   /* what the stand-in counter below counts */

@@ -16,7 +16,7 @@
 #include "exp_accuracy.h"
 #include "fsio.h"
 #include "peak.h"
-#include "study.h"
+#include "kernel_study.h"
 #include "timer.h"
 
 #define MAX_SIZES 16
@@ -27,7 +27,7 @@ static const char usage[] =
     "special values), then times it: ns/element, TSC cycles/element, speedup over the\n"
     "scalar libm loop and fraction of the FMA-port bound.";
 
-/* ---- options (the shared ones are the runner's: study.h) ---- */
+/* ---- options (the shared ones are the runner's: kernel_study.h) ---- */
 static struct {
     const char *sizes;     /* --n LIST of element counts (default: L1, L2, beyond LLC) */
     int exhaustive;        /* --exhaustive: check every float in [-104, 89] */
@@ -173,7 +173,7 @@ static const rs_col columns[] = {
     {"samples", RS_INT, 0},
 };
 
-/* ---- the study: what the runner (study.h) calls ---- */
+/* ---- the study: what the runner (kernel_study.h) calls ---- */
 static struct {
     long sizes[MAX_SIZES];
     const char *labels[MAX_SIZES];

@@ -27,7 +27,7 @@
 #include "gemm_dl.h"
 #include "gemm_report.h"
 #include "peak.h"
-#include "study.h"
+#include "kernel_study.h"
 
 #define MAX_SHAPES 128
 #define MAX_BACKENDS 16
@@ -46,7 +46,7 @@ static const char usage[] =
     "fraction of the measured FMA peak, the residual and the kernel each library dispatched\n"
     "to (OpenBLAS/BLIS corrected where they pick below the CPU; X:default = uncorrected).";
 
-/* ---- options (the shared ones are the runner's: study.h) ---- */
+/* ---- options (the shared ones are the runner's: kernel_study.h) ---- */
 static struct {
     const char *backends;  /* --backend LIST (default: every available one) */
     const char *shapes;    /* --shape LIST: model GEMM names or MxNxK[:tAtB] */
@@ -318,7 +318,7 @@ static int run_row(rs_study_run *r, const gemm_backend *b, shape_data *d, int T,
     return 0;
 }
 
-/* ---- the study: what the runner (study.h) calls ---- */
+/* ---- the study: what the runner (kernel_study.h) calls ---- */
 static struct {
     shape_data data[MAX_SHAPES];
     int nshapes;

@@ -21,7 +21,7 @@
 #include "peak.h"
 #include "softmax.h"
 #include "softmax_check.h"
-#include "study.h"
+#include "kernel_study.h"
 #include "timer.h"
 
 #define MAX_LIST 16
@@ -44,7 +44,7 @@ static const char usage[] =
     "or +inf gives a NaN row, a fully -inf row gives NaN (as PyTorch); dlogits are not\n"
     "divided by rows (softmax.h).";
 
-/* ---- options (the shared ones are the runner's: study.h) ---- */
+/* ---- options (the shared ones are the runner's: kernel_study.h) ---- */
 static struct {
     const char *rows;      /* --rows LIST (default 1,32,512) */
     const char *cols;      /* --cols LIST (default 64,1000,10000,50000) */
@@ -327,7 +327,7 @@ static void print_targets(const rs_table *t)
     free(ratio);
 }
 
-/* ---- the study: what the runner (study.h) calls ---- */
+/* ---- the study: what the runner (kernel_study.h) calls ---- */
 static struct {
     shape shapes[MAX_LIST * MAX_LIST + 1];
     int any_beyond_llc;   /* some shape's x and y together exceed the LLC */

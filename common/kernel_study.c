@@ -1,4 +1,4 @@
-/* study.c — rs_study_main (study.h): the driver every microbench study runs on.
+/* kernel_study.c — rs_study_main (kernel_study.h): the driver every microbench study runs on.
  * Steps in the order the commands have always taken them, so errors, notes and
  * output come out as before: parse, --list, threads, inputs, outputs, machine file,
  * selection, correctness, timing, table, notes, files, exit. */
@@ -14,7 +14,7 @@
 #include "fsio.h"
 #include "meta.h"
 #include "progress.h"
-#include "study.h"
+#include "kernel_study.h"
 #include "timer.h"
 
 #define MAX_OPTS 40

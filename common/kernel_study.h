@@ -1,4 +1,4 @@
-/* study.h — the one driver of the microbench studies (`microbench exp`, `softmax`,
+/* kernel_study.h — the one driver of the microbench studies (`microbench exp`, `softmax`,
  * `gemm`), as nccl-tests' common harness drives one small struct per collective.
  *
  * rs_study_main() is the command's main: it parses the options, answers --list, reads
@@ -17,8 +17,8 @@
  * per repetition of the kernel (bench.h), empty where nothing counted, with the reason
  * in the metadata key "counters".  The runner fills them: the rows a time_item adds
  * after an rs_study_bench* call take that call's counts, one row per kernel, in order. */
-#ifndef RS_STUDY_H
-#define RS_STUDY_H
+#ifndef RS_KERNEL_STUDY_H
+#define RS_KERNEL_STUDY_H
 
 #include "bench.h"
 #include "json.h"
