@@ -232,13 +232,10 @@ static int plan_simulated(study_run *r, const char *b0, const char *params)
         for (char *a = strtok_r(algos, " \t", &save2); a; a = strtok_r(NULL, " \t", &save2)) {
             char name[256];
             snprintf(name, sizeof name, "check-n%s-%s", N, a);
-            /* from the root (env -C: a program, not a shell): rnn-train-smpi finds the
-             * corpus from the working folder */
             study_argv c = {0};
-            sa_words(&c, "env -C");
-            sa_add(&c, "%s", root);
-            sa_add(&c, "%s", study);
-            sa_words(&c, "train-sim --platform taihulight");
+            if (study_train_sim_cmd(&c) != 0)
+                return -1;
+            sa_words(&c, "--platform taihulight");
             sa_opt(&c, "--nodes", "%s", N);
             sa_opt(&c, "--allreduce", "%s", a);
             sa_opt(&c, "--compute", "flops:%s", V("NODE_GFLOPS"));

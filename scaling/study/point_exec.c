@@ -270,15 +270,9 @@ int point_finish(const char *run, const pf_points *pts, point_job *j, int st, co
     }
     if (pts)
         progress(run, pts, p, rc, secs);
-    char path[4200], line[4096] = "", last[4096] = "";
+    char path[4200], last[4096];
     snprintf(path, sizeof path, "%s/stderr.txt", j->dir);
-    FILE *f = rs_fopen_read(path);
-    while (f && fgets(line, sizeof line, f))
-        if (line[0] != '\n')
-            snprintf(last, sizeof last, "%s", line);
-    if (f)
-        fclose(f);
-    last[strcspn(last, "\n")] = 0;
+    study_last_line(path, last, sizeof last);
     printf("study: %s failed (exit %d): %s\n", p->name, rc, last);
     return 1;
 }

@@ -45,23 +45,20 @@ static const struct {
 /* The step at DP_SIM_NODES, one point per exchange: 0, or -1. */
 static int add_dp_points(study_run *r)
 {
-    char nodes[1024], root[4096], work[4096];
+    char nodes[1024], work[4096];
     snprintf(nodes, sizeof nodes, "%s", study_value(r, "DP_SIM_NODES"));
     for (char *c = nodes; *c; c++)   /* "1 16 100" -> train-sim's "1,16,100" */
         *c = *c == ' ' ? ',' : *c;
     if (!nodes[strspn(nodes, ",")])
         return 0;
-    RS_CHECK(realpath(study_root(), root) && realpath(r->work, work), "cannot resolve %s", r->work);
+    RS_CHECK(realpath(r->work, work), "cannot resolve %s", r->work);
     for (int i = 0; i < NDP; i++) {
         char name[64];
         snprintf(name, sizeof name, "dp-sim-%s", dp_modes[i].mode);
-        /* from the root (env -C: a program, not a shell): rnn-train-smpi finds the
-         * corpus from the working folder */
         study_argv c = {0};
-        sa_words(&c, "env -C");
-        sa_add(&c, "%s", root);
-        sa_add(&c, "%s/build/bin/study", root);
-        sa_words(&c, "train-sim --allreduce hier --bench 2");
+        if (study_train_sim_cmd(&c) != 0)
+            return -1;
+        sa_words(&c, "--allreduce hier --bench 2");
         sa_opt(&c, "--nodes", "%s", nodes);
         sa_opt(&c, "--sync", "%s", dp_modes[i].sync);
         sa_opt(&c, "--csv", "%s/points/%s/%s.csv", work, name, dp_modes[i].mode);

@@ -137,6 +137,12 @@ int study_train_check(const char *what, const char *args);
  * call returns after its first stage, so the driver runs what a stopped session left
  * pending before a later stage reads the results. */
 int study_stages(study_run *r, int *at, int done, int (*stage)(study_run *r, void *state), void *state);
+/* The last line of the file PATH that says something ("" if none): why a point failed. */
+void study_last_line(const char *path, char *buf, size_t len);
+/* `env -C ROOT ROOT/build/bin/study train-sim` into c: the trainer under SMPI, run from
+ * the repository's root, where rnn-train-smpi finds the corpora (env: a program, not a
+ * shell).  0, or -1 (rs_lasterr). */
+int study_train_sim_cmd(study_argv *c);
 /* 1, with rs_lasterr: the point NAME a plan needed failed or wrote nothing usable. */
 int study_point_failed(const study_run *r, const char *name);
 /* The GEMM plan the point PREFIXgemm-bX (an `rnn-train --bench 1 --json summary.json` at

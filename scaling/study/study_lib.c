@@ -131,7 +131,7 @@ int study_add(study_run *r, const char *name, double weight, const char *ok, stu
 
 int study_point_state(const study_run *r, const char *name)
 {
-    char path[8192], rc[32] = "", why[1024] = "", line[1024];
+    char path[8192], rc[32] = "", why[1024];
     snprintf(path, sizeof path, "%s/points/%.255s/rc", r->work, name);
     FILE *f = rs_fopen_read(path);
     if (!f)
@@ -142,13 +142,7 @@ int study_point_state(const study_run *r, const char *name)
     if (atoi(rc) == 0 && rc[0] == '0')
         return 1;
     snprintf(path, sizeof path, "%s/points/%.255s/stderr.txt", r->work, name);
-    if ((f = rs_fopen_read(path))) {
-        while (fgets(line, sizeof line, f))
-            if (line[0] != '\n')
-                snprintf(why, sizeof why, "%s", line);
-        fclose(f);
-    }
-    why[strcspn(why, "\n")] = 0;
+    study_last_line(path, why, sizeof why);
     rs_seterr("the point %s failed%s%s (logs: %s/points/%.255s/); nothing more to run", name,
               why[0] ? ": " : "", why, r->work, name);
     return -1;
@@ -335,19 +329,37 @@ int study_report_section(const study_run *r, const char *name, const char *md_fi
     return 0;
 }
 
+void study_last_line(const char *path, char *buf, size_t len)
+{
+    char line[4096];
+    FILE *f = rs_fopen_read(path);
+    buf[0] = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (line[0] != '\n')
+            snprintf(buf, len, "%s", line);
+    if (f)
+        fclose(f);
+    buf[strcspn(buf, "\n")] = 0;
+}
+
+int study_train_sim_cmd(study_argv *c)
+{
+    char root[4096];
+    RS_CHECK(realpath(study_root(), root), "cannot resolve the repository's path %s", study_root());
+    sa_words(c, "env -C");
+    sa_add(c, "%s", root);
+    sa_add(c, "%s/build/bin/study", root);
+    sa_add(c, "train-sim");
+    return 0;
+}
+
 int study_point_failed(const study_run *r, const char *name)
 {
     if (study_point_state(r, name) < 0)
         return 1;   /* its message says why */
-    char path[2600], line[1024], why[1024] = "";
+    char path[2600], why[1024];
     snprintf(path, sizeof path, "%s/points/%s/stderr.txt", r->work, name);
-    FILE *f = rs_fopen_read(path);
-    while (f && fgets(line, sizeof line, f))
-        if (line[0] != '\n')
-            snprintf(why, sizeof why, "%s", line);
-    if (f)
-        fclose(f);
-    why[strcspn(why, "\n")] = 0;
+    study_last_line(path, why, sizeof why);
     rs_seterr("the point %s failed%s%s (logs: %s/points/%s/); nothing more to run", name, why[0] ? ": " : "",
               why, r->work, name);
     return 1;
