@@ -8,7 +8,14 @@
  * one OpenMP team pinned one thread per CPU; a sample is the wall time from a
  * barrier before to a barrier after.  Results are per repetition.  Once counting is
  * installed (rs_bench_count_with), every thread counts the timed samples too, outside
- * the timed window; multi-threaded counts include the wait at the closing barrier. */
+ * the timed window; multi-threaded counts include the wait at the closing barrier.
+ *
+ * Why a harness of its own (one of four; each times what the others cannot): this
+ * one times a side-effect-free kernel repeated in place (exp, softmax, GEMM);
+ * kernel_study.h drives it over a study's inputs; allreduce-bench times a collective
+ * across ranks (the slowest rank's time, barriers, OSU's methods: collectives/); and
+ * rnn-train --bench times whole training steps, which change the model and cannot be
+ * repeated in place (models/train_bench.c). */
 #ifndef RS_BENCH_H
 #define RS_BENCH_H
 

@@ -2,7 +2,9 @@
  * set-up: --bench N (N training steps timed one by one: tokens/s, GFLOP/s, fraction of
  * peak; with --eval-every k, blocks of k steps with an evaluation and without, in turn:
  * the exposed evaluation time) and --pipeline (the two-stage pipelined forward against the sequential order,
- * pipeline.c).  One table each, written by train_report.c. */
+ * pipeline.c).  One table each, written by train_report.c.  Not common/bench.h's loop:
+ * a step changes the model and the optimizer state, so it is timed once per step in
+ * sequence, not repeated in place until the samples are long enough. */
 #include <stdio.h>
 #include <stdlib.h>
 
