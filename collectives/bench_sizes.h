@@ -1,7 +1,7 @@
 /* bench_sizes.h — the `allreduce-bench --sizes FILE` format, parsed from its text: sizes
  * in bytes (4096, 64k, 1M; at most 2G), separated by blanks or commas, any number a
- * line, '#' to the end of a line a comment.  No MPI and no globals: bench_main.c passes
- * the file rank 0 read, fuzz/fuzz_sizes.c any bytes. */
+ * line, '#' to the end of a line a comment.  No MPI and no globals: bench_options.c
+ * passes the file rank 0 read, fuzz/fuzz_sizes.c any bytes. */
 #ifndef RS_BENCH_SIZES_H
 #define RS_BENCH_SIZES_H
 
