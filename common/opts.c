@@ -1,5 +1,6 @@
-/* opts.c — table-driven option parsing: --name VALUE, --name=VALUE, flags; every
- * error is one line naming the option, the bad value and what is expected. */
+/* opts.c — table-driven option parsing: --name VALUE, --name=VALUE, flags, repeated
+ * options, "--" before another program's flags; every error is one line naming the
+ * option, the bad value and what is expected. */
 #include "opts.h"
 
 #include <errno.h>
@@ -101,6 +102,13 @@ static int set_value(const rs_opt *o, const char *val)
         RS_CHECK(*val, "--%s: empty value (expected %s)", o->name, o->metavar ? o->metavar : "text");
         *(const char **)o->dest = val;
         return 0;
+    case RS_OPT_STRS: {
+        rs_opt_strs *l = o->dest;
+        RS_CHECK(*val, "--%s: empty value (expected %s)", o->name, o->metavar ? o->metavar : "text");
+        RS_CHECK(l->n < l->max, "--%s: given more than %d times", o->name, l->max);
+        l->v[l->n++] = val;
+        return 0;
+    }
     case RS_OPT_INT: {
         errno = 0;
         long v = strtol(val, &end, 10);
@@ -152,9 +160,19 @@ void rs_opts_usage(FILE *f, const rs_opt *opts, int nopts, const char *usage)
 int rs_opts_parse(int argc, char **argv, const rs_opt *opts, int nopts, const char *usage,
                   char **pos, int *npos)
 {
-    int maxpos = npos ? *npos : 0, np = 0;
-    for (int i = 1; i < argc; i++) {
+    return rs_opts_parse_rest(argc, argv, opts, nopts, usage, pos, npos, NULL);
+}
+
+int rs_opts_parse_rest(int argc, char **argv, const rs_opt *opts, int nopts, const char *usage,
+                       char **pos, int *npos, int *rest)
+{
+    int maxpos = npos ? *npos : 0, np = 0, i = 1;
+    for (; i < argc; i++) {
         const char *a = argv[i];
+        if (rest && strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             rs_opts_usage(stdout, opts, nopts, usage);
             return 1;
@@ -182,6 +200,8 @@ int rs_opts_parse(int argc, char **argv, const rs_opt *opts, int nopts, const ch
     }
     if (npos)
         *npos = np;
+    if (rest)
+        *rest = i;
     return 0;
 }
 

@@ -20,7 +20,14 @@ typedef enum {
     RS_OPT_DBL,   /* double*: a finite number, in [min, max] */
     RS_OPT_DBL_GT,/* double*: a finite number > min and <= max (a rate, a size in MiB) */
     RS_OPT_STR,   /* const char**: the argument as given */
+    RS_OPT_STRS,  /* rs_opt_strs*: an option that may be repeated, every argument in order */
 } rs_opt_kind;
+
+/* RS_OPT_STRS's destination: the arguments in v[0..n-1], at most max of them. */
+typedef struct {
+    const char **v;
+    int n, max;
+} rs_opt_strs;
 
 typedef struct {
     const char *name;     /* long name without dashes: "threads" */
@@ -36,6 +43,11 @@ typedef struct {
  * 1 if --help was given (usage printed to stdout), -1 on error (rs_lasterr). */
 int rs_opts_parse(int argc, char **argv, const rs_opt *opts, int nopts, const char *usage,
                   char **pos, int *npos);
+/* The same, but a lone "--" ends the options (elsewhere it is a positional argument):
+ * *rest is the index of the argument after it, or argc without one — where the flags
+ * of another program, passed on as they are, start. */
+int rs_opts_parse_rest(int argc, char **argv, const rs_opt *opts, int nopts, const char *usage,
+                       char **pos, int *npos, int *rest);
 void rs_opts_usage(FILE *f, const rs_opt *opts, int nopts, const char *usage);
 
 /* Parse "4096", "64k", "1M" (powers of 1024). 0 ok, -1 bad. */

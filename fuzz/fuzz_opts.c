@@ -27,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
     int flag = 0;
     long count = 0, size = 0;
     double x = 0;
-    const char *str = NULL, *threads = NULL;
+    const char *str = NULL, *threads = NULL, *many_v[4];
+    rs_opt_strs many = {many_v, 0, 4};
     const rs_opt opts[] = {
         {"flag", RS_OPT_FLAG, &flag, NULL, "a flag", 0, 0},
         {"count", RS_OPT_INT, &count, "N", "an integer", 1, 1000},
@@ -35,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
         {"x", RS_OPT_DBL, &x, "X", "a number", -1, 1},
         {"str", RS_OPT_STR, &str, "LIST", "a list", 0, 0},
         {"threads", RS_OPT_STR, &threads, "LIST", "threads", 0, 0},
+        {"many", RS_OPT_STRS, &many, "S", "a repeatable option", 0, 0},
     };
     char *pos[MAX_ARGS];
     int npos = MAX_ARGS;

@@ -282,6 +282,50 @@ Test(opts, numbers_in_range)
     cr_assert(mib == 0.004 && rate == 1 && steps == 1000000000000000L);
 }
 
+/* A repeated option keeps every value in order, up to its capacity. */
+Test(opts, repeated_option_keeps_every_value)
+{
+    const char *seen[2];
+    rs_opt_strs at = {seen, 0, 2};
+    const rs_opt ropts[] = {{"at", RS_OPT_STRS, &at, "P:LIST", "repeatable", 0, 0}};
+    char *a[] = {"t", "--at", "800:4,1M", "--at=64:1k"};
+    cr_assert_eq(rs_opts_parse(4, a, ropts, 1, "usage: t", NULL, NULL), 0, "%s", rs_lasterr());
+    cr_assert_eq(at.n, 2);
+    cr_assert_str_eq(seen[0], "800:4,1M");
+    cr_assert_str_eq(seen[1], "64:1k");
+    at.n = 0;
+    char *b[] = {"t", "--at", "1:4", "--at", "2:4", "--at", "3:4"};
+    cr_assert_eq(rs_opts_parse(7, b, ropts, 1, "usage: t", NULL, NULL), -1);
+    cr_assert(strstr(rs_lasterr(), "--at: given more than 2 times"), "%s", rs_lasterr());
+    char *c[] = {"t", "--at="};
+    cr_assert_eq(rs_opts_parse(2, c, ropts, 1, "usage: t", NULL, NULL), -1);
+    cr_assert(strstr(rs_lasterr(), "--at: empty value"), "%s", rs_lasterr());
+}
+
+/* rs_opts_parse_rest stops at a lone "--": what follows is another program's, even
+ * --help or an unknown option; rs_opts_parse keeps refusing "--" as an argument. */
+Test(opts, rest_after_double_dash)
+{
+    char *a[] = {"t", "--n", "4", "--", "--lr", "0.1", "--help", "--flag"};
+    int rest = -1;
+    cr_assert_eq(parse(3, a), 0);  /* (resets the options) */
+    cr_assert_eq(rs_opts_parse_rest(8, a, topts, 3, "usage: t", NULL, NULL, &rest), 0, "%s", rs_lasterr());
+    cr_assert_eq(rest, 4);
+    cr_assert_eq(o_n, 4);
+    cr_assert_eq(o_flag, 0, "a flag after -- is not ours");
+    char *b[] = {"t", "--flag"};
+    cr_assert_eq(rs_opts_parse_rest(2, b, topts, 3, "usage: t", NULL, NULL, &rest), 0);
+    cr_assert_eq(rest, 2, "without --, nothing is left over");
+    char *c[] = {"t", "--name", "--", "--flag"};
+    cr_assert_eq(rs_opts_parse_rest(4, c, topts, 3, "usage: t", NULL, NULL, &rest), 0, "%s", rs_lasterr());
+    cr_assert_str_eq(o_str, "--", "an option's value is taken whole, -- too");
+    cr_assert_eq(o_flag, 1, "so the options go on after it");
+    cr_assert_eq(rest, 4);
+    char *d[] = {"t", "--", "x"};
+    cr_assert_eq(parse(3, d), -1);
+    cr_assert(strstr(rs_lasterr(), "unexpected argument '--'"), "%s", rs_lasterr());
+}
+
 Test(opts, thread_lists)
 {
     int t[8];

@@ -1,6 +1,7 @@
-/* simulate_opts.c — the options of `study simulate` (study simulate --help): parsed,
- * then every value checked, in the order the errors are reported, before anything is
- * made.  A bad value is one line (rs_lasterr), the caller prints it and exits 2. */
+/* simulate_opts.c — the options of `study simulate` (study simulate --help): parsed by
+ * common/opts.c from one table (--opt VALUE or --opt=VALUE), then every value checked,
+ * in the order the errors are reported, before anything is made.  A bad value is one
+ * line (rs_lasterr), the caller prints it and exits 2. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "opts.h"
 #include "simulate.h"
 #include "study_def.h"
 
@@ -23,53 +25,10 @@ static const char *const smpi_algos[] = {"rdb", "rab1", "rab_rdb", "lr", "smp_rs
 #define NPROJECT ((int)(sizeof project_algos / sizeof project_algos[0]))
 #define NSMPI ((int)(sizeof smpi_algos / sizeof smpi_algos[0]))
 
-static const char usage_text[] =
+static const char usage[] =
     "usage: study simulate [options]        (allreduce at scale under SimGrid SMPI)\n"
-    "  --platform NAME     taihulight (default), fattree or torus (scaling/sim/platforms/README.md)\n"
-    "  --nodes LIST        node counts, one rank per node (default 2,4,8,...,512,800,1024)\n"
-    "  --sizes LIST        message sizes in bytes: 4,64k,1M or MIN:MAX (doubling) or\n"
-    "                      MIN:MAX:F (times F); default 4:64M:4\n"
-    "  --sizes-large LIST  sizes for node counts >= 512 (default: --sizes)\n"
-    "  --sizes-at P:LIST   the sizes at node count P alone (e.g. 800:4,1M,64M; default: the\n"
-    "                      above; may be given for several P)\n"
-    "  --sizes-ring LIST   of those, the sizes the ring-like algorithms (ring, segring,\n"
-    "                      smpi:lr, smpi:smp_rsag) run at node counts >= 512 (default: all):\n"
-    "                      they cost ~2p^2 simulated messages, 1.5-5 min of wall time per call\n"
-    "                      at 800 nodes; the others get a row saying they were not run\n"
-    "  --algo LIST         project algorithms (ring,segring,recdbl,rabenseifner,binomial,hier,\n"
-    "                      torus2d), SMPI built-ins as smpi:NAME (smpi:rdb, smpi:lr, ...),\n"
-    "                      bound, or the groups project, smpi, all (default all)\n"
-    "  --placement HOW     consecutive (default), roundrobin or random (rank -> node order)\n"
-    "  --seed N            seed of the random placement (default 1)\n"
-    "  --experiment caffe  the Sunway TaihuLight study's experiment instead: Caffe-style per-tensor, per-time-\n"
-    "                      step allreduces (SMPI's default algorithm) against one fused\n"
-    "                      allreduce with hier, for the LSTM-512 gradients (--preset FILE)\n"
-    "  --preset FILE       the experiment's tensors (default scaling/sim/presets/caffe_lstm512.txt)\n"
-    "  --csv FILE          write the results as CSV (never overwrites)\n"
-    "  --json FILE         write the results as JSON (never overwrites)\n"
-    "  --jobs N            simulations at once (default 2; each is one process)\n"
-    "  --reduce-gbytes-per-s X   the gamma model (default: the platform's, 30)\n"
-    "  --platform-args \"ARGS\"    more platform-gen options (e.g. \"--oversubscription 8\")\n"
-    "  --hier-groups HOW   equal (default: platform groups cut to equal size) or whole\n"
-    "  --hier-max-group N  equal groups of at most N ranks (default 32; allreduce-bench --group-max)\n"
-    "  --eager-bytes N     messages up to N bytes go eagerly, without waiting for the\n"
-    "                      receiver (smpi/async-small-thresh; default 65536)\n"
-    "  --mem-budget BYTES  real (checked) buffers allowed in all ranks together; larger\n"
-    "                      sizes are folded and not checked (default 2G)\n"
-    "  --skip-ring-repeats leave out segring and smpi:lr where they send the ring's messages\n"
-    "                      exactly (a count p divides; segring with one segment per chunk):\n"
-    "                      a row says so (with ring in --algo)\n"
-    "  --quick             a few small points (smoke test)\n"
-    "  --keep DIR          keep the work folder (platforms, logs) in DIR\n"
-    "  --plan              with --keep: write the platforms and the simulations to run there,\n"
-    "                      run none (make simulate schedules every part's together)\n"
-    "  --run-job ID[,ID]   with --keep: run those simulations of a planned folder (exit 1\n"
-    "                      when none of them gave a row)\n"
-    "  --collect           with --keep and the options given to --plan: the table, CSV,\n"
-    "                      JSON and summary from the simulations that ran\n"
-    "  --help              this text\n"
     "Exit: 0 ok, 1 a project algorithm gave a wrong result or could not be simulated\n"
-    "(SMPI built-ins' failures are reported, not counted), 2 bad usage.\n";
+    "(SMPI built-ins' failures are reported, not counted), 2 bad usage.";
 
 long long sim_bytes_of(const char *s)
 {
@@ -302,68 +261,62 @@ int sim_opts_parse(sim_opts *o, int argc, char **argv)
     size_t n = (size_t)snprintf(o->cmdline, sizeof o->cmdline, "study simulate");
     for (int i = 1; i < argc && n < sizeof o->cmdline; i++)
         n += (size_t)snprintf(o->cmdline + n, sizeof o->cmdline - n, " %s", argv[i]);
-    static const struct {
-        const char *name;
-        size_t field;   /* offsetof in sim_opts, or a local (below) */
-    } strs[] = {
-#define F(opt, member) {opt, __builtin_offsetof(sim_opts, member)}
-        F("--platform", platform), F("--nodes", nodes_arg), F("--sizes", sizes), F("--sizes-large", sizes_large),
-        F("--sizes-ring", sizes_ring), F("--algo", algos), F("--placement", placement), F("--seed", seed_text),
-        F("--experiment", experiment), F("--preset", preset), F("--csv", csv), F("--json", json),
-        F("--reduce-gbytes-per-s", reduce), F("--platform-args", platform_args), F("--hier-groups", hier_groups),
-        F("--mem-budget", mem_budget), F("--keep", keep), F("--run-job", run_ids),
-#undef F
+    /* every value as given (text: check() below says what is wrong with it) */
+    rs_opt_strs sizes_at = {o->sizes_at, 0, SIM_MAXAT};
+    const rs_opt options[] = {
+        {"platform", RS_OPT_STR, &o->platform, "NAME", "taihulight (default), fattree or torus "
+         "(scaling/sim/platforms/README.md)", 0, 0},
+        {"nodes", RS_OPT_STR, &o->nodes_arg, "LIST", "node counts, one rank per node "
+         "(default 2,4,8,...,512,800,1024)", 0, 0},
+        {"sizes", RS_OPT_STR, &o->sizes, "LIST", "message sizes in bytes: 4,64k,1M or MIN:MAX (doubling) or "
+         "MIN:MAX:F (times F); default 4:64M:4", 0, 0},
+        {"sizes-large", RS_OPT_STR, &o->sizes_large, "LIST", "sizes for node counts >= 512 (default: --sizes)", 0, 0},
+        {"sizes-at", RS_OPT_STRS, &sizes_at, "P:LIST", "the sizes at node count P alone (e.g. 800:4,1M,64M; "
+         "default: the above; may be given for several P)", 0, 0},
+        {"sizes-ring", RS_OPT_STR, &o->sizes_ring, "LIST", "of those, the sizes the ring-like algorithms (ring, "
+         "segring, smpi:lr, smpi:smp_rsag) run at node counts >= 512 (default: all): they cost ~2p^2 simulated "
+         "messages, 1.5-5 min of wall time per call at 800 nodes; the others get a row saying they were not run", 0, 0},
+        {"algo", RS_OPT_STR, &o->algos, "LIST", "project algorithms (ring,segring,recdbl,rabenseifner,binomial,"
+         "hier,torus2d), SMPI built-ins as smpi:NAME (smpi:rdb, smpi:lr, ...), bound, or the groups project, "
+         "smpi, all (default all)", 0, 0},
+        {"placement", RS_OPT_STR, &o->placement, "HOW", "consecutive (default), roundrobin or random "
+         "(rank -> node order)", 0, 0},
+        {"seed", RS_OPT_STR, &o->seed_text, "N", "seed of the random placement (default 1)", 0, 0},
+        {"experiment", RS_OPT_STR, &o->experiment, "caffe", "the Sunway TaihuLight study's experiment instead: "
+         "Caffe-style per-tensor, per-time-step allreduces (SMPI's default algorithm) against one fused "
+         "allreduce with hier, for the LSTM-512 gradients (--preset FILE)", 0, 0},
+        {"preset", RS_OPT_STR, &o->preset, "FILE", "the experiment's tensors (default "
+         "scaling/sim/presets/caffe_lstm512.txt)", 0, 0},
+        {"csv", RS_OPT_STR, &o->csv, "FILE", "write the results as CSV (never overwrites)", 0, 0},
+        {"json", RS_OPT_STR, &o->json, "FILE", "write the results as JSON (never overwrites)", 0, 0},
+        {"jobs", RS_OPT_STR, &jobs, "N", "simulations at once (default 2; each is one process)", 0, 0},
+        {"reduce-gbytes-per-s", RS_OPT_STR, &o->reduce, "X", "the gamma model (default: the platform's, 30)", 0, 0},
+        {"platform-args", RS_OPT_STR, &o->platform_args, "\"ARGS\"", "more platform-gen options "
+         "(e.g. \"--oversubscription 8\")", 0, 0},
+        {"hier-groups", RS_OPT_STR, &o->hier_groups, "HOW", "equal (default: platform groups cut to equal size) "
+         "or whole", 0, 0},
+        {"hier-max-group", RS_OPT_STR, &hier_max, "N", "equal groups of at most N ranks (default 32; "
+         "allreduce-bench --group-max)", 0, 0},
+        {"eager-bytes", RS_OPT_STR, &eager, "N", "messages up to N bytes go eagerly, without waiting for the "
+         "receiver (smpi/async-small-thresh; default 65536)", 0, 0},
+        {"mem-budget", RS_OPT_STR, &o->mem_budget, "BYTES", "real (checked) buffers allowed in all ranks "
+         "together; larger sizes are folded and not checked (default 2G)", 0, 0},
+        {"skip-ring-repeats", RS_OPT_FLAG, &o->skip_repeats, NULL, "leave out segring and smpi:lr where they "
+         "send the ring's messages exactly (a count p divides; segring with one segment per chunk): a row says "
+         "so (with ring in --algo)", 0, 0},
+        {"quick", RS_OPT_FLAG, &o->quick, NULL, "a few small points (smoke test)", 0, 0},
+        {"keep", RS_OPT_STR, &o->keep, "DIR", "keep the work folder (platforms, logs) in DIR", 0, 0},
+        {"plan", RS_OPT_FLAG, &o->plan, NULL, "with --keep: write the platforms and the simulations to run "
+         "there, run none (make simulate schedules every part's together)", 0, 0},
+        {"run-job", RS_OPT_STR, &o->run_ids, "ID[,ID]", "with --keep: run those simulations of a planned folder "
+         "(exit 1 when none of them gave a row)", 0, 0},
+        {"collect", RS_OPT_FLAG, &o->collect, NULL, "with --keep and the options given to --plan: the table, "
+         "CSV, JSON and summary from the simulations that ran", 0, 0},
     };
-    for (int i = 1; i < argc; i++) {
-        char opt[256];
-        const char *a = argv[i], *val = NULL, *eq = strchr(a, '=');
-        if (strncmp(a, "--", 2) == 0 && eq) {   /* --opt=value */
-            snprintf(opt, sizeof opt, "%.*s", (int)(eq - a), a);
-            val = eq + 1;
-        } else
-            snprintf(opt, sizeof opt, "%s", a);
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(usage_text, stdout);
-            return 1;
-        }
-        int flag = 1;
-        if (strcmp(opt, "--quick") == 0)
-            o->quick = 1;
-        else if (strcmp(opt, "--skip-ring-repeats") == 0)
-            o->skip_repeats = 1;
-        else if (strcmp(opt, "--plan") == 0)
-            o->plan = 1;
-        else if (strcmp(opt, "--collect") == 0)
-            o->collect = 1;
-        else
-            flag = 0;
-        RS_CHECK(!flag || !val, "unknown option '%s' (see --help)", val ? val : "");
-        if (flag)
-            continue;
-        int known = 0;
-        static const char *const locals[] = {"--jobs", "--hier-max-group", "--eager-bytes", "--sizes-at"};
-        for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
-            known |= strcmp(opt, strs[k].name) == 0;
-        for (size_t k = 0; k < 4; k++)
-            known |= strcmp(opt, locals[k]) == 0;
-        RS_CHECK(known && strncmp(a, "--", 2) == 0, "unknown option '%s' (see --help)", opt);
-        if (!val)
-            val = i + 1 < argc ? argv[++i] : NULL;
-        RS_CHECK(val && *val, "%s: missing value (see --help)", opt);
-        for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
-            if (strcmp(opt, strs[k].name) == 0)
-                *(const char **)((char *)o + strs[k].field) = val;
-        if (strcmp(opt, "--jobs") == 0)
-            jobs = val;
-        else if (strcmp(opt, "--hier-max-group") == 0)
-            hier_max = val;
-        else if (strcmp(opt, "--eager-bytes") == 0)
-            eager = val;
-        else if (strcmp(opt, "--sizes-at") == 0) {
-            RS_CHECK(o->nsizes_at < SIM_MAXAT, "--sizes-at: more than %d", SIM_MAXAT);
-            o->sizes_at[o->nsizes_at++] = val;
-        }
-    }
+    int rc = rs_opts_parse(argc, argv, options, RS_ARRAY_LEN(options), usage, NULL, NULL);
+    o->nsizes_at = sizes_at.n;
+    if (rc != 0)
+        return rc;
     if (check(o, jobs, hier_max, eager) != 0)
         return -1;
     RS_CHECK(!(o->plan || o->run_ids || o->collect) || o->keep,

@@ -1,7 +1,8 @@
 /* train_sim_opts.c — the options of `study train-sim` (study train-sim --help): read
- * as given (--opt VALUE or --opt=VALUE, rnn-train's flags after --), then every value
- * checked in the order study train-sim has always reported them, before anything
- * runs.  A bad value is one line (rs_lasterr); the caller exits 2. */
+ * as given by common/opts.c from one table (--opt VALUE or --opt=VALUE, rnn-train's
+ * flags after --), then every value checked in the order study train-sim has always
+ * reported them, before anything runs.  A bad value is one line (rs_lasterr); the
+ * caller exits 2. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -10,37 +11,16 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "opts.h"
 #include "study_def.h"
 #include "train_sim.h"
 
-static const char usage_text[] =
+static const char usage[] =
     "usage: study train-sim [options] [-- rnn-train flags]   (a training step under SimGrid SMPI)\n"
-    "  --platform NAME   taihulight (default), fattree or torus (scaling/sim/platforms/README.md)\n"
-    "  --nodes LIST      node counts, one rank and one worker per node (default 16)\n"
-    "  --allreduce LIST  the exchange's algorithms, rnn-train --allreduce names (default library,\n"
-    "                    SMPI's rdb; hier gets equal groups of at most --hier-max-group ranks)\n"
-    "  --sync MODE       rnn-train --sync (default fused); bucketed needs flops:GF (its buckets\n"
-    "                    are summed while an actor on the rank's host charges the backward)\n"
-    "  --compute MODE    how forward + backward costs simulated time (RS_SMPI_COMPUTE):\n"
-    "                    flops:GF charges model_step_flops / GF GFLOP/s, deterministic (default\n"
-    "                    flops:100); sample:K runs it K times in all, then charges the mean\n"
-    "                    measured here; run runs and times every step (small P)\n"
-    "  --fold WHEN       auto (default: above 16 nodes), yes or no: big buffers folded (shared\n"
-    "                    garbage: timings only; scaling/sim/smpi_fold.c)\n"
-    "  --bench N         timed steps per run (default 1; with sample or run, two untimed\n"
-    "                    ones come first)\n"
-    "  --eval-every K    an evaluation on valid every K steps (rnn-train --eval-every; --bench\n"
-    "                    N/K blocks of K steps with and without): the eval_* columns\n"
-    "  --eval-ranks K    the last K of the nodes' ranks evaluate (rnn-train --eval-ranks): the\n"
-    "                    other nodes train, one worker each\n"
-    "  --hier-max-group N   hier's groups (default 32, as study simulate)\n"
-    "  --csv FILE        write the rows as CSV (never overwrites; default: print them)\n"
-    "  --keep DIR        keep the work folder (platforms, logs) in DIR\n"
-    "  --help            this text\n"
     "rnn-train's own defaults are the LSTM-512 step (vocabulary 10k, batch 32, bptt 35), with\n"
     "--gemm blocked unless a --gemm is given (a library backend describes itself from a\n"
     "forked child once per rank: 800 forks of the simulation); the corpus must give every\n"
-    "worker's streams a window (N x 32 x 36 train tokens at N nodes).\n";
+    "worker's streams a window (N x 32 x 36 train tokens at N nodes).";
 
 int ts_words(const char *list, char *buf, size_t len, char **words, int most)
 {
@@ -144,43 +124,44 @@ int ts_opts_parse(ts_opts *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     *o = (ts_opts){.platform = "taihulight", .nodes = "16", .algos = "library", .sync = "fused",
                    .compute = "flops:100", .fold = "auto", .bench = "1", .hier_max = "32", .eval_ranks = "0"};
-    static const struct {
-        const char *name;
-        size_t field;
-    } opts[] = {
-#define F(opt, member) {opt, __builtin_offsetof(ts_opts, member)}
-        F("--platform", platform), F("--nodes", nodes), F("--allreduce", algos), F("--sync", sync),
-        F("--compute", compute), F("--fold", fold), F("--bench", bench), F("--eval-every", eval_every),
-        F("--eval-ranks", eval_ranks), F("--hier-max-group", hier_max), F("--csv", csv), F("--keep", keep),
-#undef F
+    /* every value as given (text: check() says what is wrong with it) */
+    const rs_opt options[] = {
+        {"platform", RS_OPT_STR, &o->platform, "NAME", "taihulight (default), fattree or torus "
+         "(scaling/sim/platforms/README.md)", 0, 0},
+        {"nodes", RS_OPT_STR, &o->nodes, "LIST", "node counts, one rank and one worker per node (default 16)", 0, 0},
+        {"allreduce", RS_OPT_STR, &o->algos, "LIST", "the exchange's algorithms, rnn-train --allreduce names "
+         "(default library, SMPI's rdb; hier gets equal groups of at most --hier-max-group ranks)", 0, 0},
+        {"sync", RS_OPT_STR, &o->sync, "MODE", "rnn-train --sync (default fused); bucketed needs flops:GF (its "
+         "buckets are summed while an actor on the rank's host charges the backward)", 0, 0},
+        {"compute", RS_OPT_STR, &o->compute, "MODE", "how forward + backward costs simulated time "
+         "(RS_SMPI_COMPUTE): flops:GF charges model_step_flops / GF GFLOP/s, deterministic (default flops:100); "
+         "sample:K runs it K times in all, then charges the mean measured here; run runs and times every step "
+         "(small P)", 0, 0},
+        {"fold", RS_OPT_STR, &o->fold, "WHEN", "auto (default: above 16 nodes), yes or no: big buffers folded "
+         "(shared garbage: timings only; scaling/sim/smpi_fold.c)", 0, 0},
+        {"bench", RS_OPT_STR, &o->bench, "N", "timed steps per run (default 1; with sample or run, two untimed "
+         "ones come first)", 0, 0},
+        {"eval-every", RS_OPT_STR, &o->eval_every, "K", "an evaluation on valid every K steps (rnn-train "
+         "--eval-every; --bench N/K blocks of K steps with and without): the eval_* columns", 0, 0},
+        {"eval-ranks", RS_OPT_STR, &o->eval_ranks, "K", "the last K of the nodes' ranks evaluate (rnn-train "
+         "--eval-ranks): the other nodes train, one worker each", 0, 0},
+        {"hier-max-group", RS_OPT_STR, &o->hier_max, "N", "hier's groups (default 32, as study simulate)", 0, 0},
+        {"csv", RS_OPT_STR, &o->csv, "FILE", "write the rows as CSV (never overwrites; default: print them)", 0, 0},
+        {"keep", RS_OPT_STR, &o->keep, "DIR", "keep the work folder (platforms, logs) in DIR", 0, 0},
     };
-    int i = 1;
-    for (; i < argc; i++) {
-        char opt[256];
-        const char *a = argv[i], *val = NULL, *eq = strchr(a, '=');
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (strncmp(a, "--", 2) == 0 && eq) {   /* --opt=value */
-            snprintf(opt, sizeof opt, "%.*s", (int)(eq - a), a);
-            val = eq + 1;
-        } else
-            snprintf(opt, sizeof opt, "%s", a);
-        if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
-            fputs(usage_text, stdout);
-            return 1;
-        }
-        size_t k = 0, n = sizeof opts / sizeof opts[0];
-        while (k < n && strcmp(opt, opts[k].name) != 0)
-            k++;
-        RS_CHECK(k < n, "unknown option '%s' (see --help; rnn-train's flags go after --)", opt);
-        if (!val)
-            val = i + 1 < argc ? argv[++i] : NULL;
-        RS_CHECK(val && *val, "%s: missing value (see --help)", opt);
-        *(const char **)((char *)o + opts[k].field) = val;
+    int rest = argc, rc = rs_opts_parse_rest(argc, argv, options, RS_ARRAY_LEN(options), usage, NULL, NULL, &rest);
+    if (rc < 0) {
+        /* "unknown option '--lr' (see --help; rnn-train's flags go after --)" */
+        char why[1024];
+        snprintf(why, sizeof why, "%s", rs_lasterr());
+        size_t n = strlen(why), tail = strlen(" (see --help)");
+        if (n > tail && strcmp(why + n - tail, " (see --help)") == 0)
+            rs_seterr("%.*s (see --help; rnn-train's flags go after --)", (int)(n - tail), why);
+        return -1;
     }
-    o->train_args = argv + i;
-    o->ntrain = argc - i;
+    if (rc != 0)
+        return rc;
+    o->train_args = argv + rest;
+    o->ntrain = argc - rest;
     return check(o);
 }
