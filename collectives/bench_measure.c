@@ -2,6 +2,8 @@
  * then timed in interleaved rounds, and its row's statistics over ranks and iterations.
  * The measurement alone, apart from options (bench_options.c) and output
  * (bench_output.c), so that what is timed, and what is not, is read in one place.
+ * Not common/bench.h's loop: a collective is timed across ranks (barriers, the slowest
+ * rank's time, OSU's methods), not as one process's kernel repeated in place.
  *
  * Rounds: each algorithm's iterations are split into ROUNDS chunks and the chunks of
  * all algorithms alternate (round 1: a b c, round 2: a b c, ...), so a slow spell of a
