@@ -19,6 +19,9 @@ export QUICK
 strip_digits = $(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst 3,,$(subst 2,,$(subst 1,,$(subst 0,,$(1)))))))))))
 # non-empty when $(1) is one whole number > 0 (checked by make: no shell reads it)
 count_ok = $(and $(filter-out 0%,$(1)),$(if $(word 2,$(1)),,x),$(if $(call strip_digits,$(1)),,x))
+ifneq ($(filter-out likwid,$(COUNTERS)),)
+$(error COUNTERS=$(COUNTERS): expected likwid, or nothing)
+endif
 $(foreach v,THREADS JOBS SIM_JOBS,$(if $($(v)),$(if $(call count_ok,$($(v))),,$(error $(v)=$($(v)): expected a whole number > 0, e.g. $(v)=2))))
 # Builds use every core: a recipe's own $(MAKE) gets -jN unless make was given -j
 NPROC   := $(shell nproc 2>/dev/null || echo 1)
@@ -236,9 +239,12 @@ check: all $(TESTS)
 	if [ $$fail = 0 ]; then echo "make test: all tests passed"; else echo "make test: FAILED"; exit 1; fi
 
 # ---- the campaign -------------------------------------------------------------------
+# the settings reach bench.sh by the environment, never as recipe text
+bench: export THREADS := $(THREADS)
+bench: export COUNTERS := $(COUNTERS)
 bench: deps
 	@$(MAKE) $(PAR) --no-print-directory all
-	@QUICK=$(QUICK) THREADS=$(THREADS) COUNTERS=$(COUNTERS) sh scaling/bench/bench.sh
+	@exec sh scaling/bench/bench.sh
 
 figures: export RUN := $(RUN)
 figures: $(BIN)/study

@@ -19,12 +19,27 @@ t=""; [ -n "${THREADS:-}" ] && t="--threads 1,$THREADS"
 [ -n "${QUICK:-}" ] && t="--threads ${THREADS:-1}"
 status=0
 
+# A stop (SIGINT, SIGTERM, SIGHUP) reaches the step running: it runs in the background
+# and is waited for, since a shell runs its traps only after a foreground child ends;
+# the step gets SIGTERM (a study passes it to its points), then the campaign exits.
+child=
+stop() {
+    [ -n "$child" ] && kill -TERM "$child" 2> /dev/null && wait "$child"
+    echo "bench: stopped; $run keeps what was written"
+    exit "$1"
+}
+trap 'stop 130' INT
+trap 'stop 143' TERM HUP
+
 # step NAME CMD...: runs CMD, keeps its output in $run/NAME.txt, remembers failure.
 step() {
     name=$1; shift
     echo "== $name: $*"
-    "$@" > "$run/$name.txt" 2>&1
+    "$@" > "$run/$name.txt" 2>&1 &
+    child=$!
+    wait "$child"
     rc=$?
+    child=
     cat "$run/$name.txt"
     if [ $rc -eq 130 ] || [ $rc -eq 143 ]; then echo "bench: interrupted; $run keeps what was written"; exit $rc; fi
     if [ $rc -ne 0 ]; then echo "bench: $name exited $rc"; [ $status -eq 0 ] && status=$rc; fi
@@ -59,8 +74,10 @@ else
     [ "$tr_all" -eq 1 ] && tr_threads=1
 fi
 step train_kn3 build/bin/rnn-train --model kn3 --completion 300 --csv "$run/train_kn3.csv" --json "$run/train_kn3.json"
+# The curve is about learning (its speed is train_bench's): one thread, whose step time
+# holds still, where the class layer's two-thread plans vary several-fold run to run.
 step train build/bin/rnn-train --model lstm $tr_train --optimizer adam --lr 2e-3 --schedule const \
-    --completion 300 --threads "$tr_all" --log "$run/train.csv" --csv "$run/train_summary.csv" \
+    --completion 300 --threads 1 --log "$run/train.csv" --csv "$run/train_summary.csv" \
     --json "$run/train_summary.json"
 # Each configuration is timed in C, then in PyTorch right after (models/peer_torch.py;
 # Debian's python3-torch, `make peers`), so a slow spell of the machine hits both sides.

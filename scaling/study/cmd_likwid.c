@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "fsio.h"
+#include "proc.h"
 #include "study.h"
 
 /* PROG found on PATH, into path; 0 or -1. */
@@ -43,8 +44,9 @@ static int capture(char *const *argv, int both, char *out, size_t len)
     int fd[2];
     if (pipe(fd) != 0)
         return -1;
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        proc_child_setup(parent);
         int null = open("/dev/null", O_WRONLY);
         dup2(fd[1], 1);
         dup2(both ? fd[1] : null, 2);

@@ -20,6 +20,7 @@
 #include "converge_study.h"
 #include "cpu.h"
 #include "fsio.h"
+#include "proc.h"
 #include "meta.h"
 
 /* Some training point (a name from "b") is done: something to tabulate. */
@@ -98,8 +99,9 @@ static rs_table *table_of(const study_run *r, const conv_base *b, const conv_row
 int conv_launch(char *const argv[], const char *out)
 {
     fflush(stdout);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        proc_child_setup(parent);
         int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666) : -1;
         if (fd >= 0) {
             dup2(fd, 1);
@@ -130,7 +132,9 @@ static int fit(const study_run *r)
     snprintf(rows, sizeof rows, "%s/scaling_convergence.csv", r->dir);
     snprintf(json, sizeof json, "%s/scaling_fit.json", r->dir);
     snprintf(txt, sizeof txt, "%s/scaling_fit.txt", r->dir);
-    char *argv[] = {"build/bin/scaling-fit", "--rows", rows, "--json", json, "--optimizer", base,
+    char fitbin[4200];
+    study_program(fitbin, sizeof fitbin, "RS_SCALING_FIT", "build/bin/scaling-fit");
+    char *argv[] = {fitbin, "--rows", rows, "--json", json, "--optimizer", base,
                     "--best-col", "best_of_optimizer", NULL};
     int rc = conv_launch(argv, txt);
     FILE *f = rs_fopen_read(txt);

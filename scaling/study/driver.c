@@ -232,8 +232,7 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
              "%s=%s: '%s' is not a positive integer (e.g. %s=2)", jvar, jenv, jenv, jvar);
     if (getenv("STUDY_CHECK") && *getenv("STUDY_CHECK"))
         return 0;
-    char pdir[2400];   /* points without the settings they ran with: two models would mix */
-    snprintf(pdir, sizeof pdir, "%s/points", r->work);
+    /* points without the settings they ran with: two models would mix */
     RS_CHECK(saved || access(r->points, F_OK) != 0, "%s has %s's points but no %s_settings.txt: the settings "
              "they ran with are lost, so it cannot be resumed (give a new folder)", r->dir, d->name, d->name);
     if (!run_arg || !*run_arg) {

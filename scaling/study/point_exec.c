@@ -143,11 +143,11 @@ int point_start(const char *run, const pf_point *p, point_job *j)
         return 1;
     }
     pf_state s = pf_state_of(run, p);
+    snprintf(j->dir, sizeof j->dir, "%s/points/%s", run, p->name);
     if (s == PF_DONE)
         return 1;
     if (s == PF_DAMAGED)
         printf("study: %s: %s; it runs again\n", p->name, rs_lasterr());
-    snprintf(j->dir, sizeof j->dir, "%s/points/%s", run, p->name);
     j->again = continues(j->dir);
     j->before = j->again ? (long)study_point_number(j->dir, "seconds") : 0;
     j->cpu_before = j->again ? study_point_number(j->dir, "cpu_seconds") : 0;

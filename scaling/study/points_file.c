@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "fsio.h"
@@ -129,12 +130,38 @@ pf_state pf_state_quick(const char *run, const pf_point *p)
     return PF_FAILED;
 }
 
+/* 0 when the sealed point in dir ran p's command (its cmd file ends with it: LAUNCH's
+ * words may come first); -1 (rs_lasterr) when it ran another, which is not this plan's
+ * result (a plan made again after its settings were lost).  A point from before seals
+ * is taken as it is. */
+static int ran_this(const char *dir, const pf_point *p)
+{
+    char path[4200], cmd[65536];
+    snprintf(path, sizeof path, "%s/result", dir);
+    if (access(path, F_OK) != 0 || !p->argv.n)
+        return 0;
+    snprintf(path, sizeof path, "%s/cmd", dir);
+    FILE *f = rs_fopen_read(path);
+    size_t n = f ? fread(cmd, 1, sizeof cmd - 1, f) : 0;
+    if (f)
+        fclose(f);
+    cmd[n] = 0;
+    if (n > 0 && cmd[n - 1] == '\n')   /* write_text's; a newline inside is an argument's */
+        cmd[n - 1] = 0;
+    char *want = sa_display(&p->argv);
+    size_t c = strlen(cmd), w = strlen(want);
+    int same = c >= w && strcmp(cmd + c - w, want) == 0 && (c == w || cmd[c - w - 1] == ' ');
+    free(want);
+    RS_CHECK(same, "%s ran another command than the plan's (its settings changed?)", dir);
+    return 0;
+}
+
 pf_state pf_state_of(const char *run, const pf_point *p)
 {
     pf_state s = pf_state_quick(run, p);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/points/%s", run, p->name);
-    return s == PF_DONE && pf_check_seal(dir) != 0 ? PF_DAMAGED : s;
+    return s == PF_DONE && (pf_check_seal(dir) != 0 || ran_this(dir, p) != 0) ? PF_DAMAGED : s;
 }
 
 /* ---- the seal: size and FNV-1a 64 of every file a finished point left ---- */

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "fsio.h"
+#include "proc.h"
 #include "meta.h"
 #include "cpu.h"
 #include "json.h"
@@ -216,8 +217,9 @@ int study_train_check(const char *what, const char *args)
     argv[n] = NULL;
     int fd[2];
     RS_CHECK(pipe(fd) == 0, "cannot run rnn-train --check-args: %s", strerror(errno));
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        proc_child_setup(parent);
         dup2(fd[1], 2);
         close(fd[0]);
         int null = open("/dev/null", O_WRONLY);

@@ -9,7 +9,7 @@
 #   - point names stay inside RUN; a FIFO or a folder given as input is refused
 #     without blocking (exit 2);
 #   - a finished point whose result was emptied is damaged: named, run again, never
-#     read as done.
+#     read as done; one that ran another command than the plan's runs again.
 # About 10 s.
 set -u
 bin=${1:-build/bin}
@@ -122,6 +122,12 @@ grep -q "damaged 1" "$tmp/out" && grep -q "result.csv changed after the point fi
     [ $rc -eq 0 ] && [ "$(cat "$tmp/d/points/p/result.csv")" = 42 ] && [ -d "$tmp/d/points/p.attempt-1" ] &&
     ok "damaged, named, run again (the damaged folder kept aside)" ||
     bad "a damaged point: exit $rc: $(cat "$tmp/out" "$tmp/out2" | head -n 4)"
+
+echo "== a done point whose command is not the plan's (settings lost, the plan made again)"
+printf 'p 1 0 sh -c echo\\s43\\s>\\sresult.csv\n' > "$tmp/pd2"
+$st run-points "$tmp/d" "$tmp/pd2" > "$tmp/out3" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "ran another command than the plan" "$tmp/out3" && [ "$(cat "$tmp/d/points/p/result.csv")" = 43 ] &&
+    ok "run again with the plan's command, the other kept aside" || bad "another command: exit $rc: $(cat "$tmp/out3")"
 
 [ $fail -eq 0 ] && echo "check-safety: all passed" || echo "check-safety: FAILED"
 exit $fail
