@@ -9,6 +9,12 @@ CC = gcc
 endif
 OPT     ?= -O2
 WERROR  ?=
+# The settings a user gives (command line or environment) are text: each is made a
+# simple variable holding its value as written, so make never expands a `$(...)` in it
+# (a path with `$` stays that path; no $(shell ...) of a value ever runs).
+USER_VARS := RUN SIM_OUT QUICK FULL JOBS THREADS SIM_JOBS COUNTERS SIM_PARTS SMPIRUN
+$(foreach v,$(USER_VARS),$(if $(filter command line environment environment override,$(origin $(v))),\
+  $(eval override $(v) := $$(value $(v)))))
 QUICK   ?=
 # QUICK=1 is the quick preset; 0 or empty is off (checked here, before anything runs)
 ifneq ($(filter-out 0 1,$(QUICK)),)
@@ -239,7 +245,11 @@ check: all $(TESTS)
 	if [ $$fail = 0 ]; then echo "make test: all tests passed"; else echo "make test: FAILED"; exit 1; fi
 
 # ---- the campaign -------------------------------------------------------------------
-# the settings reach bench.sh by the environment, never as recipe text
+# the settings reach bench.sh by the environment, never as recipe text; its folder is
+# always a new one
+ifneq ($(and $(filter bench,$(MAKECMDGOALS)),$(RUN)),)
+$(error RUN=$(RUN): make bench makes a new run folder each time; RUN is for make scaling, simulate and figures)
+endif
 bench: export THREADS := $(THREADS)
 bench: export COUNTERS := $(COUNTERS)
 bench: deps

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -480,6 +481,9 @@ int corpus_resolve(const char *name, char *path, size_t len)
         snprintf(path, len, "%s", name);
         RS_CHECK(access(name, R_OK) == 0, "--corpus %s: no such corpus (expected mobydick, kjv, "
                  "sotu, big or a readable text file: %s)", name, strerror(errno));
+        struct stat st;   /* --check-args refuses a FIFO or folder too, before any work */
+        RS_CHECK(stat(name, &st) == 0 && S_ISREG(st.st_mode), "--corpus %s is %s, not a regular file (give a "
+                 "text file, or mobydick, kjv, sotu or big)", name, rs_file_kind(st.st_mode));
         return 0;
     }
     const char *rel = named[k].rel;

@@ -104,6 +104,8 @@ int cmd_point(int argc, char **argv)
     if (open_points("point", argc - 1, argv, 2, &pts) != 0)
         return 2;
     const pf_point *p = pf_find(&pts, argv[3]);
+    if (p)
+        pf_mark_sealed(argv[1]);
     int rc = p ? study_hold_point(argv[1], p->name) : -1;
     if (rc == 0)
         rc = run_one(argv[1], &pts, p);

@@ -20,12 +20,19 @@ static int drive(int argc, char **argv, int collect_only)
 {
     const char *verb = argv[0];
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: study %s NAME %s\nstudies:", verb, collect_only ? "RUN" : "[RUN]");
+        printf("usage: study %s NAME %s\nstudies:", verb, collect_only ? "RUN [--partial]" : "[RUN]");
         for (int i = 0; i < NSTUDIES; i++)
             printf(" %s", studies[i]->name);
         printf("\nSettings come from the environment (QUICK=1, the study's names; JOBS), are saved in\n"
                "RUN/NAME_settings.txt and kept by a resumed folder (scaling/study/studies.md).\n");
+        if (collect_only)
+            printf("A point that never finished (or whose folder is gone) is refused, not read as not\n"
+                   "reached; --partial collects the finished points alone (snapshot.sh).\n");
         return 0;
+    }
+    if (collect_only && argc == 4 && strcmp(argv[3], "--partial") == 0) {
+        collect_only = 2;
+        argc = 3;
     }
     if (argc < 2 || argc > 3 || (collect_only && argc != 3)) {
         fprintf(stderr, "study %s: expected NAME%s (study %s --help)\n", verb, collect_only ? " and RUN" : " [RUN]", verb);

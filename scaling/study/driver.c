@@ -157,21 +157,29 @@ int study_save_settings(const study_run *r)
     return 0;
 }
 
-/* 0 when no finished point's files changed since it was sealed; -1 naming the first
- * that did and how many (rs_lasterr): a collect never reads a damaged result. */
-static int seals_ok(const study_run *r)
+/* 0 when no finished point's files changed since it was sealed, and (unless partial)
+ * every point ran; -1 naming the first that did not and how many (rs_lasterr): a
+ * collect never reads a damaged result, nor a missing one as "not reached". */
+static int seals_ok(const study_run *r, int partial)
 {
     pf_points pts;
     if (access(r->points, F_OK) != 0)
         return 0;
     if (pf_read(r->points, &pts) != 0)
         return -1;
-    int bad = 0;
-    char first[1024] = "";
-    for (int i = 0; i < pts.n; i++)
-        if (pf_state_of(r->work, &pts.p[i]) == PF_DAMAGED && bad++ == 0)
+    int bad = 0, missing = 0;
+    char first[1024] = "", gone[300] = "";
+    for (int i = 0; i < pts.n; i++) {
+        pf_state s = pf_state_of(r->work, &pts.p[i]);
+        if (s == PF_DAMAGED && bad++ == 0)
             snprintf(first, sizeof first, "%s", rs_lasterr());
+        if (s == PF_PENDING && missing++ == 0)
+            snprintf(gone, sizeof gone, "%s", pts.p[i].name);
+    }
     pf_free(&pts);
+    RS_CHECK(partial || missing == 0, "%d point%s of %s never finished or %s gone (first: %s): rerun "
+             "build/bin/study run %s %s, or collect the finished ones alone with --partial", missing,
+             missing == 1 ? "" : "s", r->points, missing == 1 ? "is" : "are", gone, r->def->name, r->dir);
     RS_CHECK(bad == 0, "%d finished point%s damaged, not read (%s): rerun build/bin/study run %s %s to redo %s",
              bad, bad == 1 ? " is" : "s are", first, r->def->name, r->dir, bad == 1 ? "it" : "them");
     return 0;
@@ -212,6 +220,10 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
     r->jobs = jobs > 0 ? jobs : 1;
     char doing[128];
     snprintf(doing, sizeof doing, "study %s %s", collect_only ? "collect" : "run", d->name);
+    /* an existing folder is held before its settings are read: a second start racing
+     * the first is told who holds it, never shown a half-made folder */
+    if (access(r->dir, F_OK) == 0 && study_hold(r->dir, doing) != 0)
+        return -1;
     if (collect_only) {
         RS_CHECK(access(file, F_OK) == 0 && access(r->points, F_OK) == 0,
                  "%s: no %s study (run build/bin/study run %s %s)", r->dir, d->name, d->name, r->dir);
@@ -219,7 +231,7 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
             return -1;
         if ((d->prepare && d->prepare(r, 1) != 0) || resolve(r, file, &saved) != 0)
             return -1;
-        if (seals_ok(r) != 0) {
+        if (seals_ok(r, collect_only == 2) != 0) {
             fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
             return 1;
         }
@@ -232,9 +244,6 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
              "%s=%s: '%s' is not a positive integer (e.g. %s=2)", jvar, jenv, jenv, jvar);
     if (getenv("STUDY_CHECK") && *getenv("STUDY_CHECK"))
         return 0;
-    /* points without the settings they ran with: two models would mix */
-    RS_CHECK(saved || access(r->points, F_OK) != 0, "%s has %s's points but no %s_settings.txt: the settings "
-             "they ran with are lost, so it cannot be resumed (give a new folder)", r->dir, d->name, d->name);
     if (!run_arg || !*run_arg) {
         RS_CHECK(rs_mkdir_p("results/runs") == 0, "cannot create results/runs: %s", strerror(errno));
         RS_CHECK(mkdir(r->dir, 0777) == 0, "%s already exists; not overwriting it", r->dir);
@@ -242,6 +251,12 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
     RS_CHECK(rs_mkdir_p(r->work) == 0, "cannot create %s: %s", r->work, strerror(errno));
     if (study_hold(r->dir, doing) != 0)
         return -1;
+    /* held now: what another start made meanwhile is seen.  Points without the settings
+     * they ran with cannot be resumed: two models would mix */
+    RS_CHECK(saved == (access(file, F_OK) == 0) && (saved || access(r->points, F_OK) != 0),
+             "%s has %s's points but no %s_settings.txt (or they were made while this started): the "
+             "settings they ran with are unknown here, so it is not resumed (give a new folder, or start again)",
+             r->dir, d->name, d->name);
     if (!saved && rs_write_atomic(file, settings_writer, r) != 0)
         return -1;
     printf("%s: run folder %s\n", d->name, r->dir);
@@ -271,7 +286,7 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
         }
         status |= rc != 0;
     }
-    if (seals_ok(r) != 0) {   /* changed while this run ran: not read */
+    if (seals_ok(r, 0) != 0) {   /* changed while this run ran: not read */
         fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
         return 1;
     }

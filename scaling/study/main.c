@@ -1,5 +1,8 @@
 /* main.c — `study SUBCOMMAND ...`: the subcommand table and the dispatch (study.h). */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
 #include <string.h>
 
 #include "study.h"
@@ -46,6 +49,10 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    /* started by make (its recipes exec study): a make killed outright (SIGKILL, no
+     * handler of its runs) takes the study down with it, and the study its points */
+    if (getenv("MAKELEVEL"))
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
     for (int i = 0; i < NCMDS; i++)
         if (strcmp(argv[1], cmds[i].name) == 0)
             return cmds[i].run(argc - 1, argv + 1);

@@ -42,7 +42,13 @@ int pf_read(const char *path, pf_points *out)
     char *line = NULL;
     size_t cap = 0;
     int k = 0, rc = 0;
-    while (rc == 0 && getline(&line, &cap, f) > 0) {
+    ssize_t got;
+    while (rc == 0 && (got = getline(&line, &cap, f)) > 0) {
+        if ((ssize_t)strlen(line) != got) {
+            rs_seterr("%s: line %d holds a NUL byte (a damaged points file)", path, k + 1);
+            rc = -1;
+            break;
+        }
         line[strcspn(line, "\n")] = 0;
         char *s = line + strspn(line, " \t");
         if (!*s || *s == '#')
@@ -64,8 +70,9 @@ int pf_read(const char *path, pf_points *out)
             rc = -1;
             break;
         }
-        if (strcmp(p.ok, "x") != 0 && (sa_decode(s + used, &p.argv) != 0 || p.argv.n == 0)) {
-            rs_seterr("%s: point %s: %s", path, p.name, p.argv.n ? rs_lasterr() : "no command");
+        int bad_escape = strcmp(p.ok, "x") != 0 && sa_decode(s + used, &p.argv) != 0;
+        if (bad_escape || (strcmp(p.ok, "x") != 0 && p.argv.n == 0)) {
+            rs_seterr("%s: point %s: %s", path, p.name, bad_escape ? rs_lasterr() : "no command");
             sa_free(&p.argv);
             rc = -1;
             break;
@@ -193,6 +200,20 @@ static int hash_file(const char *path, long long *size, uint64_t *h)
 
 static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
 
+void pf_mark_sealed(const char *run)
+{
+    char dir[4200], mark[4300];
+    snprintf(dir, sizeof dir, "%s/points", run);
+    if (access(dir, F_OK) == 0 || rs_mkdir_p(dir) != 0)
+        return;   /* a folder from before seals stays as it was */
+    snprintf(mark, sizeof mark, "%s/.sealed", dir);
+    FILE *f = fopen(mark, "w");
+    if (f) {
+        fputs("every finished point in this folder is sealed (its result file)\n", f);
+        fclose(f);
+    }
+}
+
 int pf_seal(const char *dir)
 {
     struct dirent **e;
@@ -226,8 +247,13 @@ int pf_check_seal(const char *dir)
     char path[4400], line[512], name[300];
     snprintf(path, sizeof path, "%s/result", dir);
     struct stat st;
-    if (lstat(path, &st) != 0 && errno == ENOENT)
-        return 0;   /* from before seals */
+    if (lstat(path, &st) != 0 && errno == ENOENT) {
+        /* from before seals, unless its folder was made sealed (pf_mark_sealed) */
+        char mark[4400];
+        snprintf(mark, sizeof mark, "%s/../.sealed", dir);
+        RS_CHECK(access(mark, F_OK) != 0, "%s/result, the finished point's seal, is gone", dir);
+        return 0;
+    }
     FILE *f = rs_fopen_read(path);
     RS_CHECK(f, "%s/result cannot be read: %s", dir, rs_lasterr());
     int rc = 0, lines = 0;

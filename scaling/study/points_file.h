@@ -48,6 +48,10 @@ pf_state pf_state_of(const char *run, const pf_point *p);
 /* The state from rc alone (no hashing: for progress lines). */
 pf_state pf_state_quick(const char *run, const pf_point *p);
 
+/* RUN/points/ made, with its mark .sealed, when it does not exist yet: from then on a
+ * finished point there without its seal is damaged (a folder from before seals, which
+ * has no mark, keeps its points done). */
+void pf_mark_sealed(const char *run);
 /* Seals the point folder dir (writes dir/result): 0, or -1 (rs_lasterr). */
 int pf_seal(const char *dir);
 /* 0 when dir's files match its seal (or it has none); -1 with rs_lasterr naming the

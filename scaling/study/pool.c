@@ -77,6 +77,7 @@ int study_run_points(const char *run, const char *points, int jobs, int out_fd)
     pf_points pts;
     if (pf_read(points, &pts) != 0)
         return -1;
+    pf_mark_sealed(run);
     FILE *log = open_joblog(run);
     if (!log) {
         pf_free(&pts);

@@ -36,7 +36,7 @@ status=0
 for s in "$tmp"/*_settings.txt; do
     [ -f "$s" ] || continue
     name=$(basename "$s" _settings.txt)
-    "$study" collect "$name" "$tmp" > "$tmp/collect-$name.out" 2>&1 ||
+    "$study" collect "$name" "$tmp" --partial > "$tmp/collect-$name.out" 2>&1 ||
         { echo "snapshot: study collect $name failed:"; tail -n 3 "$tmp/collect-$name.out"; status=1; }
     rm -f "$tmp/collect-$name.out"
 done

@@ -76,8 +76,9 @@ struct study_def {
     int (*collect)(study_run *r);
 };
 
-/* Runs study d in folder run (NULL: a new results/runs/ folder), or only its collect:
- * the exit status, or -1 for bad settings (rs_lasterr). */
+/* Runs study d in folder run (NULL: a new results/runs/ folder), or only its collect
+ * (collect_only 1; 2: of the finished points alone, the others left out): the exit
+ * status, or -1 for bad settings (rs_lasterr). */
 int study_drive(const study_def *d, const char *run, int collect_only);
 
 /* 0 when a run folder's path has no quote, backslash or control character (spaces are

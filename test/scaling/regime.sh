@@ -100,6 +100,23 @@ grep -q 'rc=' "$tmp/out2" && bad "the rerun ran points" || ok "the rerun runs no
 [ $rc -eq 0 ] && cmp -s "$tmp/steps1.csv" "$run/regime_steps.csv" && ok "the rerun writes the same table" ||
     bad "rerun: exit $rc or another regime_steps.csv"
 
+echo "== a finished study's point damaged, its seal removed, its folder removed"
+cp -r "$run" "$tmp/rgd"
+p=$(ls "$tmp/rgd/points" | grep '^n4-' | head -n 1)
+rm "$tmp/rgd/points/$p/result"; : > "$tmp/rgd/points/$p/log.csv"
+build/bin/study collect regime "$tmp/rgd" > /dev/null 2> "$tmp/e"; rc=$?
+[ $rc -eq 1 ] && grep -q "seal, is gone" "$tmp/e" && ok "a seal removed and a log emptied: collect refuses, exit 1" ||
+    bad "seal removed: exit $rc: $(cat "$tmp/e")"
+rm -rf "$tmp/rgd/points/$p"
+build/bin/study collect regime "$tmp/rgd" > /dev/null 2> "$tmp/e"; rc=$?
+build/bin/study collect regime "$tmp/rgd" --partial > /dev/null 2>&1; rcp=$?
+[ $rc -eq 1 ] && grep -q "never finished or is gone (first: $p)" "$tmp/e" && [ $rcp -eq 0 ] &&
+    ok "a point's folder removed: collect refuses (exit 1), --partial collects the rest" ||
+    bad "a point removed: exit $rc, --partial $rcp: $(cat "$tmp/e")"
+QUICK=1 JOBS=2 build/bin/study run regime "$tmp/rgd" > "$tmp/out3" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "\] $p rc=0" "$tmp/out3" && ok "the rerun runs that point alone again" ||
+    bad "the rerun: exit $rc: $(tail -n 3 "$tmp/out3")"
+
 echo "== study collect regime: a seed past its cap opens the interval"
 # a hand-made folder: b = 8, N = 1, 4, 16, Adam, target 60; at N = 16 seed 1 reaches it in
 # 20 steps, seed 2 not within its cap of 30: S(16) > 30 for it, so the ratio has no floor

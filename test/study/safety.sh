@@ -52,6 +52,21 @@ for sig in TERM INT; do
         { bad "SIG$sig: exit $rc in $ms ms, left: $(pgrep -af "$mark|sleep $nap" | head -n 3)"; cleanup; }
 done
 
+echo "== two starts on one new folder, and STUDY_CHECK=1"
+# both at once: whichever loses the race exits 2 naming the other, which runs
+QUICK=1 $st run regime "$tmp/race" > /dev/null 2> "$tmp/errA" &
+a=$!
+QUICK=1 $st run regime "$tmp/race" > /dev/null 2> "$tmp/errB" &
+b=$!
+for i in $(seq 100); do kill -0 $a 2> /dev/null && kill -0 $b 2> /dev/null || break; sleep 0.1; done
+if ! kill -0 $a 2> /dev/null; then wait $a; rc=$?; loser=A; other=$b; else wait $b; rc=$?; loser=B; other=$a; fi
+kill -TERM $a $b 2> /dev/null; wait
+[ $rc -eq 2 ] && grep -q "in use by pid $other " "$tmp/err$loser" && ok "the loser names the winner: $(cat "$tmp/err$loser")" ||
+    bad "two starts: the first to end exited $rc: $(cat "$tmp/err$loser")"
+STUDY_CHECK=1 QUICK=1 $st scaling "$tmp/sc" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 0 ] && [ ! -e "$tmp/sc" ] && ok "STUDY_CHECK=1 study scaling: checks alone, nothing made" ||
+    bad "STUDY_CHECK=1 study scaling: exit $rc, $(ls -d "$tmp/sc" 2>/dev/null): $(cat "$tmp/err")"
+
 echo "== SIGTERM to the study: a trainer checkpoints, and the rerun continues it"
 mkdir "$tmp/t"
 printf 'train 1 0 rnn-train --model lstm --hidden 16 --classes 50 --bptt 20 --batch 4 --threads 1 --seed 3 --gemm blocked --steps 3000 --eval-every 1000 --eval-tokens 2000 --checkpoint ckpt --checkpoint-every 100 --resume-if-any --log log.csv --csv %s.csv\n' "$mark" > "$tmp/pt"
