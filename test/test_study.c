@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +28,13 @@ static void make_dir(void)
     cr_assert_not_null(mkdtemp(dir));
 }
 
-static void remove_dir(void)
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
 }
+
+static void remove_dir(void) { cr_assert_eq(nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0); }
 
 TestSuite(study, .init = make_dir, .fini = remove_dir);
 

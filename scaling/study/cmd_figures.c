@@ -74,9 +74,8 @@ int cmd_figures(int argc, char **argv)
         return 2;
     }
     /* the roofline's points (RUN/roofline.csv) and its roofs, as gnuplot assignments */
-    char self[4200], roofs[4096] = "";
-    snprintf(self, sizeof self, "%s/build/bin/study", study_root());
-    char *rargv[] = {self, "roofline", run, NULL};
+    char roofs[4096] = "";
+    char *rargv[] = {(char *)study_self(), "roofline", run, NULL};
     int status = proc_capture(rargv, 0, roofs, sizeof roofs) != 0;
     for (char *c = roofs; *c; c++)
         *c = *c == '\n' ? ' ' : *c;

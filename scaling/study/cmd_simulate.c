@@ -83,7 +83,7 @@ static int run_all(const sim_opts *o, const sim_plan *pl, const char *work, long
     FILE *f = fopen(points, "w");
     for (int i = 0; f && i < pl->njobs; i++) {
         study_argv c = {0};
-        sa_add(&c, "%s/build/bin/study", study_root());
+        sa_add(&c, "%s", study_self());
         sa_add(&c, "simulate");
         sa_opt(&c, "--keep", "%s", work);
         sa_opt(&c, "--run-job", "%s", order[i]->id);

@@ -208,11 +208,9 @@ static int plan_simulated(study_run *r, const char *b0, const char *params)
               {"exchange-builtin", "smpi:rab1,smpi:rab_rdb,smpi:lr,smpi:smp_rsag,smpi:mvapich2", 0, 800},
               {"exchange-hier", "hier", 0, 400},
               {"exchange-hier-g16", "hier --hier-max-group 16", 0, 400}};
-    char study[4200];
-    snprintf(study, sizeof study, "%s/build/bin/study", study_root());
     for (int i = 0; nodes[0] && i < (int)(sizeof ex / sizeof ex[0]); i++) {
         study_argv c = {0};
-        sa_add(&c, "%s", study);
+        sa_add(&c, "%s", study_self());
         sa_words(&c, "simulate --platform taihulight");
         sa_opt(&c, "--nodes", "%s", nodes);
         sa_add(&c, "--algo");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "meta.h"
 #include "opts.h"
 #include "simulate.h"
 #include "study_def.h"
@@ -258,9 +259,8 @@ int sim_opts_parse(sim_opts *o, int argc, char **argv)
     o->preset = preset;
     const char *jobs = getenv("SIM_JOBS") && *getenv("SIM_JOBS") ? getenv("SIM_JOBS") : "2";
     const char *hier_max = "32", *eager = "65536";
-    size_t n = (size_t)snprintf(o->cmdline, sizeof o->cmdline, "study simulate");
-    for (int i = 1; i < argc && n < sizeof o->cmdline; i++)
-        n += (size_t)snprintf(o->cmdline + n, sizeof o->cmdline - n, " %s", argv[i]);
+    snprintf(o->cmdline, sizeof o->cmdline, "study ");   /* argv[0] is "simulate" */
+    rs_command_line(argc, argv, o->cmdline + 6, sizeof o->cmdline - 6);
     /* every value as given (text: check() below says what is wrong with it) */
     rs_opt_strs sizes_at = {o->sizes_at, 0, SIM_MAXAT};
     const rs_opt options[] = {

@@ -103,10 +103,9 @@ static struct {
 
 int sim_self(const sim_part *p, const char *const *more, const char *out, const char *err)
 {
-    char self[4200], *argv[200];
-    snprintf(self, sizeof self, "%s/build/bin/study", study_root());
+    char *argv[200];
     int n = 0;
-    argv[n++] = self;
+    argv[n++] = (char *)study_self();
     for (int i = 0; i < p->argc && n < 180; i++)
         argv[n++] = i == 0 ? "simulate" : p->argv[i];
     for (int i = 0; more[i] && n < 198; i++)
@@ -278,7 +277,7 @@ static int add_points(study_run *r, const sim_part *parts, int nparts)
     int rc = 0;
     for (int i = 0; i < ng && rc == 0; i++) {
         study_argv c = {0};
-        sa_add(&c, "%s/build/bin/study", study_root());
+        sa_add(&c, "%s", study_self());
         sa_add(&c, "simulate");
         sa_opt(&c, "--keep", "%s/%s", work, g[i].part);
         sa_opt(&c, "--run-job", "%s", g[i].ids);

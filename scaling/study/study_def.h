@@ -101,6 +101,8 @@ int study_hold_point(const char *run, const char *name);
 /* The repository's root: the folder above build/bin/study (the current folder if the
  * program runs from elsewhere). */
 const char *study_root(void);
+/* This program's own path (ROOT/build/bin/study): what a point runs to call a subcommand. */
+const char *study_self(void);
 /* A program on PATH (or a path): 1 when it can run. */
 int study_runnable(const char *prog);
 /* PATH: the environment's VAR where set (the tests' and a user's stand-ins), else the

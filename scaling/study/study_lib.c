@@ -38,6 +38,14 @@ const char *study_root(void)
     return root;
 }
 
+const char *study_self(void)
+{
+    static char self[4200];
+    if (!self[0])
+        snprintf(self, sizeof self, "%s/build/bin/study", study_root());
+    return self;
+}
+
 int study_runnable(const char *prog)
 {
     if (strchr(prog, '/'))
@@ -350,7 +358,7 @@ int study_train_sim_cmd(study_argv *c)
     RS_CHECK(realpath(study_root(), root), "cannot resolve the repository's path %s", study_root());
     sa_words(c, "env -C");
     sa_add(c, "%s", root);
-    sa_add(c, "%s/build/bin/study", root);
+    sa_add(c, "%s", study_self());
     sa_add(c, "train-sim");
     return 0;
 }

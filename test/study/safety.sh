@@ -122,7 +122,7 @@ mkfifo "$tmp/fifo"
 for c in "run-points $tmp/r1 $tmp/fifo" "status $tmp/r1 $tmp/fifo" "get $tmp/fifo x" "concat $tmp/o.csv $tmp/fifo" \
          "get $tmp/r1 x"; do
     timeout 5 $st $c > /dev/null 2> "$tmp/err"; rc=$?
-    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "study $(echo "$c" | cut -d' ' -f1) on a FIFO or folder: exit 2" ||
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "study ${c%% *} on a FIFO or folder: exit 2" ||
         bad "study $c: exit $rc (124: it blocked): $(cat "$tmp/err")"
 done
 
