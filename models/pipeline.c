@@ -14,9 +14,8 @@
  * no bit.  The two threads call GEMM at the same time, so the backend must be
  * re-entrant (gemm_backend.reentrant): OpenBLAS, BLIS (their packing buffers come from
  * locked pools), oneDNN (dnnl_sgemm keeps no state between calls; its scratch is
- * allocated per call) and naive (locals only); not the blocked GEMM, whose static
- * packing buffers gave wrong rows, which the check below caught, nor libxsmm's tiled
- * GEMM (untested).  --gemm auto under --pipeline picks among the re-entrant ones; the
+ * allocated per call), the blocked GEMM (packing buffers per thread) and naive (locals
+ * only); not libxsmm's tiled GEMM (untested).  --gemm auto under --pipeline picks among the re-entrant ones; the
  * bit-identity check below runs on every window whichever backend runs.
  *
  * The sequential order is the same operations on one thread, one after the other: the

@@ -19,9 +19,9 @@ typedef struct {
     int identical;             /* bit-identical to the sequential order (-1: not compared) */
 } pipeline_result;
 
-/* 1 if the GEMM backend may be called from two threads at once: openblas, blis, onednn
- * and naive are re-entrant; the project's blocked GEMM packs into static buffers and
- * is not; libxsmm is not known to be (pipeline.c). */
+/* 1 if the GEMM backend may be called from two threads at once: openblas, blis, onednn,
+ * the project's blocked GEMM (packing buffers per thread) and naive are re-entrant;
+ * libxsmm is not known to be (pipeline.c). */
 int pipeline_backend_ok(const char *gemm_backend);
 
 /* Time the forward of `windows` windows of data (n tokens, the model's B and T) in

@@ -18,9 +18,7 @@
  * and block sizes tuned per microarchitecture, more skinny paths. */
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
 #include <omp.h>
-#endif
 
 #include "check.h"
 #include "gemm.h"
@@ -34,9 +32,11 @@ static const gemm_ukernel *ukr;     /* chosen at load by CPUID */
 #define SKINNY_N 128
 static int blk_threads = 1;
 /* Packing buffers, kept between calls: a 4 MiB malloc per call would be an mmap and
- * page faults inside every timed repetition. */
-static float *buf_b, *buf_a[BLOCKED_MAX_THREADS];
-static size_t cap_b, cap_a[BLOCKED_MAX_THREADS];
+ * page faults inside every timed repetition.  One set per thread, so that threads may
+ * call at once (a class layer's products split over the threads, matmul.h): a call's
+ * B block is its caller's, shared with its team; each team thread packs A into its own. */
+static __thread float *buf_b, *buf_a;
+static __thread size_t cap_b, cap_a;
 
 static int ensure(float **buf, size_t *cap, size_t floats)
 {
@@ -92,7 +92,8 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
         return 0;
     }
     const int mr = ukr->mr, nr = ukr->nr, kcmax = ukr->kc;
-    int nt = blk_threads;
+    /* a call from inside a parallel region (a split loop) is that thread's alone */
+    int nt = omp_in_parallel() ? 1 : blk_threads;
     if (ta == 'T' && n <= SKINNY_N) {
         RS_CHECK(ensure(&buf_b, &cap_b, (size_t)((n + mr - 1) / mr * mr) *
                                             (size_t)gemm_blocked_skinny_kc(k)) == 0,
@@ -106,17 +107,13 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
     long ncmax = n < ukr->nc ? (n + nr - 1) / nr * nr : ukr->nc;
     RS_CHECK(ensure(&buf_b, &cap_b, (size_t)kcmax * (size_t)ncmax) == 0,
           "blocked: out of memory for the packed B block");
+    float *const bpk = buf_b;
     int failed = 0;
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
         float *ap = NULL;
-        if (ensure(&buf_a[tid], &cap_a[tid], (size_t)mc * (size_t)kcmax) == 0)
-            ap = buf_a[tid];
+        if (ensure(&buf_a, &cap_a, (size_t)mc * (size_t)kcmax) == 0)
+            ap = buf_a;
         else {
 #pragma omp atomic write
             failed = 1;
@@ -132,7 +129,7 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
                 for (long q = 0; q < npanels; q++)
                     /* op(B)'s panel: op(B)^T's rows, the transpose flipped */
                     gemm_blocked_pack(tb == 'N' ? 'T' : 'N', b, ldb, jc + q * nr, pc, nr, kc, n, nr,
-                           buf_b + q * kc * nr);
+                           bpk + q * kc * nr);
 #pragma omp for schedule(static)
                 for (long ic = 0; ic < m; ic += mc) {
                     if (!ap)
@@ -140,7 +137,7 @@ static int blocked_sgemm(const gemm_backend *bk, char ta, char tb, long m, long 
                     long mcb = m - ic < mc ? m - ic : mc;
                     gemm_blocked_pack(ta, a, lda, ic, pc, mcb, kc, m, mr, ap);
                     for (long jr = 0; jr < nc; jr += nr) {
-                        const float *bp = buf_b + (jr / nr) * kc * nr;
+                        const float *bp = bpk + (jr / nr) * kc * nr;
                         long nb = nc - jr < nr ? nc - jr : nr;
                         for (long ir = 0; ir < mcb; ir += mr) {
                             const float *apan = ap + (ir / mr) * kc * mr;
@@ -199,4 +196,5 @@ const gemm_backend gemm_backend_blocked = {
     .set_threads = blocked_set_threads,
     .sgemm = blocked_sgemm,
     .dispatch = blocked_dispatch,
+    .reentrant = 1,
 };
