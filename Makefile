@@ -220,6 +220,12 @@ check-signals: $(BIN)/rnn-train
 	@echo "== test/signals/run.sh $(BIN)"
 	@MPIRUN="$(MPIRUN)" sh test/signals/run.sh $(BIN)
 
+# scaling/bench/ab.py: bad usage, and HEAD against the working tree on platform-gen.
+EXTRA_CHECKS += check-ab
+check-ab:
+	@echo "== test/ab/run.sh scaling/bench/ab.py"
+	@sh test/ab/run.sh
+
 # The report's target lines and the verdicts on the two studies' claims on hand-made run folders.
 EXTRA_CHECKS += check-report
 check-report: $(BIN)/study
