@@ -123,6 +123,56 @@ int mm_init_auto(const model_cfg *c, int threads, int reentrant)
     return 0;
 }
 
+/* ---- auto in context: the per-shape plan against each candidate alone ---- */
+
+static ga_plan tuned;                                   /* the per-shape plan */
+static const gemm_backend *variant[GA_MAX_CANDS + 1];   /* [0] NULL: tuned */
+static int nvariants;
+
+int mm_auto_variants(void)
+{
+    nvariants = 0;
+    if (!be || !is_auto || plan.ncand == 0)   /* a recorded plan: nothing to choose */
+        return 0;
+    tuned = plan;
+    variant[nvariants++] = NULL;
+    const gemm_backend *u[GA_MAX_SHAPES + 1];
+    int nu = in_use(u);
+    for (int c = 0; c < plan.ncand; c++) {
+        const gemm_backend *b = plan.cand[c];
+        if (plan.excluded[c] || b->trans_unsupported || (nu == 1 && u[0] == b))
+            continue;   /* failed the check, cannot do every product, or is the plan */
+        variant[nvariants++] = b;
+    }
+    return nvariants > 1 ? nvariants : 0;
+}
+
+const char *mm_variant_name(int i) { return variant[i] ? variant[i]->name : "per-shape"; }
+
+void mm_use_variant(int i)
+{
+    RS_ASSERT(i >= 0 && i < nvariants);
+    plan = tuned;
+    if (variant[i]) {
+        for (int s = 0; s < plan.nshapes; s++)
+            plan.pick[s] = variant[i];
+        plan.fallback = variant[i];
+    }
+    be = plan.fallback;
+    settle(threads_now);
+}
+
+void mm_keep_variant(int i, const double *ms)
+{
+    mm_use_variant(i);
+    size_t used = strlen(plan.notes);
+    used += (size_t)snprintf(plan.notes + used, sizeof plan.notes - used,
+                             "%sin the model's step, ms (the least of the rounds):", used ? "\n" : "");
+    for (int v = 0; v < nvariants && used < sizeof plan.notes; v++)
+        used += (size_t)snprintf(plan.notes + used, sizeof plan.notes - used, " %s %.1f%s",
+                                 mm_variant_name(v), ms[v], v == i ? "*" : "");
+}
+
 /* A record's plan with the shapes' roles and places from model c; nothing loaded.
  * A shape that is none of c's (a plan from another batch or size) fails. */
 static int parse_record(const char *rec, const model_cfg *c, ga_plan *p)

@@ -273,7 +273,8 @@ int train_pipeline(run_ctx *r)
     }
     if (!mm_reentrant()) {
         rs_seterr("--pipeline calls GEMM from two threads at once, which --gemm %s does not "
-                  "allow (it packs into shared buffers): use --gemm auto, openblas, blis or onednn",
+                  "allow (libxsmm is not known to be re-entrant): use --gemm auto, openblas, blis, "
+                  "onednn or blocked",
                   mm_backend_name());
         return RS_EXIT_USAGE;
     }

@@ -197,6 +197,11 @@ int train_eval_poll(run_ctx *r);
  * (--eval-async: collect it with train_eval_poll and train_eval_settle(r, 0)).  0, -1. */
 int train_eval_bench_start(run_ctx *r);
 
+/* ---- gemm_context.c ---- */
+/* The native --gemm auto: mm_init_auto, then the plan chosen on the run's own step
+ * (matmul.h's variants).  0, or -1 (rs_lasterr). */
+int gemm_auto_in_context(run_ctx *r, int threads, int reentrant);
+
 /* ---- train_dp.c ---- */
 int train_dp_check(const train_opts *o);   /* --workers against P, --sync, --allreduce */
 int train_dp_setup(run_ctx *r);            /* the workers' state (after the model exists) */

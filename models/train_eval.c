@@ -205,8 +205,8 @@ int train_eval_setup(run_ctx *r)
     if (!r->o->eval_async && (!remote || dp_comm_eval_index() >= 0))
         return 0;
     RS_CHECK(remote || mm_reentrant(), "--eval-async calls GEMM from two threads at once, which "
-             "--gemm %s does not allow (it packs into shared buffers): use --gemm auto, openblas, "
-             "blis or onednn", mm_backend_name());
+             "--gemm %s does not allow (libxsmm is not known to be re-entrant): use --gemm auto, "
+             "openblas, blis, onednn or blocked", mm_backend_name());
     struct eval_async *a = calloc(1, sizeof *a);
     RS_CHECK(a, "out of memory");
     r->async = a;

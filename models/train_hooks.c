@@ -25,9 +25,9 @@ int train_corpus_load(corpus *c, const char *path, corpus_level level, int cap, 
 
 void train_corpus_free(corpus *c) { HOOK(corpus_free)(c); }
 
-int train_gemm_auto(const model_cfg *c, int threads, int reentrant)
+int train_gemm_auto(run_ctx *r, int threads, int reentrant)
 {
-    return HOOK(gemm_auto)(c, threads, reentrant);
+    return HOOK(gemm_auto)(r, threads, reentrant);
 }
 
 int train_bench_warmup(void) { return HOOK(bench_warmup)(); }

@@ -39,8 +39,10 @@ typedef struct {
     int (*corpus_load)(corpus *c, const char *path, corpus_level level, int cap,
                        int cap_explicit);
     void (*corpus_free)(corpus *c);
-    /* --gemm auto: tuned once per process, every rank dispatching alike.  0, or -1. */
-    int (*gemm_auto)(const model_cfg *c, int threads, int reentrant);
+    /* --gemm auto for the run's model (run_ctx_model): tuned once per process, every
+     * rank dispatching alike; natively the plan is then chosen on the model's own step
+     * (gemm_context.c).  0, or -1. */
+    int (*gemm_auto)(run_ctx *r, int threads, int reentrant);
     /* --bench's untimed steps before the timed ones: 2 (caches, pages, a library's
      * pool); none where every step is charged alike. */
     int (*bench_warmup)(void);

@@ -30,7 +30,7 @@ static inline double train_seconds_since(uint64_t t0)
 int train_default_threads(void);
 int train_corpus_load(corpus *c, const char *path, corpus_level level, int cap, int cap_explicit);
 void train_corpus_free(corpus *c);
-int train_gemm_auto(const model_cfg *c, int threads, int reentrant);
+int train_gemm_auto(run_ctx *r, int threads, int reentrant);
 int train_bench_warmup(void);
 double train_peak_gflops(int threads);
 int train_numerics_checked(void);

@@ -50,7 +50,7 @@ static int gemm_setup(run_ctx *r)
         snprintf(r->gemm_note, sizeof r->gemm_note, "the checkpoint's choice, not timed again");
     } else if (is_auto) {
         train_phase(NULL, "during set-up (--gemm auto's timing): nothing was written", 0);
-        if (train_gemm_auto(&r->m.cfg, o->threads, o->pipeline > 0 || o->eval_async) != 0)
+        if (train_gemm_auto(r, o->threads, o->pipeline > 0 || o->eval_async) != 0)
             return -1;
     } else {
         int given_plan = strncmp(o->gemm, "auto:", 5) == 0;   /* an earlier run's: no timing */

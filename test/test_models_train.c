@@ -310,7 +310,8 @@ Test(models, bad_input_exits_2_with_one_line)
                  "--gemm: unknown GEMM backend 'nosuch'");
     expect_usage((const char *[]){"--corpus", tiny, SMALL, "--gemm", "auto:other=blocked;1x2x3:TN=blocked", NULL},
                  "--gemm: the plan's product 1x2x3:TN is not one of this model's");
-    expect_usage((const char *[]){"--corpus", tiny, "--eval-async", "--gemm", "blocked", SMALL, NULL},
+    expect_usage((const char *[]){"--corpus", tiny, SMALL, "--eval-async", "--gemm",
+                                  "auto:other=blocked;32x1x10:NN=libxsmm", NULL},
                  "--eval-async calls GEMM from two threads");
     expect_usage((const char *[]){"--eval-ranks", "1", NULL}, "--eval-ranks 1 needs ranks to set aside");
     expect_usage((const char *[]){"--bench", "5", "--eval-every", "10", NULL},

@@ -153,8 +153,9 @@ static int corpus_load_shared(corpus *c, const char *path, corpus_level level, i
 static void corpus_forget(corpus *c) { memset(c, 0, sizeof *c); }
 
 /* ---- GEMM: tuned by the first rank; the others dispatch by its record ---- */
-static int gemm_auto(const model_cfg *c, int threads, int reentrant)
+static int gemm_auto(run_ctx *r, int threads, int reentrant)
 {
+    const model_cfg *c = &run_ctx_model(r)->cfg;
     char key[160];
     snprintf(key, sizeof key, "%d %d %d %d %d %d %d %d %d %d", (int)c->cell, c->layers, c->hidden,
              c->embed, c->vocab, c->batch, c->bptt, c->classes, threads, reentrant);
