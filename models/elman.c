@@ -45,6 +45,7 @@ static void elman_backward(model *m, int l, float *dH, float *dX, int Tw)
         const float *ht = h + (t + 1) * B * H;
         const float *dh = dH + t * B * H;
         float *dp = dpre + t * B * H;
+#pragma omp simd
         for (long i = 0; i < B * H; i++)
             dp[i] = dh[i] * (1.0f - ht[i] * ht[i]);
         if (t > 0)

@@ -64,6 +64,9 @@ static void lstm_backward(model *m, int l, float *dH, float *dX, int Tw)
             float *di = dp + b * G, *df = di + H, *dg = df + H, *dO = dg + H;
             const float *tcb = tc + b * H, *cpb = cp + b * H, *dhb = dh + b * H;
             float *dcb = dc + b * H;
+            /* element-wise (the arrays do not overlap): simd only widens it, each
+             * element's operations and their order unchanged (no FMA in this file) */
+#pragma omp simd
             for (long j = 0; j < H; j++) {
                 float o = og[j], tj = tcb[j], i = ig[j], f = fg[j], g = gg[j];
                 float dcc = dcb[j] + dhb[j] * o * (1.0f - tj * tj);

@@ -67,14 +67,25 @@ void optim_free(optimizer *o)
     o->m = o->v = o->dir = NULL;
 }
 
+#define NORM_LANES 8
+
 void grad_norm_parts(const float *g, long from, long to, double *part)
 {
     long c0 = from / GRAD_NORM_CHUNK, c1 = (to + GRAD_NORM_CHUNK - 1) / GRAD_NORM_CHUNK;
 #pragma omp parallel for schedule(static)
     for (long c = c0; c < c1; c++) {
-        long hi = (c + 1) * GRAD_NORM_CHUNK < to ? (c + 1) * GRAD_NORM_CHUNK : to;
-        double s = 0;
-        for (long i = c * GRAD_NORM_CHUNK; i < hi; i++)
+        long lo = c * GRAD_NORM_CHUNK, hi = (c + 1) * GRAD_NORM_CHUNK < to ? (c + 1) * GRAD_NORM_CHUNK : to;
+        /* NORM_LANES independent sums, added in a fixed order at the end: one running
+         * sum is a chain of dependent adds (4 cycles an element), these vectorize; the
+         * order is the code's, so the bits do not depend on the vector width */
+        double acc[NORM_LANES] = {0}, s = 0;
+        long i = lo;
+        for (; i + NORM_LANES <= hi; i += NORM_LANES)
+            for (int j = 0; j < NORM_LANES; j++)
+                acc[j] += (double)g[i + j] * g[i + j];
+        for (int j = 0; j < NORM_LANES; j++)
+            s += acc[j];
+        for (; i < hi; i++)
             s += (double)g[i] * g[i];
         part[c] = s;
     }
@@ -122,23 +133,25 @@ void optim_step_range(optimizer *o, float *p, const float *g, double lr, double 
                       long from, long to)
 {
     RS_ASSERT(optim_elementwise(o->kind));
+    /* "simd": p, g and the state never overlap, so each loop may be widened; each
+     * element's operations and their order stay the code's (no FMA in this file) */
     float a = (float)lr, gs = (float)gscale, mu = (float)o->momentum;
     o->t++;
     switch (o->kind) {
     case OPT_SGD:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for simd schedule(static)
         for (long i = from; i < to; i++)
             p[i] -= a * (gs * g[i]);
         break;
     case OPT_MOMENTUM:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for simd schedule(static)
         for (long i = from; i < to; i++) {
             o->m[i] = mu * o->m[i] + gs * g[i];
             p[i] -= a * o->m[i];
         }
         break;
     case OPT_NESTEROV:
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for simd schedule(static)
         for (long i = from; i < to; i++) {
             float gi = gs * g[i];
             o->m[i] = mu * o->m[i] + gi;
@@ -148,7 +161,7 @@ void optim_step_range(optimizer *o, float *p, const float *g, double lr, double 
     case OPT_ADAM: {
         float b1 = (float)o->beta1, b2 = (float)o->beta2, eps = (float)o->eps;
         float c1 = adam_correction(o->beta1, o->t), c2 = adam_correction(o->beta2, o->t);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for simd schedule(static)
         for (long i = from; i < to; i++) {
             float gi = gs * g[i];
             o->m[i] = b1 * o->m[i] + (1.0f - b1) * gi;

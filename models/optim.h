@@ -69,7 +69,8 @@ void optim_free(optimizer *o);
 int optim_nstate(optim_kind kind);
 
 /* |g|_2 over g (n), in double: each chunk of GRAD_NORM_CHUNK floats (from g) summed in
- * order, then the chunks' sums in order, so the same bits for any thread count, and
+ * a fixed order (8 interleaved partial sums, then those in order), then the chunks' sums
+ * in order, so the same bits for any thread count or vector width, and
  * from parts made anywhere (grad_norm_parts).  The chunk is small enough that 800
  * ranks' blocks of a 2.7 M-parameter model stay within ~20% of each other (blocks are
  * whole chunks under --shard-update) and large enough that the chunk sums exchanged
