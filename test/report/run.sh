@@ -44,6 +44,26 @@ $bin/study report "$tmp/stall" --out - > "$tmp/out" 2>&1
 sed -n '/^## Summary/,/^## [^S]/p' "$tmp/out" | grep -q "^- STALL: .*NOT met" && ok "the STALL line is in the summary" || bad "the STALL line is in the summary"
 expect "$tmp/steady" "^- target: no stall, .* \(2 rows\): met" "max 4.9x the median: no stall, met"
 
+echo "== rnn-train --bench: the step's goals (fraction of peak, threads, the class layer)"
+# srow MODEL HIDDEN BATCH THREADS CLASSES MEDIAN_MS TOKENS_PER_S FRAC
+srow() { echo "$1,1,$2,$2,10000,$3,35,$4,$5,onednn,10,$6,$6,$6,$7,10,100,$8"; }
+mkdir -p "$tmp/goals"
+{ echo "$bh"; srow lstm 512 32 1 0 500 2240 0.85; srow lstm 512 32 2 0 260 4300 0.79
+  srow lstm 512 32 1 100 170 6600 0.6; srow lstm 512 32 2 100 180 6200 0.3
+  srow elman 512 32 2 0 200 5600 0.76; srow lstm 128 80 1 100 33 85000 0.66
+  srow lstm 128 80 2 100 32 87000 0.33; } > "$tmp/goals/train_bench.csv"
+expect "$tmp/goals" "^- target: lstm hidden 512, batch 32, 1 thread >= 0.82 of the FMA peak: 0.850 — met" "LSTM-512 at 1 thread, 0.85 >= 0.82: met"
+expect "$tmp/goals" "^- target: lstm hidden 512, batch 32, 2 threads >= 0.80 of the FMA peak: 0.790 — NOT met" "LSTM-512 at 2 threads, 0.79 < 0.80: NOT met"
+expect "$tmp/goals" "^- target: elman hidden 512, batch 32, 2 threads >= 0.75 of the FMA peak: 0.760 — met" "Elman-512 at 2 threads, 0.76 >= 0.75: met"
+expect "$tmp/goals" "^- target: lstm hidden 128, batch 80, 100 classes, 1 thread >= 0.65 of the FMA peak: 0.660 — met" "the study's model at 1 thread, 0.66: met"
+expect "$tmp/goals" "^- target: lstm hidden 512, batch 32, 2 threads faster than 1 \(>= 1.10x\): 1.92x — met" "2 threads 1.92x 1: met"
+expect "$tmp/goals" "^- target: lstm hidden 512, batch 32, 100 classes, 2 threads faster than 1 \(>= 1.10x\): 0.94x — NOT met" "the class step slower at 2 threads: NOT met"
+expect "$tmp/goals" "^- target: lstm hidden 128, batch 80, 100 classes, 2 threads faster than 1 \(>= 1.10x\): 1.03x — NOT met" "1.03x is within the noise: NOT met"
+expect "$tmp/goals" "^- target: lstm hidden 512, batch 32, 100 classes, 1 thread >= 2x the full softmax's tokens/s: 2.95x — met" "classes 2.95x the full softmax: met"
+expect "$tmp/goals" "^- target: lstm hidden 512, batch 32, 100 classes, 2 threads >= 2x the full softmax's tokens/s: 1.44x — NOT met" "classes 1.44x the full softmax: NOT met"
+$bin/study report "$tmp/goals" --body --out - > "$tmp/out" 2>&1
+! grep -q "elman hidden 512, batch 32, 2 threads faster" "$tmp/out" && ok "no thread line without a 1-thread twin" || bad "no thread line without a 1-thread twin"
+
 echo "== the simulated data-parallel step: the 800-node target with the best exchange"
 dh="dp_mode,model,hidden,classes,vocab,batch,ranks,step_ms_median,exchange_ms,exchange_exposed_ms,embed_rows"
 drow() { echo "$1,lstm,128,100,10000,4,$2,$3,2,2,1"; }
