@@ -14,6 +14,36 @@ One bias per layer as in rnnscale: PyTorch's second recurrent bias (bias_hh) is 
 frozen.  Inputs are random token ids from a fixed seed (rnn-train --bench reads its corpus,
 Moby Dick; the work per step does not depend on which ids come).
 
+With --classes C, the output layer is rnn-train --classes C's (RNNLM's class-factorized
+softmax, models/output_class.c) mapped onto nn.AdaptiveLogSoftmaxWithLoss, PyTorch's
+nearest layer; everything else of the step (LSTM, clip, SGD, carried state) is the same.
+  - Ids: drawn from a Zipf unigram distribution, p(rank r) ~ 1/(r + 1), id 0 the most
+    frequent (uniform ids would make every class equally large and hide the layer's real
+    shape).  rnn-train's classes come from its corpus's counts; here from these
+    probabilities, cut by the same rule (class_map_build: words by frequency, a new class
+    once the mass so far passes k/C): frequent words get small classes, rare ones large.
+    At V 10000, C 100: 44 classes of one word, the largest 932 words, and 100 words
+    (= V/C, as the equal-mass rule gives) in a token's class on average.
+  - Mapping: cutoffs = the classes' first ids; the head is class 0's words plus one logit
+    per other class (RNNLM's class softmax, class 0's words folded in: -log p(w) is the
+    same sum of a class term and a word term), head_bias for the class and head-word
+    biases.  div_value=1.0 keeps each tail cluster's projection H wide.
+  - What differs: AdaptiveLogSoftmaxWithLoss puts an H x H projection (no bias) in front of
+    each tail cluster's words, which RNNLM's layer does not have; it starts as the identity
+    here, so the model at init is RNNLM's, and it trains (its work is in the step).  The
+    tail's words have no bias (V - S_0 numbers; negligible work).
+  - Work per step, forward and backward (gflop_per_step; expected over the distribution):
+    at H 512, V 10k, B 32, T 35, C 100, 16.36 GFLOP here (output layer 2.27: head 100
+    logits for every token, a 512 x 512 projection and ~100 word logits for the 90% of
+    tokens in tail clusters) against rnn-train's 14.78 (gflop_per_step_rnnscale, model.c's
+    count: output layer 0.69, H (C + V/C) a token); the LSTM's 14.09 is common to both.
+  - Loss at init: near a uniform predictor's under the factorization (loss_uniform: ln of
+    the head's size, plus ln of the cluster's size for a tail word; 6.91 expected at the
+    shape above, against ln V = 9.21 for the full softmax).  --check tests that, and that SGD
+    on one window repeated lowers the loss, and exits 1 if either fails.
+RNNLM's toolkit runs this layer token by token as matrix-vector products; what that
+design allows on this machine is in models/README.md ("The class softmax's cost").
+
 Timing as rnn-train --bench: --warmup untimed steps (2), then --steps steps timed one
 by one; tokens/s = batch * bptt / median step time.
 
@@ -35,9 +65,9 @@ own pthreads next to PyTorch's OpenMP threads, which spin after each parallel re
 peer's best setting, unless the environment sets it; the value is recorded in the CSV.
 No effect at 1 thread.
 
-Exit: 0 done, 1 the loss diverged or no core type computed correctly, 2 bad usage or
-input (one line on stderr), 130 interrupted.  --csv never overwrites a file and never
-leaves a partial one.
+Exit: 0 done, 1 the loss diverged, no core type computed correctly or --check failed,
+2 bad usage or input (one line on stderr), 130 interrupted.  --csv never overwrites a
+file and never leaves a partial one.
 """
 import argparse
 import csv
@@ -71,7 +101,8 @@ PROBE_CHECK_SHAPES = [
 
 CSV_COLS = ["model", "layers", "hidden", "embed", "vocab", "batch", "bptt", "threads",
             "classes", "gemm", "steps", "step_ms_median", "step_ms_min", "step_ms_max",
-            "tokens_per_s", "gflops", "gflop_per_step", "loss_first", "loss_last", "peer",
+            "tokens_per_s", "gflops", "gflop_per_step", "gflop_per_step_rnnscale", "output",
+            "loss_first", "loss_last", "loss_uniform", "peer",
             "peer_version", "openblas_coretype", "openblas_core", "openblas_threads",
             "openblas_coretype_user", "coretype_reason", "coretype_probe", "omp_wait_policy",
             "inputs", "clip", "lr"]
@@ -301,13 +332,84 @@ def probe_summary(rows):
     return "; ".join(parts)
 
 
+# ---- --classes: RNNLM's class split, mapped onto AdaptiveLogSoftmaxWithLoss -------------
+
+ZIPF_S = 1.0   # p(rank r) ~ 1/(r+1)^s: s = 1 is Zipf's law for word frequencies; Moby
+               # Dick's words are near it (the most frequent 708x the 1000th, 1000x for
+               # s = 1).  What the split needs is that shape: a few words hold much mass
+
+
+def zipf_probs(V):
+    """Unigram probabilities of ids 0..V-1, id 0 the most frequent.  The ids are already in
+    frequency order because AdaptiveLogSoftmaxWithLoss's clusters are id ranges (rnnscale
+    sorts its output rows into class order instead: the same layout)."""
+    w = [1.0 / (r + 1) ** ZIPF_S for r in range(V)]
+    t = sum(w)
+    return [x / t for x in w]
+
+
+def class_split(probs, C):
+    """models/output_class.c's class_map_build on the expected counts PROBS (ids sorted by
+    frequency): off[k] is class k's first id, off[C] = V.  A class ends once the mass so
+    far passes (k+1)/C, and always when only as many ids are left as classes to fill; so
+    the frequent words get classes of their own and the rare ones share large ones."""
+    V = len(probs)
+    total = sum(probs)
+    off, cum, k = [0], 0.0, 0
+    for i in range(V):
+        if k < C - 1 and i > off[k] and (cum / total > (k + 1) / C or V - i <= C - 1 - k):
+            off.append(i)
+            k += 1
+        cum += probs[i]
+    off.append(V)
+    return off
+
+
+def uniform_losses(V, off):
+    """Per target id, the loss of a model that predicts uniformly at every softmax it has:
+    ln V for the full softmax; with classes, ln(head) for the head's own words and
+    ln(head) + ln |cluster| for a tail cluster's (what small initial weights give)."""
+    if off is None:
+        return [math.log(V)] * V
+    C = len(off) - 1
+    head = off[1] + C - 1
+    out = [math.log(head)] * V
+    for k in range(1, C):
+        for w in range(off[k], off[k + 1]):
+            out[w] += math.log(off[k + 1] - off[k])
+    return out
+
+
 # ---- the benchmark --------------------------------------------------------------------------
 
-def model_step_flops(cell, hidden, embed, vocab, batch, bptt):
-    """models/model.c's model_step_flops: the GEMMs of forward and backward."""
-    n = bptt * batch
+def rnn_flops(cell, hidden, embed, n):
     g = (4 if cell == "lstm" else 1) * hidden
-    return 6.0 * n * g * (embed + hidden) + 6.0 * n * hidden * vocab
+    return 6.0 * n * g * (embed + hidden)
+
+
+def model_step_flops(cell, hidden, embed, vocab, batch, bptt, classes=0):
+    """models/model.c's model_step_flops: the GEMMs of forward and backward (6 flops per
+    multiply-add: the product, dX and dW); with classes, the class layer and a class of
+    the average size V / C per token (what rnn-train's gflops column counts)."""
+    n = bptt * batch
+    out = hidden * (classes + vocab / classes) if classes else hidden * vocab
+    return rnn_flops(cell, hidden, embed, n) + 6.0 * n * out
+
+
+def adaptive_step_flops(cell, hidden, embed, batch, bptt, probs, off):
+    """AdaptiveLogSoftmaxWithLoss's GEMMs, forward and backward, expected over the unigram
+    distribution: every token the head (H x (S_0 + C - 1)); a token of tail cluster k its
+    projection (H x H, div_value 1) and its cluster's words (H x S_k)."""
+    n, H, C = bptt * batch, hidden, len(off) - 1
+    per = H * (off[1] + C - 1)
+    for k in range(1, C):
+        per += sum(probs[off[k]:off[k + 1]]) * (H * H + H * (off[k + 1] - off[k]))
+    return rnn_flops(cell, hidden, embed, n) + 6.0 * n * per
+
+
+def expected_class_size(probs, off):
+    """sum_k p_k S_k: the words a token's class holds, on average over the tokens."""
+    return sum(sum(probs[off[k]:off[k + 1]]) * (off[k + 1] - off[k]) for k in range(len(off) - 1))
 
 
 def fmt(x):
@@ -348,65 +450,169 @@ def check_writable(path):
         die(2, f"cannot write {path}: folder {d} is not writable")
 
 
+class Setup:
+    """The model, its optimizer and the input stream of a run: the same for --check and
+    the timed run."""
+
+    def __init__(self, a, total):
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        torch.set_num_threads(a.threads)
+        torch.manual_seed(a.seed)
+        H, D, V, B, T = a.hidden, a.embed, a.vocab, a.batch, a.bptt
+        self.torch, self.a = torch, a
+        self.probs = zipf_probs(V) if a.classes else None
+        self.off = class_split(self.probs, a.classes) if a.classes else None
+        off = self.off
+
+        class LM(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(V, D)
+                if a.model == "lstm":
+                    self.rnn = nn.LSTM(D, H)
+                else:
+                    self.rnn = nn.RNN(D, H, nonlinearity="tanh")
+                if off is None:
+                    self.out = nn.Linear(H, V)
+                else:
+                    # head: class 0's words + one logit per other class (RNNLM's class
+                    # softmax, with class 0's words folded in); div_value 1 keeps every
+                    # tail projection H wide; head_bias: RNNLM's class and word biases
+                    # (the tail's word biases AdaptiveLogSoftmaxWithLoss does not have)
+                    self.out = nn.AdaptiveLogSoftmaxWithLoss(H, V, off[1:-1], div_value=1.0,
+                                                             head_bias=True)
+                # rnnscale's initial values (model_init_params): embedding and output
+                # weights uniform +-0.1, recurrent weights +-1/sqrt(H), biases 0, LSTM
+                # forget gate 1.
+                with torch.no_grad():
+                    self.emb.weight.uniform_(-0.1, 0.1)
+                    if off is None:
+                        self.out.weight.uniform_(-0.1, 0.1)
+                        self.out.bias.zero_()
+                    else:
+                        self.out.head.weight.uniform_(-0.1, 0.1)
+                        self.out.head.bias.zero_()
+                        for proj, words in self.out.tail:
+                            # the projection RNNLM's layer lacks starts as the identity,
+                            # so the model at init is RNNLM's (it trains like any weight)
+                            proj.weight.copy_(torch.eye(H))
+                            words.weight.uniform_(-0.1, 0.1)
+                    r = 1.0 / math.sqrt(H)
+                    self.rnn.weight_ih_l0.uniform_(-r, r)
+                    self.rnn.weight_hh_l0.uniform_(-r, r)
+                    self.rnn.bias_ih_l0.zero_()
+                    if a.model == "lstm":
+                        self.rnn.bias_ih_l0[H:2 * H] = 1.0
+                    self.rnn.bias_hh_l0.zero_()
+                self.rnn.bias_hh_l0.requires_grad_(False)   # one bias per layer, as rnnscale
+
+            def forward(self, x, state, y):
+                h, state = self.rnn(self.emb(x), state)
+                h = h.reshape(-1, H)
+                if off is None:
+                    return F.cross_entropy(self.out(h), y), state
+                return self.out(h, y).loss, state
+
+        self.m = LM()
+        self.params = [p for p in self.m.parameters() if p.requires_grad]
+        self.opt = torch.optim.SGD(self.params, lr=a.lr)
+        g = torch.Generator().manual_seed(a.seed)
+        n = B * (total * T + 1)
+        if self.probs is None:    # B parallel streams
+            self.stream = torch.randint(0, V, (B, total * T + 1), generator=g)
+        else:
+            self.stream = torch.multinomial(torch.tensor(self.probs, dtype=torch.float64), n,
+                                            replacement=True, generator=g).view(B, -1)
+        self.uni = torch.tensor(uniform_losses(V, off), dtype=torch.float64)
+        zeros = torch.zeros(1, B, H)
+        self.zero_state = (zeros, zeros.clone()) if a.model == "lstm" else zeros
+
+    def window(self, i):
+        T = self.a.bptt
+        x = self.stream[:, i * T:(i + 1) * T].t().contiguous()           # (T, B), time-major
+        y = self.stream[:, i * T + 1:(i + 1) * T + 1].t().reshape(-1)
+        return x, y
+
+    def uniform_loss(self, y):
+        return float(self.uni[y].mean())
+
+    def step(self, x, y, state):
+        """One training step; the loss before the update and the state carried on."""
+        if isinstance(state, tuple):
+            state = tuple(s.detach() for s in state)
+        else:
+            state = state.detach()
+        loss, state = self.m(x, state, y)
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.a.clip > 0:
+            self.torch.nn.utils.clip_grad_norm_(self.params, self.a.clip)
+        self.opt.step()
+        return loss.item(), state
+
+
+def split_summary(a, s):
+    off, C = s.off, a.classes
+    sizes = [off[k + 1] - off[k] for k in range(C)]
+    return (f"{C} classes over {a.vocab} Zipf ids (s {ZIPF_S:g}), RNNLM's equal-mass split: "
+            f"head {off[1] + C - 1} logits ({off[1]} words + {C - 1} clusters), classes of "
+            f"{min(sizes)} to {max(sizes)} words ({sum(1 for z in sizes if z == 1)} of 1), "
+            f"{expected_class_size(s.probs, off):.0f} words per token's class on average")
+
+
+CHECK_STEPS = 8        # SGD steps on one repeated window
+CHECK_INIT_TOL = 0.3   # |first loss - a uniform predictor's|: small weights at init
+CHECK_FALL = 1e-3      # each step's loss below the one before, the last at least this
+                       # fraction below the first: SGD on one batch from one state must
+                       # descend; random ids and equal-mass classes (nothing to learn but
+                       # the window itself) make it slow at lr 1: 0.2% (LSTM-512, full
+                       # softmax) to 0.6% (hidden 16, 5 classes) in 8 steps
+
+
+def check(a):
+    """--check: the model is wired as meant.  Its first loss is near a uniform predictor's
+    on the same targets (ln V; with classes what the factorization gives), and training on
+    one window over and over (from the same zero state) lowers the loss.  Exit 1 if not."""
+    s = Setup(a, 1)
+    if a.classes:
+        print(split_summary(a, s))
+    x, y = s.window(0)
+    uni = s.uniform_loss(y)
+    losses = [s.step(x, y, s.zero_state)[0] for _ in range(CHECK_STEPS)]
+    print(f"check    loss at init {losses[0]:.4f} (a uniform predictor: {uni:.4f}); "
+          f"{CHECK_STEPS} steps on one window: {' '.join(f'{v:.3f}' for v in losses)}")
+    if not all(math.isfinite(v) for v in losses):
+        die(1, "check failed: the loss is not finite (lower --lr)")
+    if abs(losses[0] - uni) > CHECK_INIT_TOL:
+        die(1, f"check failed: loss at init {losses[0]:.4f}, a uniform predictor's {uni:.4f} "
+               f"(more than {CHECK_INIT_TOL} apart: the output layer is not wired as meant)")
+    rising = [i for i in range(1, CHECK_STEPS) if not losses[i] < losses[i - 1]]
+    if rising or not losses[-1] < (1 - CHECK_FALL) * losses[0]:
+        die(1, f"check failed: the loss on a repeated window went {losses[0]:.4f} -> "
+               f"{losses[-1]:.4f} in {CHECK_STEPS} steps" +
+               (f", not falling at step {rising[0] + 1}" if rising else "") +
+               f" (want it falling at every step, by {CHECK_FALL:.1%} of the first at least)")
+    print("check    passed")
+    return 0
+
+
 def bench(a, coretype_row):
     import torch
-    import torch.nn as nn
-    import torch.nn.functional as F
-
-    torch.set_num_threads(a.threads)
-    torch.manual_seed(a.seed)
     H, D, V, B, T = a.hidden, a.embed, a.vocab, a.batch, a.bptt
-
-    class LM(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.emb = nn.Embedding(V, D)
-            if a.model == "lstm":
-                self.rnn = nn.LSTM(D, H)
-            else:
-                self.rnn = nn.RNN(D, H, nonlinearity="tanh")
-            self.out = nn.Linear(H, V)
-            # rnnscale's initial values (model_init_params): embedding and output weights
-            # uniform +-0.1, recurrent weights +-1/sqrt(H), biases 0, LSTM forget gate 1.
-            with torch.no_grad():
-                self.emb.weight.uniform_(-0.1, 0.1)
-                self.out.weight.uniform_(-0.1, 0.1)
-                self.out.bias.zero_()
-                r = 1.0 / math.sqrt(H)
-                self.rnn.weight_ih_l0.uniform_(-r, r)
-                self.rnn.weight_hh_l0.uniform_(-r, r)
-                self.rnn.bias_ih_l0.zero_()
-                if a.model == "lstm":
-                    self.rnn.bias_ih_l0[H:2 * H] = 1.0
-                self.rnn.bias_hh_l0.zero_()
-            self.rnn.bias_hh_l0.requires_grad_(False)   # one bias per layer, as rnnscale
-
-        def forward(self, x, state):
-            y, state = self.rnn(self.emb(x), state)
-            return self.out(y.reshape(-1, H)), state
-
-    m = LM()
-    params = [p for p in m.parameters() if p.requires_grad]
-    opt = torch.optim.SGD(params, lr=a.lr)
     total = a.warmup + a.steps
-    g = torch.Generator().manual_seed(a.seed)
-    stream = torch.randint(0, V, (B, total * T + 1), generator=g)   # B parallel streams
-    zeros = torch.zeros(1, B, H)
-    state = (zeros, zeros.clone()) if a.model == "lstm" else zeros
+    s = Setup(a, total)
+    if a.classes:
+        print(split_summary(a, s))
+    state = s.zero_state
     times, losses = [], []
+    uni = s.uniform_loss(s.window(0)[1])
     for i in range(total):
         t0 = time.perf_counter()
-        x = stream[:, i * T:(i + 1) * T].t().contiguous()           # (T, B), time-major
-        y = stream[:, i * T + 1:(i + 1) * T + 1].t().reshape(-1)
-        state = tuple(s.detach() for s in state) if a.model == "lstm" else state.detach()
-        logits, state = m(x, state)
-        loss = F.cross_entropy(logits, y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        if a.clip > 0:
-            torch.nn.utils.clip_grad_norm_(params, a.clip)
-        opt.step()
-        lv = loss.item()
+        x, y = s.window(i)
+        lv, state = s.step(x, y, state)
         dt = time.perf_counter() - t0
         if not math.isfinite(lv):
             die(1, f"the loss became {lv} at step {i + 1} (lower --lr)")
@@ -414,17 +620,25 @@ def bench(a, coretype_row):
         if i >= a.warmup:
             times.append(dt)
     med = statistics.median(times)
-    flops = model_step_flops(a.model, H, D, V, B, T)
+    ours = model_step_flops(a.model, H, D, V, B, T, a.classes)
+    flops = adaptive_step_flops(a.model, H, D, B, T, s.probs, s.off) if a.classes else ours
     core, nthr = openblas_info()
+    if a.classes:
+        inputs = f"Zipf ids (p ~ 1/rank^{ZIPF_S:g}), seed {a.seed}"
+        output = f"adaptive_log_softmax (div_value 1, head {s.off[1] + a.classes - 1}, {a.classes - 1} tail clusters)"
+    else:
+        inputs, output = f"random ids, seed {a.seed}", "softmax"
     row = {"model": a.model, "layers": 1, "hidden": H, "embed": D, "vocab": V, "batch": B,
-           "bptt": T, "threads": a.threads, "classes": 0, "gemm": "openblas", "steps": a.steps,
-           "step_ms_median": med * 1e3, "step_ms_min": min(times) * 1e3,
+           "bptt": T, "threads": a.threads, "classes": a.classes, "gemm": "openblas",
+           "steps": a.steps, "step_ms_median": med * 1e3, "step_ms_min": min(times) * 1e3,
            "step_ms_max": max(times) * 1e3, "tokens_per_s": B * T / med,
            "gflops": flops / med * 1e-9, "gflop_per_step": flops * 1e-9,
-           "loss_first": losses[0], "loss_last": losses[-1], "peer": "pytorch",
-           "peer_version": torch.__version__, "openblas_core": core, "openblas_threads": nthr,
+           "gflop_per_step_rnnscale": ours * 1e-9, "output": output,
+           "loss_first": losses[0], "loss_last": losses[-1], "loss_uniform": uni,
+           "peer": "pytorch", "peer_version": torch.__version__, "openblas_core": core,
+           "openblas_threads": nthr,
            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "(unset)"),
-           "inputs": f"random ids, seed {a.seed}", "clip": a.clip, "lr": a.lr}
+           "inputs": inputs, "clip": a.clip, "lr": a.lr}
     row.update(coretype_row)
     return row
 
@@ -436,17 +650,21 @@ def main():
     ap = argparse.ArgumentParser(
         prog="peer_torch.py",
         description="Time rnn-train --bench's training step (embedding, 1-layer LSTM or Elman, "
-                    "full-softmax Linear, cross-entropy, truncated BPTT, clipping, SGD) in PyTorch, "
+                    "full-softmax Linear or, with --classes, AdaptiveLogSoftmaxWithLoss, cross-entropy, "
+                    "truncated BPTT, clipping, SGD) in PyTorch, "
                     "with OpenBLAS at the fastest core type that computes correctly on this CPU. "
                     "Run with /usr/bin/python3 (Debian's python3-torch; `make peers`).",
-        epilog="Exit: 0 done, 1 the loss diverged or no OpenBLAS core type computed correctly, "
-               "2 bad usage or input, 130 interrupted.")
+        epilog="Exit: 0 done, 1 the loss diverged, no OpenBLAS core type computed correctly or "
+               "--check failed, 2 bad usage or input, 130 interrupted.")
     ap.add_argument("--model", default="lstm", help="lstm or elman [lstm]")
     ap.add_argument("--hidden", type=int, default=512, metavar="N", help="hidden units [512]")
     ap.add_argument("--embed", type=int, default=0, metavar="N", help="embedding width [= --hidden]")
     ap.add_argument("--batch", type=int, default=32, metavar="B", help="parallel streams per step [32]")
     ap.add_argument("--bptt", type=int, default=35, metavar="T", help="truncated-BPTT window, steps [35]")
     ap.add_argument("--vocab", type=int, default=10000, metavar="N", help="vocabulary size [10000]")
+    ap.add_argument("--classes", type=int, default=0, metavar="C",
+                    help="RNNLM's class softmax with C classes, as nn.AdaptiveLogSoftmaxWithLoss "
+                         "on Zipf-distributed ids (see the docstring); 0 = full softmax [0]")
     ap.add_argument("--threads", type=int, default=0, metavar="N",
                     help="threads for PyTorch and OpenBLAS [all CPUs]")
     ap.add_argument("--steps", type=int, default=10, metavar="N", help="timed steps [10]")
@@ -464,6 +682,10 @@ def main():
                          "the environment's OPENBLAS_CORETYPE are the same")
     ap.add_argument("--probe-only", action="store_true", help="print the probe's table and exit")
     ap.add_argument("--csv", metavar="FILE", help="write the result row (never overwrites)")
+    ap.add_argument("--check", action="store_true",
+                    help="check the model instead of timing it: its first loss near a uniform "
+                         "predictor's, and the loss falling over a few steps on one repeated "
+                         "window (exit 1 if not)")
 
     def error(msg):   # argparse's own error: one line, exit 2
         die(2, f"{msg} (see --help)")
@@ -476,10 +698,19 @@ def main():
             die(2, f"--{name}: expected a positive integer, got {getattr(a, name)}")
     if a.vocab < 2:
         die(2, f"--vocab: expected at least 2, got {a.vocab}")
-    if a.embed < 0 or a.threads < 0 or a.warmup < 0 or a.clip < 0 or not a.lr > 0:
-        die(2, "--embed, --threads, --warmup and --clip must be >= 0, --lr > 0")
+    if a.embed < 0 or a.threads < 0 or a.warmup < 0 or not 0 <= a.clip < math.inf or not 0 < a.lr < math.inf:
+        die(2, "--embed, --threads, --warmup and --clip must be >= 0, --lr > 0 (and finite)")
+    # AdaptiveLogSoftmaxWithLoss needs one cutoff at least (C >= 2), and each tail cluster
+    # holds an H x H projection: refused past 1 GiB of them rather than swapping
+    if a.classes != 0 and not 2 <= a.classes <= a.vocab:
+        die(2, f"--classes: expected 0 (full softmax) or 2 to --vocab {a.vocab}, got {a.classes}")
+    if a.classes and (a.classes - 1) * a.hidden * a.hidden * 4 > 1 << 30:
+        die(2, f"--classes {a.classes} --hidden {a.hidden}: {a.classes - 1} tail projections of "
+               f"{a.hidden}x{a.hidden} exceed 1 GiB (fewer classes or a smaller --hidden)")
     a.embed = a.embed or a.hidden
     a.threads = a.threads or len(os.sched_getaffinity(0))
+    if a.csv and a.check:
+        die(2, "--check writes no CSV: drop --csv")
     if a.csv:
         check_writable(a.csv)
 
@@ -509,12 +740,17 @@ def main():
     coretype_row = {"openblas_coretype": val if val is not None else "(unset)",
                     "openblas_coretype_user": user if user is not None else "(unset)",
                     "coretype_reason": reason, "coretype_probe": summary}
+    if a.check:
+        return check(a)
     row = bench(a, coretype_row)
     print(f"\npeer     pytorch {row['peer_version']}, OpenBLAS core {row['openblas_core']} "
           f"(OPENBLAS_CORETYPE {row['openblas_coretype']}), {a.threads} threads; "
-          f"random input ids, seed {a.seed}")
-    cols = ["model", "hidden", "batch", "bptt", "vocab", "threads", "step_ms_median",
-            "tokens_per_s", "gflops", "loss_first", "loss_last"]
+          f"{row['inputs']}; output layer {row['output']}")
+    if a.classes:
+        print(f"work     {row['gflop_per_step']:.3g} GFLOP per step here, {row['gflop_per_step_rnnscale']:.3g} "
+              f"as rnn-train counts its class layer (H (C + V/C) per token, no tail projections)")
+    cols = ["model", "hidden", "batch", "bptt", "vocab", "classes", "threads", "step_ms_median",
+            "tokens_per_s", "gflops", "gflop_per_step", "loss_first", "loss_last"]
     vals = [f"{row[c]:.4g}" if isinstance(row[c], float) else str(row[c]) for c in cols]
     wid = [max(len(c), len(v)) for c, v in zip(cols, vals)]
     print("  ".join(c.rjust(w) for c, w in zip(cols, wid)))
