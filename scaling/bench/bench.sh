@@ -98,11 +98,17 @@ for tr_t in $tr_threads; do
     done
 done
 # RNNLM's class-factorized softmax (100 classes) on the same LSTM, at each thread count
-# (the report holds it to the full softmax's tokens/s: it does 3.3x fewer FLOPs)
+# (the report holds it to the full softmax's tokens/s: it does 3.3x fewer FLOPs); then
+# PyTorch's nearest layer, nn.AdaptiveLogSoftmaxWithLoss, cut at the same kind of
+# equal-mass split (peer_torch.py --classes: its row in train_peer.csv, classes 100)
 for tr_t in $tr_threads; do
     step "train_bench_lstm_classes_t$tr_t" build/bin/rnn-train --model lstm $tr_shape --classes 100 \
         --threads "$tr_t" --bench $tr_steps \
         --csv "$run/train_bench.d/lstm_classes_t$tr_t.csv"
+    [ -n "$have_torch" ] && step "train_peer_lstm_classes_t$tr_t" /usr/bin/python3 models/peer_torch.py \
+        --model lstm $tr_shape --classes 100 --threads "$tr_t" \
+        --steps $tr_steps --probe-cache "$run/train_peer.d/openblas_probe.json" \
+        --csv "$run/train_peer.d/lstm_classes_t$tr_t.csv"
 done
 # The scaling study's model (make scaling: LSTM 128, 100 classes, T 35, V 10k) at its
 # b = 80 a worker and at 800 (a group of 10 workers in one process), so that a study's

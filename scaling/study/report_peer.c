@@ -8,21 +8,34 @@
 #include "check.h"
 #include "report.h"
 
+enum { CFG_CLASSES = 7, NCFG = 8 };
+
 /* One configuration (its cells' text), with PyTorch's row and rnnscale's. */
 typedef struct {
-    const char *cfg[7];   /* model, hidden, embed, vocab, batch, bptt, threads */
-    const char *pt, *pms, *coretype, *core, *rt, *rms;
+    const char *cfg[NCFG];   /* model, hidden, embed, vocab, batch, bptt, threads, classes */
+    const char *pt, *pms, *coretype, *core, *rt, *rms, *pgf, *rgf;
 } peer_cfg;
 
-static const char *const cfg_cols[7] = {"model", "hidden", "embed", "vocab", "batch", "bptt", "threads"};
+static const char *const cfg_cols[NCFG] = {"model", "hidden", "embed", "vocab", "batch", "bptt", "threads",
+                                           "classes"};
+
+/* Cell J of a configuration against row ROW of T.  classes as a number, an empty cell
+ * (or no such column) being 0: the full softmax, as both programs mean by it. */
+static int same(const peer_cfg *k, int j, const rs_table *t, int row)
+{
+    const char *v = rp_cell(t, row, cfg_cols[j]);
+    if (j == CFG_CLASSES)
+        return rp_num(k->cfg[j]) == rp_num(v);
+    return strcmp(k->cfg[j], v) == 0;
+}
 
 static peer_cfg *find(peer_cfg *c, int n, const rs_table *t, int row)
 {
     for (int i = 0; i < n; i++) {
         int j = 0;
-        while (j < 7 && strcmp(c[i].cfg[j], rp_cell(t, row, cfg_cols[j])) == 0)
+        while (j < NCFG && same(&c[i], j, t, row))
             j++;
-        if (j == 7)
+        if (j == NCFG)
             return &c[i];
     }
     return NULL;
@@ -38,10 +51,12 @@ static void comparison(report_ctx *r, const rs_table *peer, const rs_table *benc
         peer_cfg *k = find(c, n, peer, i);
         if (!k) {   /* the configurations in PyTorch's order */
             k = &c[n++];
-            for (int j = 0; j < 7; j++)
+            for (int j = 0; j < NCFG; j++)
                 k->cfg[j] = rp_cell(peer, i, cfg_cols[j]);
         }
         k->pt = rp_cell(peer, i, "tokens_per_s");
+        k->pgf = rp_cell(peer, i, "gflop_per_step");
+        k->rgf = rp_cell(peer, i, "gflop_per_step_rnnscale");
         k->pms = rp_cell(peer, i, "step_ms_median");
         k->core = rp_cell(peer, i, "openblas_core");
         k->coretype = rp_cell(peer, i, "openblas_coretype");
@@ -57,14 +72,14 @@ static void comparison(report_ctx *r, const rs_table *peer, const rs_table *benc
     }
     for (int i = 0; bench && i < rs_table_nrows(bench); i++) {
         peer_cfg *k = find(c, n, bench, i);
-        if (k && rp_num(rp_cell(bench, i, "classes")) == 0 && rp_num(rp_cell(bench, i, "layers")) == 1) {
+        if (k && rp_num(rp_cell(bench, i, "layers")) == 1) {
             k->rt = rp_cell(bench, i, "tokens_per_s");
             k->rms = rp_cell(bench, i, "step_ms_median");
         }
     }
-    fprintf(r->out, "| model | hidden | vocab | batch | bptt | threads | rnnscale tokens/s | PyTorch tokens/s | ratio "
-                    "| rnnscale ms/step | PyTorch ms/step | PyTorch OpenBLAS core |\n"
-                    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    fprintf(r->out, "| model | hidden | vocab | classes | batch | bptt | threads | rnnscale tokens/s | PyTorch tokens/s "
+                    "| ratio | rnnscale ms/step | PyTorch ms/step | PyTorch OpenBLAS core |\n"
+                    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     double ratio1[2] = {0, 0};   /* lstm, elman at the target's shape, 1 thread */
     int have1[2] = {0, 0};
     for (int i = 0; i < n; i++) {
@@ -82,15 +97,37 @@ static void comparison(report_ctx *r, const rs_table *peer, const rs_table *benc
             snprintf(core, sizeof core, "%s (OPENBLAS_CORETYPE unset)", k->core);
         else
             snprintf(core, sizeof core, "%s (OPENBLAS_CORETYPE=%s)", k->core, k->coretype);
-        fprintf(r->out, "| %s | %s | %s | %s | %s | %s | %s | %.4g | %s | %s | %.4g | %s |\n", k->cfg[0], k->cfg[1],
-                k->cfg[3], k->cfg[4], k->cfg[5], k->cfg[6], rt, rp_num(k->pt), rat, rms, rp_num(k->pms), core);
+        char cls[32] = "-";   /* - : the full softmax */
+        if (rp_num(k->cfg[CFG_CLASSES]) > 0)
+            snprintf(cls, sizeof cls, "%.0f", rp_num(k->cfg[CFG_CLASSES]));
+        fprintf(r->out, "| %s | %s | %s | %s | %s | %s | %s | %s | %.4g | %s | %s | %.4g | %s |\n", k->cfg[0],
+                k->cfg[1], k->cfg[3], cls, k->cfg[4], k->cfg[5], k->cfg[6], rt, rp_num(k->pt), rat, rms,
+                rp_num(k->pms), core);
+        /* the targets are the full softmax's */
         if (have && rp_cmp(k->cfg[6], 1) == 0 && rp_cmp(k->cfg[1], 512) == 0 && rp_cmp(k->cfg[3], 10000) == 0 &&
-            rp_cmp(k->cfg[4], 32) == 0 && rp_cmp(k->cfg[5], 35) == 0)
+            rp_cmp(k->cfg[4], 32) == 0 && rp_cmp(k->cfg[5], 35) == 0 && rp_num(k->cfg[CFG_CLASSES]) == 0)
             for (int m = 0; m < 2; m++)
                 if (strcmp(k->cfg[0], m ? "elman" : "lstm") == 0) {
                     ratio1[m] = ratio;
                     have1[m] = 1;
                 }
+    }
+    /* The class rows compare different amounts of work: say how much each side does,
+     * once per configuration (the work does not depend on the thread count). */
+    for (int i = 0; i < n; i++) {
+        const peer_cfg *k = &c[i];
+        int seen = 0;
+        for (int e = 0; e < i && !seen; e++) {
+            int j = 0;
+            while (j < NCFG && (j == 6 || strcmp(c[e].cfg[j], k->cfg[j]) == 0))
+                j++;
+            seen = j == NCFG;
+        }
+        if (!seen && rp_num(k->cfg[CFG_CLASSES]) > 0 && *k->pgf && *k->rgf)
+            fprintf(r->out, "\n%s hidden %s, vocab %s, %s classes: PyTorch's adaptive softmax does %.4g GFLOP per "
+                            "step\n(its H x H tail projections included) against rnnscale's %.4g (H (C + V/C) a "
+                            "token in the output layer).\n", k->cfg[0], k->cfg[1], k->cfg[3], k->cfg[CFG_CLASSES],
+                    rp_num(k->pgf), rp_num(k->rgf));
     }
     fprintf(r->out, "\nPyTorch %s; OpenBLAS core type: %s", ver, reason);
     if (*user && strcmp(user, "(unset)") != 0)
@@ -130,7 +167,12 @@ void report_peer(report_ctx *r)
                         "here) on the same configurations and thread counts (torch.set_num_threads and\n"
                         "OPENBLAS_NUM_THREADS); median step of the timed steps after 2 untimed ones, as\n"
                         "`rnn-train --bench`. PyTorch's inputs are random ids from a fixed seed, rnnscale's\n"
-                        "its corpus (the work per step is the same). PyTorch multiplies through Debian's\n"
+                        "its corpus (the work per step is the same). A row with classes is RNNLM's class\n"
+                        "softmax (`--classes`) against nn.AdaptiveLogSoftmaxWithLoss cut where rnnscale's rule\n"
+                        "cuts a Zipf unigram distribution into classes of equal mass, its ids drawn from that\n"
+                        "distribution (head: the first class's words and one logit per other class;\n"
+                        "div_value 1, so each tail cluster adds an H x H projection RNNLM's layer does not\n"
+                        "have; no biases on the tail's words). PyTorch multiplies through Debian's\n"
                         "OpenBLAS, run at the fastest core type that computed correctly on this CPU (probed\n"
                         "in fresh processes: the `train_peer_*.txt` files have the table):\n\n");
         comparison(r, p, b);
