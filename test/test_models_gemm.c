@@ -290,6 +290,43 @@ Test(models, auto_declined_call_takes_the_fallback, .init = cr_redirect_stderr)
     cr_expect_stderr_eq_str("", "a library printed on stderr");
 }
 
+/* In context (gemm_context.c): variant 0 is the per-shape plan, each other one candidate
+ * alone, every product and the fallback on it; the variant kept is what the run
+ * dispatches by (its record) and every variant's step time is in the plan's notes. */
+Test(models, auto_variants_put_every_product_on_one_backend)
+{
+    model_cfg c = {CELL_LSTM, 1, 24, 16, 40, 4, 6, 0};
+    cr_assert_eq(mm_init_auto(&c, 1, 0), 0, "%s", rs_lasterr());
+    static char tuned[GA_RECORD_MAX];
+    snprintf(tuned, sizeof tuned, "%s", mm_record());
+    int n = mm_auto_variants();
+    if (n == 0)
+        cr_skip_test("one backend here: nothing to choose between (%s)", tuned);
+    cr_assert(n >= 2 && n <= GA_MAX_CANDS + 1, "%d variants", n);
+    cr_expect_str_eq(mm_variant_name(0), "per-shape");
+    static ga_plan p;
+    double ms[GA_MAX_CANDS + 1];
+    for (int v = 0; v < n; v++) {
+        mm_use_variant(v);
+        ms[v] = 10 + v;
+        if (v == 0) {
+            cr_expect_str_eq(mm_record(), tuned, "variant 0 is not the per-shape plan");
+            continue;
+        }
+        cr_assert_eq(ga_plan_parse(mm_record(), &p), 0, "%s", rs_lasterr());
+        cr_expect_str_eq(p.fallback->name, mm_variant_name(v), "%s", mm_record());
+        for (int s = 0; s < p.nshapes; s++)
+            cr_expect_str_eq(p.pick[s]->name, mm_variant_name(v), "%s", mm_record());
+    }
+    mm_keep_variant(n - 1, ms);
+    cr_assert_eq(ga_plan_parse(mm_record(), &p), 0, "%s", rs_lasterr());
+    cr_expect_str_eq(p.fallback->name, mm_variant_name(n - 1), "the kept variant is not dispatched: %s", mm_record());
+    char star[64];
+    snprintf(star, sizeof star, " %s %.1f*", mm_variant_name(n - 1), ms[n - 1]);
+    cr_expect(strstr(mm_auto_plan()->notes, "in the model's step") && strstr(mm_auto_plan()->notes, star),
+              "notes: %s", mm_auto_plan()->notes);
+}
+
 /* One thread: each product on its fastest; with threads, never OpenBLAS (its own
  * pool) next to an OpenMP backend, whatever the gain. */
 Test(models, auto_keeps_to_one_thread_pool_with_threads)
