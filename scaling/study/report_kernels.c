@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "exp.h"
 #include "json.h"
 #include "report.h"
 
@@ -66,7 +67,7 @@ static int exp_row(const rs_table *t, int i)
 }
 
 /* cycles and max ULP of VARIANT/ISA at 1 thread in L1 (the last such row), or NULL. */
-static int exp_find(const rs_table *t, const char *variant, const char *isa, const char **cyc,
+static int exp_csv_find(const rs_table *t, const char *variant, const char *isa, const char **cyc,
                     const char **ulp)
 {
     int found = 0;
@@ -85,16 +86,46 @@ static void show(report_ctx *r, const char *name, int ok, const char *text)
     fprintf(r->out, "- %s: %s — %s\n", name, text, ok ? "met" : "NOT met");
 }
 
+/* The speed target is a fraction of this CPU's own bound, not a fixed cycle count: the
+ * bound (exp.csv's bound_cycles_per_elem, microbench exp's one definition: exp.h's
+ * EXP_BOUND_VECOPS over the measured FMA rate) is ~0.3 cycles/element on 2 full
+ * 512-bit FMA ports and ~0.44 on a double-pumped Zen 4, so a fixed 0.40 could not be
+ * met on one and was loose on the other.  A run without the bound (no FMA peak
+ * measured) is "not measured", never met. */
+#define EXP_TARGET_FRAC 0.80
+
+static void exp_bound_target(report_ctx *r, const rs_table *t, const char *cyc, const char *ulp)
+{
+    const char *bcell = "";
+    for (int i = 0; t && i < rs_table_nrows(t); i++)
+        if (exp_row(t, i) && strcmp(rp_cell(t, i, "variant"), "poly") == 0 &&
+            strcmp(rp_cell(t, i, "isa"), "avx512") == 0)
+            bcell = rp_cell(t, i, "bound_cycles_per_elem");
+    char name[256], text[256];
+    double bound = rp_num(bcell), c = rp_num(cyc);
+    if (!(bound > 0) || !(c > 0)) {
+        fprintf(r->out, "- own AVX-512 expf <= 1 ULP and >= %.2f of the FMA-port bound: not measured "
+                        "(exp.csv has no bound_cycles_per_elem)\n", EXP_TARGET_FRAC);
+        return;
+    }
+    snprintf(name, sizeof name,
+             "own AVX-512 expf <= 1 ULP and >= %.2f of the FMA-port bound (cycles/element <= "
+             "bound / %.2f = %.3g; bound = %g vector ops per 16 lanes at the measured FMA rate "
+             "= %.3g cycles/element)", EXP_TARGET_FRAC, EXP_TARGET_FRAC, bound / EXP_TARGET_FRAC,
+             EXP_BOUND_VECOPS, bound);
+    snprintf(text, sizeof text, "%.3g ULP, %.3g cycles/element = %.2f of the bound", rp_num(ulp), c,
+             bound / c);
+    show(r, name, rp_cmp(ulp, 1) <= 0 && bound / c >= EXP_TARGET_FRAC, text);
+}
+
 static void exp_targets(report_ctx *r, const rs_table *t)
 {
     const char *c512 = "", *u512 = "", *cs = "", *us = "", *clib = "", *ulib = "", *c2 = "", *u2 = "";
     char text[256];
-    int have_lib = exp_find(t, "libm", "portable", &clib, &ulib);
-    if (exp_find(t, "poly", "avx512", &c512, &u512)) {
-        snprintf(text, sizeof text, "%.3g ULP, %.3g cycles/element", rp_num(u512), rp_num(c512));
-        show(r, "own AVX-512 expf <= 1 ULP and <= 0.40 cycles/element",
-             rp_cmp(u512, 1) <= 0 && rp_cmp(c512, 0.40) <= 0, text);
-        if (exp_find(t, "sleef", "avx512", &cs, &us)) {
+    int have_lib = exp_csv_find(t, "libm", "portable", &clib, &ulib);
+    if (exp_csv_find(t, "poly", "avx512", &c512, &u512)) {
+        exp_bound_target(r, t, c512, u512);
+        if (exp_csv_find(t, "sleef", "avx512", &cs, &us)) {
             double x = rp_num(cs) / rp_num(c512);
             snprintf(text, sizeof text, "%.2fx", x);
             show(r, "own AVX-512 >= 1.5x SLEEF expf16_u10", x >= 1.5, text);
@@ -106,10 +137,10 @@ static void exp_targets(report_ctx *r, const rs_table *t)
         }
     } else
         fprintf(r->out, "- own AVX-512 expf: not run (this CPU lacks AVX-512)\n");
-    if (exp_find(t, "poly", "avx2", &c2, &u2)) {
+    if (exp_csv_find(t, "poly", "avx2", &c2, &u2)) {
         snprintf(text, sizeof text, "%.3g ULP", rp_num(u2));
         show(r, "own AVX2 expf <= 1 ULP", rp_cmp(u2, 1) <= 0, text);
-        if (exp_find(t, "sleef", "avx2", &cs, &us)) {
+        if (exp_csv_find(t, "sleef", "avx2", &cs, &us)) {
             snprintf(text, sizeof text, "%.3g vs %.3g cycles/element (%.2fx)", rp_num(c2), rp_num(cs),
                      rp_num(cs) / rp_num(c2));
             show(r, "own AVX2 faster than SLEEF expf8_u10", rp_cmp2(c2, cs) < 0, text);

@@ -31,6 +31,21 @@ mkdir -p "$tmp/auto"
 expect "$tmp/auto" "auto .* vs MPI_Allreduce, every size, np = 2 and 4: worst ratio 1.06 \(p = 4, 64 bytes\); target <= 1.05: NOT met" "auto 1.06x the library at 64 B: NOT met"
 expect "$tmp/auto" "worst ratio 0.90 .*: met" "auto is not the best project algorithm (ring's 0.9x stays)"
 
+echo "== exp: own AVX-512 expf against a fraction of this CPU's FMA-port bound"
+eh="variant,isa,impl,threads,n,cache,ns_per_elem,cycles_per_elem,max_ulp,frac_of_bound,bound_cycles_per_elem"
+erow() { echo "poly,avx512,x,1,2048,L1,0.2,$1,$2,,$3"; }
+# Zen 4-like: bound 0.44 cycles/element; 0.50 is 0.88 of it (met even though > 0.40),
+# 0.67 is 0.66 of it (NOT met), 0.50 at 1.2 ULP fails on accuracy alone.
+mkdir -p "$tmp/expok" "$tmp/expslow" "$tmp/expulp" "$tmp/expnob"
+{ echo "$eh"; erow 0.50 0.85 0.44; } > "$tmp/expok/exp.csv"
+{ echo "$eh"; erow 0.67 0.85 0.44; } > "$tmp/expslow/exp.csv"
+{ echo "$eh"; erow 0.50 1.2 0.44; } > "$tmp/expulp/exp.csv"
+{ echo "$eh"; erow 0.30 0.85 ""; } > "$tmp/expnob/exp.csv"
+expect "$tmp/expok" "^- own AVX-512 expf <= 1 ULP and >= 0.80 of the FMA-port bound \(cycles/element <= bound / 0.80 = 0.55; bound = 10 vector ops per 16 lanes at the measured FMA rate = 0.44 cycles/element\): 0.85 ULP, 0.5 cycles/element = 0.88 of the bound — met$" "exp at 0.88 of a 0.44-cycle bound: met"
+expect "$tmp/expslow" "^- own AVX-512 expf .* 0.67 cycles/element = 0.66 of the bound — NOT met$" "exp at 0.66 of the bound: NOT met"
+expect "$tmp/expulp" "^- own AVX-512 expf .* 1.2 ULP, 0.5 cycles/element = 0.88 of the bound — NOT met$" "exp at 1.2 ULP: NOT met however fast"
+expect "$tmp/expnob" "^- own AVX-512 expf <= 1 ULP and >= 0.80 of the FMA-port bound: not measured" "exp without a bound: not measured"
+
 echo "== rnn-train --bench: a step over 5x its median is flagged STALL"
 bh="model,layers,hidden,embed,vocab,batch,bptt,threads,classes,gemm,steps,step_ms_median,step_ms_min,step_ms_max,tokens_per_s,gflops,peak_gflops,frac_of_peak"
 brow() { echo "lstm,1,512,512,10000,32,35,$1,$2,blis,10,$3,$3,$4,1000,10,100,0.1"; }
