@@ -120,7 +120,7 @@ static void targets(report_ctx *r, const rs_table *t)
             wa = &s[i];
         }
     if (wa)
-        fprintf(r->out, "- auto (per size, the fastest measured of the project's algorithms and the library's) vs "
+        fprintf(r->out, "- auto (per size band, the library unless a project algorithm measures >= 10%% faster) vs "
                         "MPI_Allreduce, every size, np = 2 and 4: worst ratio %.2f (p = %s, %s bytes); target "
                         "<= 1.05: %s\n", worst_auto, wa->p, wa->bytes, worst_auto <= 1.05 ? "met" : "NOT met");
     fprintf(r->out, "- medians within their model range (every algorithm, the library included): %lld of %d rows%s%s%s\n",
