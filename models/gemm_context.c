@@ -43,6 +43,7 @@ int gemm_auto_in_context(run_ctx *r, int threads, int reentrant)
     int nv = mm_auto_variants();
     if (nv == 0)
         return 0;
+    uint64_t t0 = rs_now_ns();
     stream_set ws = train_dp_worker_streams(&r->train, 0, m->cfg.batch);
     int Tw = streams_window(&ws, 0, m->cfg.bptt, m->act.inputs, m->act.targets);
     if (Tw <= 0)
@@ -78,6 +79,6 @@ int gemm_auto_in_context(run_ctx *r, int threads, int reentrant)
     double ms[GA_MAX_CANDS + 1];
     for (int v = 0; v < nv; v++)
         ms[v] = best[v] * 1e3;
-    mm_keep_variant(keep, ms);
+    mm_keep_variant(keep, ms, rounds, (double)(rs_now_ns() - t0) * 1e-9);
     return 0;
 }

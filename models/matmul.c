@@ -162,12 +162,13 @@ void mm_use_variant(int i)
     settle(threads_now);
 }
 
-void mm_keep_variant(int i, const double *ms)
+void mm_keep_variant(int i, const double *ms, int rounds, double seconds)
 {
     mm_use_variant(i);
     size_t used = strlen(plan.notes);
     used += (size_t)snprintf(plan.notes + used, sizeof plan.notes - used,
-                             "%sin the model's step, ms (the least of the rounds):", used ? "\n" : "");
+                             "%sin the model's step (%d round%s, %.1f s), ms, the least of the rounds:",
+                             used ? "\n" : "", rounds, rounds > 1 ? "s" : "", seconds);
     for (int v = 0; v < nvariants && used < sizeof plan.notes; v++)
         used += (size_t)snprintf(plan.notes + used, sizeof plan.notes - used, " %s %.1f%s",
                                  mm_variant_name(v), ms[v], v == i ? "*" : "");

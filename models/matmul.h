@@ -35,12 +35,13 @@ int mm_init_auto(const model_cfg *c, int threads, int reentrant);
  * 0 the per-shape plan, then each candidate that passed the check and does every
  * product, alone.  mm_auto_variants() returns their count after mm_init_auto, 0 when
  * there is nothing to choose (one backend, or a recorded plan); mm_use_variant(i)
- * dispatches as variant i; mm_keep_variant(i, ms) keeps it for the run and adds every
- * variant's step time (ms[v]) to the plan's notes. */
+ * dispatches as variant i; mm_keep_variant(i, ms, rounds, seconds) keeps it for the
+ * run and adds every variant's step time (ms[v]) and the trial's rounds and seconds to
+ * the plan's notes. */
 int mm_auto_variants(void);
 const char *mm_variant_name(int i);
 void mm_use_variant(int i);
-void mm_keep_variant(int i, const double *ms);
+void mm_keep_variant(int i, const double *ms, int rounds, double seconds);
 /* Dispatch as `record` (an earlier mm_record()) says, without timing; c names the
  * shapes in reports.  0, or -1 when the record is malformed, names a product that is
  * none of c's, or a backend it names cannot load here (rs_lasterr says which and why). */

@@ -318,12 +318,13 @@ Test(models, auto_variants_put_every_product_on_one_backend)
         for (int s = 0; s < p.nshapes; s++)
             cr_expect_str_eq(p.pick[s]->name, mm_variant_name(v), "%s", mm_record());
     }
-    mm_keep_variant(n - 1, ms);
+    mm_keep_variant(n - 1, ms, 2, 0.5);
     cr_assert_eq(ga_plan_parse(mm_record(), &p), 0, "%s", rs_lasterr());
     cr_expect_str_eq(p.fallback->name, mm_variant_name(n - 1), "the kept variant is not dispatched: %s", mm_record());
     char star[64];
     snprintf(star, sizeof star, " %s %.1f*", mm_variant_name(n - 1), ms[n - 1]);
-    cr_expect(strstr(mm_auto_plan()->notes, "in the model's step") && strstr(mm_auto_plan()->notes, star),
+    cr_expect(strstr(mm_auto_plan()->notes, "in the model's step (2 rounds, 0.5 s)") &&
+                  strstr(mm_auto_plan()->notes, star),
               "notes: %s", mm_auto_plan()->notes);
 }
 
