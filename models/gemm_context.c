@@ -11,7 +11,8 @@
  * carried state untouched; model_backward overwrites the gradient, so nothing
  * carries into training) once untimed, then in rounds, the variants in turn; a
  * variant's figure is its least step time (the machine's noise only ever adds).
- * Rounds fit TRIAL_S of steps, at least one.  A one-backend variant within
+ * Rounds fit TRIAL_S of steps, at least one; a model whose step takes under
+ * SKIP_BELOW_S (a test's) keeps the per-shape plan.  A one-backend variant within
  * PREFER_ONE of the per-shape plan is kept instead of it: fewer libraries, fewer
  * ways to interfere. */
 #include <omp.h>
@@ -22,7 +23,8 @@
 
 #define TRIAL_S 3.0
 #define MAX_ROUNDS 3
-#define MIN_TIMED_S 0.02   /* shorter steps are timed several to a figure */
+#define MIN_TIMED_S 0.01   /* shorter steps are timed several to a figure */
+#define SKIP_BELOW_S 0.002 /* a step this short: the trial would cost more than it saves */
 #define PREFER_ONE 0.02
 
 static double step_s(model *m, int Tw, int reps)
@@ -54,6 +56,8 @@ int gemm_auto_in_context(run_ctx *r, int threads, int reentrant)
     for (int v = 0; v < nv; v++) {   /* untimed: a library's first call sets itself up */
         mm_use_variant(v);
         best[v] = step_s(m, Tw, 1);
+        if (v == 0 && best[0] < SKIP_BELOW_S)
+            return 0;   /* the per-shape plan stands */
         reps[v] = best[v] < MIN_TIMED_S ? (int)(MIN_TIMED_S / (best[v] + 1e-6)) + 1 : 1;
         total += best[v] * reps[v];
     }
