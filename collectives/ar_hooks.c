@@ -85,3 +85,5 @@ MPI_Op ar_library_op(ar_op op)
 {
     return ar_hooks_now.library_op ? ar_hooks_now.library_op(op) : ar_op_mpi(op);
 }
+
+int ar_times_exact(void) { return ar_hooks_now.times_exact; }

@@ -38,6 +38,9 @@ typedef struct {
      * output and ar_big_touch writes nothing, work that would cost the simulator's own
      * time and never the simulated time. */
     int values_unused;
+    /* 1 where a timing is the same every time it is taken (a simulator's clock): auto's
+     * tuning takes one round per candidate, not the several a noisy machine needs. */
+    int times_exact;
 } ar_hooks;
 
 /* Copies *h (NULL: all unset).  Call before any plan exists. */
@@ -55,5 +58,6 @@ int ar_barrier(MPI_Comm comm);
 int ar_bookkeeping_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
                              MPI_Op op, MPI_Comm comm);
 MPI_Op ar_library_op(ar_op op);
+int ar_times_exact(void);
 
 #endif

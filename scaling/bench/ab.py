@@ -17,11 +17,13 @@ rounds' paired ratios with their range [min, max] and how many rounds B was fast
 pyperf compare and Google Benchmark's compare.py report a change with its spread.  A
 range that straddles 1 is no evidence of a change.
 
-Every command is an argument vector (no shell).  Time on a quiet machine: pause a
+Every command is an argument vector (no shell); one A/B runs at a time (a second
+waits: two on 2 cores would time each other).  Time on a quiet machine: pause a
 background study first (kill -STOP), as a process of another session's autogroup
 ignores nice.  Exit 0, 1 when a run failed, 2 on bad usage.
 """
 import argparse
+import fcntl
 import json
 import os
 import statistics
@@ -152,8 +154,15 @@ def main():
                 die(f"--only: no configuration '{unknown[0]}' (the set: {', '.join(c[0] for c in configs)})")
             configs = [c for c in configs if c[0] in want]
 
-    sha, tree = ref_tree(o.ref)
     os.makedirs(os.path.join(ROOT, "build", "ab"), exist_ok=True)
+    # one A/B builds at a time: a second waits (two makes in one tree would race)
+    lock = open(os.path.join(ROOT, "build", "ab", ".lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print("ab.py: another A/B is building or running; waiting for it", file=sys.stderr)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    sha, tree = ref_tree(o.ref)
     print(f"A: {sha[:12]} ({git('log', '-1', '--format=%s', sha)[:60]}), built in {os.path.relpath(tree, ROOT)}")
     exe_a = build(tree, binary, os.path.join(ROOT, "build", "ab", f"{sha[:12]}.log"))
     dirty = " with uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else ""

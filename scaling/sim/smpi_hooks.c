@@ -318,7 +318,7 @@ int smpi_hooks_install(void)
     RS_CHECK(!getenv("RS_SMPI_BUILTIN"), "RS_SMPI_BUILTIN is gone: choose library's algorithm "
           "with smpirun --cfg=smpi/allreduce:NAME");
     ar_hooks h = {.split_node = split_by_group, .barrier = ideal_barrier,
-                  .bookkeeping = books_allreduce};
+                  .bookkeeping = books_allreduce, .times_exact = 1};
     sg_host_t host = sg_host_self();
     host_flops = sg_host_get_speed(host);
     double rate = env_double("RS_SMPI_REDUCE_GBYTES_PER_S", 0);

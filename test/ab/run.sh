@@ -36,4 +36,12 @@ else
     bad "a real A/B: $(tail -n 5 "$tmp/out")"
 fi
 usage csv-kept "exists" HEAD --rounds 1 --csv "$tmp/ab.csv" -- platform-gen --help
+
+# two at once: the second waits for the first (one make per tree, no timing of each other)
+$ab HEAD --rounds 40 -- platform-gen --help > "$tmp/one.out" 2>&1 & one=$!
+sleep 0.3
+$ab HEAD --rounds 1 -- platform-gen --help > "$tmp/two.out" 2>&1; two=$?
+wait $one; one=$?
+[ $one -eq 0 ] && [ $two -eq 0 ] && grep -q "waiting for it" "$tmp/two.out" && grep -q '^command ' "$tmp/two.out" &&
+    ok "two at once: the second waited, both finished" || bad "two at once: exits $one and $two: $(tail -n 2 "$tmp/two.out")"
 [ $fail = 0 ] && echo "check-ab: all passed" || { echo "check-ab: FAILED"; exit 1; }
