@@ -28,6 +28,7 @@
 
 #include "ar_internal.h"
 #include "check.h"
+#include "stats.h"
 
 static const ar_algo *const candidates[] = {&allreduce_ring, &allreduce_segring,
                                            &allreduce_rabenseifner, &allreduce_recdbl,
@@ -114,12 +115,6 @@ static int tune_reps(size_t bytes)
     return bytes <= (1u << 20) ? AUTO_REPS_MAX : bytes <= (16u << 20) ? 5 : 3;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Collective: every candidate timed on count elements (zeros, or the caller's send
  * buffer, which is only read), in turns; the slowest rank's median per candidate
  * decides, the library kept unless beaten by AUTO_MARGIN. */
@@ -151,8 +146,9 @@ static int tune(ar_plan *pl, autosel *a, const void *sendbuf, size_t count, int 
      * the fastest of 3, hier looked 10% ahead of the library at 256 KiB, where it
      * ran 1.2x slower). */
     for (int i = 0; i < NCAND; i++) {
-        qsort(dt[i], (size_t)reps, sizeof dt[i][0], cmp_dbl);
-        t[i] = reps % 2 ? dt[i][reps / 2] : (dt[i][reps / 2 - 1] + dt[i][reps / 2]) / 2;
+        rs_stats st;
+        rs_stats_compute(dt[i], reps, &st);
+        t[i] = st.median;
     }
     AR_MPI(ar_bookkeeping_allreduce(t, worst, NCAND, MPI_DOUBLE, MPI_MAX, pl->comm));
     int best = LIBRARY;
