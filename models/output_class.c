@@ -114,6 +114,65 @@ static void group_rows(const class_map *cm, activations *a, long N, long C)
         a->cls_zoff[k + 1] = a->cls_zoff[k] + (long)(start[k + 1] - start[k]) * (cm->off[k + 1] - cm->off[k]);
 }
 
+/* Class q's word part of the forward: its rows gathered, one product, the kernel. */
+static void class_forward(model *m, const float *htop, long q, int train)
+{
+    const class_map *cm = &m->cls;
+    activations *a = &m->act;
+    const softmax_variant *k = output_xent_kernel();
+    long H = m->cfg.hidden;
+    int L = m->cfg.layers;
+    const float *W = m->params + m->lay.t[P_WOUT(L)].offset;   /* (V, H) class order */
+    const float *b = m->params + m->lay.t[P_BOUT(L)].offset;   /* (V) */
+    int o = cm->off[q], S = cm->off[q + 1] - o, i0 = a->cls_start[q], n = a->cls_start[q + 1] - i0;
+    if (n == 0)
+        return;
+    const int *rows = a->cls_rows + i0;
+    float *hq = a->cls_h + (long)i0 * H, *z = a->logits + a->cls_zoff[q];
+    for (int i = 0; i < n; i++) {
+        memcpy(hq + (long)i * H, htop + (long)rows[i] * H, (size_t)H * sizeof(float));
+        memcpy(z + (long)i * S, b + o, (size_t)S * sizeof(float));
+        a->cls_pos[i0 + i] = cm->pos[a->targets[rows[i]]] - o;
+    }
+    mm_word(MM_FORWARD, z, hq, W + (long)o * H, n, H, S, 1.0f, 1.0f);
+    float *lw = a->cls_lw + i0;
+    if (train)
+        k->xent(z, a->cls_pos + i0, a->dlogits + a->cls_zoff[q], lw, n, S);
+    else
+        k->xent_loss(z, a->cls_pos + i0, lw, n, S);
+    for (int i = 0; i < n; i++)   /* a row is in one class: no two threads share it */
+        a->loss[rows[i]] += lw[i];
+}
+
+/* Class q's word part of the backward: its slices of dW and db (one thread's), and
+ * its rows' share of dH. */
+static void class_backward(model *m, float *dH, long q, float s)
+{
+    const class_map *cm = &m->cls;
+    activations *a = &m->act;
+    long H = m->cfg.hidden;
+    int L = m->cfg.layers;
+    const float *W = m->params + m->lay.t[P_WOUT(L)].offset;
+    float *dW = m->grads + m->lay.t[P_WOUT(L)].offset;
+    float *db = m->grads + m->lay.t[P_BOUT(L)].offset;
+    int o = cm->off[q], S = cm->off[q + 1] - o, i0 = a->cls_start[q], n = a->cls_start[q + 1] - i0;
+    if (n == 0)
+        return;
+    const int *rows = a->cls_rows + i0;
+    const float *dz = a->dlogits + a->cls_zoff[q], *hq = a->cls_h + (long)i0 * H;
+    float *dhq = a->cls_dh + (long)i0 * H;
+    mm_word(MM_BACKWARD_WEIGHT, dW + (long)o * H, dz, hq, n, H, S, s, 1.0f);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < S; j++)
+            db[o + j] += s * dz[(long)i * S + j];
+    mm_word(MM_BACKWARD_INPUT, dhq, dz, W + (long)o * H, n, H, S, s, 0.0f);
+    for (int i = 0; i < n; i++) {
+        float *dr = dH + (long)rows[i] * H;
+        for (long j = 0; j < H; j++)
+            dr[j] += dhq[(long)i * H + j];
+    }
+}
+
 double output_class_forward(model *m, const float *htop, int Tw, int train)
 {
     const model_cfg *c = &m->cfg;
@@ -122,8 +181,6 @@ double output_class_forward(model *m, const float *htop, int Tw, int train)
     const softmax_variant *k = output_xent_kernel();
     long N = (long)Tw * c->batch, H = c->hidden, C = c->classes;
     int L = c->layers;
-    const float *W = m->params + m->lay.t[P_WOUT(L)].offset;    /* (V, H) class order */
-    const float *b = m->params + m->lay.t[P_BOUT(L)].offset;    /* (V) */
     const float *Wc = m->params + m->lay.t[P_WCLS(L)].offset;   /* (C, H) */
     const float *bc = m->params + m->lay.t[P_BCLS(L)].offset;   /* (C) */
     RS_ASSERT(cm->C == C);
@@ -138,26 +195,13 @@ double output_class_forward(model *m, const float *htop, int Tw, int train)
         k->xent_loss(a->cls_logits, a->cls_targets, a->loss, (int)N, (int)C);
     group_rows(cm, a, N, C);
     int nt = mm_split_begin();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
-    for (long q = 0; q < C; q++) {
-        int o = cm->off[q], S = cm->off[q + 1] - o, i0 = a->cls_start[q], n = a->cls_start[q + 1] - i0;
-        if (n == 0)
-            continue;
-        const int *rows = a->cls_rows + i0;
-        float *hq = a->cls_h + (long)i0 * H, *z = a->logits + a->cls_zoff[q];
-        for (int i = 0; i < n; i++) {
-            memcpy(hq + (long)i * H, htop + (long)rows[i] * H, (size_t)H * sizeof(float));
-            memcpy(z + (long)i * S, b + o, (size_t)S * sizeof(float));
-            a->cls_pos[i0 + i] = cm->pos[a->targets[rows[i]]] - o;
-        }
-        mm_word(MM_FORWARD, z, hq, W + (long)o * H, n, H, S, 1.0f, 1.0f);
-        float *lw = a->cls_lw + i0;
-        if (train)
-            k->xent(z, a->cls_pos + i0, a->dlogits + a->cls_zoff[q], lw, n, S);
-        else
-            k->xent_loss(z, a->cls_pos + i0, lw, n, S);
-        for (int i = 0; i < n; i++)   /* a row is in one class: no two threads share it */
-            a->loss[rows[i]] += lw[i];
+    if (nt > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+        for (long q = 0; q < C; q++)
+            class_forward(m, htop, q, train);
+    } else {   /* no region at all: one a backend's own team would nest in */
+        for (long q = 0; q < C; q++)
+            class_forward(m, htop, q, train);
     }
     mm_split_end(nt);
     double sum = 0;
@@ -169,14 +213,10 @@ double output_class_forward(model *m, const float *htop, int Tw, int train)
 void output_class_backward(model *m, const float *htop, float *dH, int Tw)
 {
     const model_cfg *c = &m->cfg;
-    const class_map *cm = &m->cls;
     activations *a = &m->act;
     long N = (long)Tw * c->batch, H = c->hidden, C = c->classes;
     int L = c->layers;
-    const float *W = m->params + m->lay.t[P_WOUT(L)].offset;
     const float *Wc = m->params + m->lay.t[P_WCLS(L)].offset;
-    float *dW = m->grads + m->lay.t[P_WOUT(L)].offset;
-    float *db = m->grads + m->lay.t[P_BOUT(L)].offset;
     float *dWc = m->grads + m->lay.t[P_WCLS(L)].offset;
     float *dbc = m->grads + m->lay.t[P_BCLS(L)].offset;
     float s = 1.0f / (float)N;
@@ -184,24 +224,13 @@ void output_class_backward(model *m, const float *htop, float *dH, int Tw)
     mm_colsum(dbc, a->dcls, a->ones, N, C, s);
     mm_backward_input(dH, a->dcls, Wc, N, H, C, s, 0.0f);
     int nt = mm_split_begin();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1)
-    for (long q = 0; q < C; q++) {   /* class q's slices of dW and db: one thread's */
-        int o = cm->off[q], S = cm->off[q + 1] - o, i0 = a->cls_start[q], n = a->cls_start[q + 1] - i0;
-        if (n == 0)
-            continue;
-        const int *rows = a->cls_rows + i0;
-        const float *dz = a->dlogits + a->cls_zoff[q], *hq = a->cls_h + (long)i0 * H;
-        float *dhq = a->cls_dh + (long)i0 * H;
-        mm_word(MM_BACKWARD_WEIGHT, dW + (long)o * H, dz, hq, n, H, S, s, 1.0f);
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j < S; j++)
-                db[o + j] += s * dz[(long)i * S + j];
-        mm_word(MM_BACKWARD_INPUT, dhq, dz, W + (long)o * H, n, H, S, s, 0.0f);
-        for (int i = 0; i < n; i++) {
-            float *dr = dH + (long)rows[i] * H;
-            for (long j = 0; j < H; j++)
-                dr[j] += dhq[(long)i * H + j];
-        }
+    if (nt > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+        for (long q = 0; q < C; q++)
+            class_backward(m, dH, q, s);
+    } else {
+        for (long q = 0; q < C; q++)
+            class_backward(m, dH, q, s);
     }
     mm_split_end(nt);
 }
