@@ -5,8 +5,10 @@
  * token but the last n % B + B is scored, once (a stream's first token is never a
  * target).  Forward only: the output layer uses the loss-only kernel.  With G groups
  * (--workers) the split is laid as G*B streams and scored B streams at a time; a range
- * of the groups gives the partial sums a sharded evaluation adds over ranks.  An
- * abandon check (eval_set_abandon_check) may cut a scoring short between windows. */
+ * of the groups gives the partial sums a sharded evaluation adds over ranks, and a limit
+ * on the windows each stream reads gives a cheaper, coarser score (--eval-gate: the
+ * first window, same layout).  An abandon check (eval_set_abandon_check) may cut a
+ * scoring short between windows. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,24 +25,24 @@ void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r)
 {
     double sum;
     long tokens;
-    eval_groups_partial(m, data, n, G, 0, G, &sum, &tokens);
+    eval_groups_partial(m, data, n, G, 0, G, 0, &sum, &tokens);
     eval_result_set(r, sum, tokens);
 }
 
-void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g1,
+void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g1, int windows,
                          double *sum_out, long *tokens_out)
 {
     if (!train_numerics_checked()) {   /* folded buffers: nothing to score, nor time spent */
         *sum_out = NAN, *tokens_out = 0;
         return;
     }
-    eval_groups_score(m, data, n, G, g0, g1, sum_out, tokens_out);
+    eval_groups_score(m, data, n, G, g0, g1, windows, sum_out, tokens_out);
 }
 
 static int (*abandon_check)(void);
 void eval_set_abandon_check(int (*abandoned)(void)) { abandon_check = abandoned; }
 
-void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
+void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1, int windows,
                        double *sum_out, long *tokens_out)
 {
     const model_cfg *c = &m->cfg;
@@ -55,7 +57,7 @@ void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
     for (int g = g0; g < g1; g++) {   /* group g: streams [g*B, (g+1)*B) of the layout */
         stream_set s = {data + (long)g * c->batch * all.len, all.len, c->batch};
         model_reset_state(m);
-        for (long pos = 0;; pos += c->bptt) {
+        for (long pos = 0, w = 0; windows <= 0 || w < windows; pos += c->bptt, w++) {
             int Tw = streams_window(&s, pos, c->bptt, m->act.inputs, m->act.targets);
             if (Tw == 0)
                 break;
@@ -75,12 +77,13 @@ void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
     *tokens_out = tokens;
 }
 
-double eval_groups_flops(const model_cfg *c, long n, int G, int g0, int g1)
+double eval_groups_flops(const model_cfg *c, long n, int G, int g0, int g1, int windows)
 {
     long len = n / ((long)G * c->batch);   /* each stream's tokens; len - 1 are targets */
     if (len < 2)
         return 0;
-    return model_step_flops(c, (int)(len - 1)) / 3 * (g1 - g0);   /* 1 product of 3 */
+    long scored = windows > 0 && (long)windows * c->bptt < len - 1 ? (long)windows * c->bptt : len - 1;
+    return model_step_flops(c, (int)scored) / 3 * (g1 - g0);   /* 1 product of 3 */
 }
 
 void eval_result_set(eval_result *r, double sum, long tokens)

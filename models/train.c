@@ -285,7 +285,8 @@ static int finish(run_ctx *r)
         return RS_EXIT_USAGE;
     train_phase(r, what, 0);   /* now naming the final checkpoint */
     eval_result valid = r->last_valid, test;
-    if (r->eval_n < r->corp.nvalid)   /* the evaluations scored a prefix (--eval-tokens) */
+    if (r->eval_n < r->corp.nvalid || r->last_gated)   /* they scored a prefix (--eval-tokens)
+                                                           or first windows (--eval-gate) */
         train_eval_split(r, r->corp.valid, r->corp.nvalid, &valid);
     train_eval_split(r, r->corp.test, r->corp.ntest, &test);
     sha256_hex(r->m.params, (size_t)r->m.lay.total * sizeof(float), r->params_sha256);

@@ -45,6 +45,8 @@ typedef struct {
                                 step (0: every eval_every steps) */
     long eval_tokens;        /* --eval-tokens T: the evaluations during training score the
                                 first T valid tokens, the final valid and test all (0: all) */
+    double eval_gate;        /* --eval-gate X: an evaluation scores each stream's first
+                                window, and the rest only when that ppl is <= X (0: off) */
     const char *ckpt_dir;    /* --checkpoint DIR */
     long ckpt_every;         /* --checkpoint-every steps (0: at each evaluation) */
     int resume;              /* --resume: continue from the newest checkpoint in DIR */
@@ -117,19 +119,20 @@ void eval_split(model *m, const int *data, long n, eval_result *r);
  * data-parallel run's G workers): eval_split is G = 1. */
 void eval_split_groups(model *m, const int *data, long n, int G, eval_result *r);
 /* Groups [g0, g1) of that layout alone: the sum of their token losses and the tokens
- * scored (a rank's shard; the sums over all shards give eval_split_groups's result). */
-void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g1,
+ * scored (a rank's shard; the sums over all shards give eval_split_groups's result).
+ * windows > 0: each stream's first `windows` windows only (0: all). */
+void eval_groups_partial(model *m, const int *data, long n, int G, int g0, int g1, int windows,
                          double *sum, long *tokens);
 /* The same run whatever the numbers (eval_groups_partial skips it where they mean
  * nothing): for a simulation that measures its time. */
-void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1,
+void eval_groups_score(model *m, const int *data, long n, int G, int g0, int g1, int windows,
                        double *sum, long *tokens);
 /* A check made between windows while scoring: when it returns non-zero the scoring
  * stops there and its sums are NaN (an --eval-ranks rank told its evaluation is
  * abandoned).  NULL (the default): none. */
 void eval_set_abandon_check(int (*abandoned)(void));
 /* FLOPs of the GEMMs of scoring groups [g0, g1) (forward only). */
-double eval_groups_flops(const model_cfg *c, long n, int G, int g0, int g1);
+double eval_groups_flops(const model_cfg *c, long n, int G, int g0, int g1, int windows);
 void eval_result_set(eval_result *r, double sum, long tokens);   /* mean, ppl, bits */
 
 #endif

@@ -94,6 +94,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"eval-every", RS_OPT_INT, &o->eval_every, "N", "evaluate on valid every N steps [once per epoch]; with --bench, time N-step intervals with and without evaluation", 1, 1e15},
         {"eval-async", RS_OPT_FLAG, &o->eval_async, NULL, "evaluate a snapshot of the parameters on a spare thread (1 OpenMP thread) while training goes on; the row of step s is logged when ready, and the schedule and --target-ppl react one evaluation late (step s's result is applied at the next evaluation, a checkpoint or the end)", 0, 0},
         {"eval-ranks", RS_OPT_INT, &f->eval_ranks, "K", "under mpirun -np P: the last K ranks score parameter snapshots (sharded among themselves) while the other P - K train, as a run of P - K ranks would; rows, schedule and --target-ppl as --eval-async's (one evaluation late); the final valid/test are sharded over the training ranks [0: off]", 0, 1 << 20},
+        {"eval-gate", RS_OPT_DBL, &o->eval_gate, "X", "the evaluations during training score each evaluation stream's first window (bptt tokens, same layout) first, and go on to all of --eval-tokens only when that perplexity is <= X: set X well above the easiest target a run is counted against; a row above X is logged with its first-window ppl (eval_tokens says how many it scored) and neither the schedule nor --target-ppl takes it; synchronous evaluation only [0: off]", 0, 1e300},
         {"eval-growth", RS_OPT_DBL, &o->eval_growth, "G", "evaluate at --eval-every E, then each time the step has grown by G of itself (at least E): every step counted to within G, ~ln(steps/E)/G evaluations (0.05: 5%) [0: every E]", 0, 10},
         {"eval-tokens", RS_OPT_INT, &o->eval_tokens, "T", "the evaluations during training (the log, --target-ppl, the schedule) score the first T valid tokens, a cheaper sample; the final valid and test score all; kn3 reports its perplexity on them as eval_ppl [0: all]", 1, 1L << 40},
         {"eval-streams", RS_OPT_INT, &o->eval_streams, "E", "score valid/test as E streams (a multiple of --batch) whatever --workers, so runs of different global batches are scored on the same layout [workers x batch]", 1, 1 << 20},
@@ -151,6 +152,8 @@ static int check_names(const flag_values *f, train_opts *o, int kn3)
     char newest[4200];
     if (f->resume_if_any)
         o->resume = ckpt_latest(o->ckpt_dir, newest, sizeof newest) == 0;
+    RS_CHECK(o->eval_gate <= 0 || !f->eval_ranks, "--eval-gate decides between its two scorings "
+          "at once, which --eval-ranks cannot: drop one");
     RS_CHECK(!f->eval_ranks || dp_comm_active(), "--eval-ranks %ld needs ranks to set aside: run "
           "under mpirun -np P with P > %ld", f->eval_ranks, f->eval_ranks);
     RS_CHECK(f->eval_ranks < dp_comm_size(), "--eval-ranks %ld leaves none of the %d ranks to "

@@ -71,6 +71,8 @@ typedef struct {
     double seconds, train_loss, lr;
     double b_simple;    /* the gradient noise scale at that step (N >= 2) */
     eval_result valid;
+    eval_result first;  /* --eval-gate: each stream's first window (tokens 0: not scored) */
+    int gated;          /* valid is that first-window score alone: above the gate */
     double eval_s;      /* the scoring's wall time */
     double exposed_s;   /* the time the training loop was held by it */
 } eval_row;
@@ -93,6 +95,7 @@ typedef struct run_ctx {
     double lr;
     double last_train_loss;   /* the train loss of the last evaluation row */
     eval_result last_valid;   /* the last evaluation */
+    int last_gated;           /* it was a first-window score (--eval-gate) */
     int have_valid;           /* last_valid was computed in this process */
     FILE *log;
     int log_fd;               /* --resume: the existing log, locked (train_log_lock); -1 */

@@ -64,20 +64,42 @@ struct eval_async {
 /* Shard `part` of `parts` of model m's evaluation of the split, groups
  * [part G/parts, (part+1) G/parts) of the G groups: (loss sum, tokens). */
 static void score_shard(const run_ctx *r, model *m, const int *data, long n, long part,
-                        long parts, double sums[2])
+                        long parts, int windows, double sums[2])
 {
     long G = r->eval_groups, tokens;
     train_score_groups(m, data, n, (int)G, (int)(part * G / parts), (int)((part + 1) * G / parts),
-                       &sums[0], &tokens);
+                       windows, &sums[0], &tokens);
     sums[1] = (double)tokens;
+}
+
+static void score_split(run_ctx *r, const int *data, long n, int windows, eval_result *ev)
+{
+    double v[2];
+    score_shard(r, &r->m, data, n, r->dp.rank, r->dp.P, windows, v);
+    dp_comm_sum_doubles(v, 2);
+    eval_result_set(ev, v[0], (long)v[1]);
 }
 
 void train_eval_split(run_ctx *r, const int *data, long n, eval_result *ev)
 {
-    double v[2];
-    score_shard(r, &r->m, data, n, r->dp.rank, r->dp.P, v);
-    dp_comm_sum_doubles(v, 2);
-    eval_result_set(ev, v[0], (long)v[1]);
+    score_split(r, data, n, 0, ev);
+}
+
+/* The row's valid score.  --eval-gate: each stream's first window first, the whole
+ * prefix only when that is at or under the gate.  The full scoring starts again from
+ * the streams' beginnings rather than keeping each group's state: it costs the first
+ * window twice on the evaluations near the targets, and nothing on the others. */
+static void score_row(run_ctx *r, eval_row *w)
+{
+    if (r->o->eval_gate > 0 && train_numerics_checked()) {
+        score_split(r, r->corp.valid, r->eval_n, 1, &w->first);
+        w->gated = !(w->first.ppl <= r->o->eval_gate);   /* NaN: gated, and diverged */
+        if (w->gated) {
+            w->valid = w->first;
+            return;
+        }
+    }
+    train_eval_split(r, r->corp.valid, r->eval_n, &w->valid);
 }
 
 /* What the current step has, for its row. */
@@ -98,9 +120,10 @@ static eval_row row_now(const run_ctx *r)
 static void print_eval_line(const eval_row *w, int chars)
 {
     rs_progress_done();
-    printf("step %6ld  epoch %ld  tokens %9ld  train loss %.4f  valid ppl %8.2f  lr %.4g  "
+    printf("step %6ld  epoch %ld  tokens %9ld  train loss %.4f  valid ppl %8.2f%s  lr %.4g  "
            "%.0f tok/s  %.1f s\n", w->step, w->epoch, w->tokens, w->train_loss, w->valid.ppl,
-           w->lr, w->seconds > 0 ? w->tokens / w->seconds : 0, w->seconds);
+           w->gated ? " (first windows)" : "", w->lr, w->seconds > 0 ? w->tokens / w->seconds : 0,
+           w->seconds);
     if (chars)
         printf("             valid %.4f bits per character\n", w->valid.bits);
     fflush(stdout);
@@ -120,6 +143,7 @@ static int record_row(run_ctx *r, const eval_row *w)
 {
     r->last_train_loss = w->train_loss;
     r->last_valid = w->valid;
+    r->last_gated = w->gated;
     r->have_valid = 1;
     r->eval_count++;
     r->eval_total_s += w->eval_s;
@@ -131,7 +155,8 @@ static int record_row(run_ctx *r, const eval_row *w)
         train_diverged(r, "the validation perplexity", w->valid.ppl, w->step);
         return -1;
     }
-    if (r->o->target_ppl > 0 && w->valid.ppl <= r->o->target_ppl && r->target_step < 0) {
+    if (r->o->target_ppl > 0 && !w->gated && w->valid.ppl <= r->o->target_ppl &&
+        r->target_step < 0) {
         r->target_step = w->step;
         r->target_tokens = w->tokens;
         r->target_seconds = w->seconds;
@@ -148,7 +173,7 @@ static int apply_row(run_ctx *r, const eval_row *w)
         r->stop_reason = "target reached";
         return 1;
     }
-    if (sched_on_eval(&r->sched, w->valid.ppl)) {
+    if (!w->gated && sched_on_eval(&r->sched, w->valid.ppl)) {
         r->stop_reason = "plateau (valid ppl gain < 1.003 while halving)";
         return 1;
     }
@@ -167,7 +192,7 @@ int train_evaluate(run_ctx *r, int scheduled)
     if (train_dp_check_params(r) != 0)
         return -1;
     eval_row w = row_now(r);
-    train_eval_split(r, r->corp.valid, r->eval_n, &w.valid);
+    score_row(r, &w);
     if (was_safe)
         train_phase(r, "training", 1);
     w.eval_s = w.exposed_s = train_seconds_since(t0);
@@ -192,7 +217,7 @@ static void *eval_thread(void *arg)
     omp_set_max_active_levels(0);
     rs_unpin_thread();   /* started by the team's pinned thread 0: not on its CPU */
     uint64_t t0 = train_now_ns();
-    score_shard(a->r, &a->m, a->r->corp.valid, a->r->eval_n, a->r->dp.rank, a->r->dp.P,
+    score_shard(a->r, &a->m, a->r->corp.valid, a->r->eval_n, a->r->dp.rank, a->r->dp.P, 0,
                 a->sums);
     a->row.eval_s = train_seconds_since(t0);
     atomic_store(&a->done, 1);
@@ -252,7 +277,7 @@ int train_eval_serve(run_ctx *r)
     while (dp_eval_receive(r->m.params, r->m.lay.total)) {
         uint64_t t0 = train_now_ns();
         double part[DP_EVAL_RESULT];
-        score_shard(r, &r->m, r->corp.valid, r->eval_n, e, K, part);
+        score_shard(r, &r->m, r->corp.valid, r->eval_n, e, K, 0, part);
         part[2] = train_seconds_since(t0) / (double)K;   /* summed: the mean */
         dp_eval_reply(part);
     }

@@ -40,10 +40,10 @@ double train_compute(run_ctx *r, int *Tw_out, float **grad_out)
     return HOOK(compute)(r, Tw_out, grad_out);
 }
 
-void train_score_groups(model *m, const int *data, long n, int G, int g0, int g1, double *sum,
-                        long *tokens)
+void train_score_groups(model *m, const int *data, long n, int G, int g0, int g1, int windows,
+                        double *sum, long *tokens)
 {
-    HOOK(score_groups)(m, data, n, G, g0, g1, sum, tokens);
+    HOOK(score_groups)(m, data, n, G, g0, g1, windows, sum, tokens);
 }
 
 void train_charge_update(const run_ctx *r) { HOOK(charge_update)(r); }

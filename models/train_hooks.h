@@ -61,7 +61,7 @@ typedef struct {
     double (*compute)(run_ctx *r, int *Tw_out, float **grad_out);
     /* Groups [g0, g1) of a split scored (eval_groups_partial, train.h), run or
      * charged as compute is: evaluation costs simulated time in every mode. */
-    void (*score_groups)(model *m, const int *data, long n, int G, int g0, int g1,
+    void (*score_groups)(model *m, const int *data, long n, int G, int g0, int g1, int windows,
                          double *sum, long *tokens);
     /* After the optimizer's update: where compute is charged, its memory traffic too
      * (run_ctx_update_bytes). */

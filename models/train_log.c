@@ -1,5 +1,6 @@
 /* train_log.c — the evaluation log (--log FILE): CSV, one row per evaluation,
- *   step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,eval_exposed_seconds
+ *   step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,eval_exposed_seconds,
+ *   eval_tokens,first_window_ppl
  * (b_simple: the gradient noise scale in sequences, grad_noise.h, empty with one worker;
  * eval_seconds: the wall time of that evaluation's scoring; eval_exposed_seconds: the
  * time it held the training loop, all of it when synchronous, the snapshot and the wait
@@ -108,7 +109,7 @@ int train_log_open(run_ctx *r)
         RS_CHECK(0, "cannot write %s: %s", path, strerror(err));
     }
     fprintf(r->log, "step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,"
-            "eval_exposed_seconds\n");
+            "eval_exposed_seconds,eval_tokens,first_window_ppl\n");
     fflush(r->log);
     return 0;
 }
@@ -121,7 +122,10 @@ void train_log_row(run_ctx *r, const eval_row *w)
             w->train_loss, w->valid.ppl, w->lr);
     if (r->dp.N > 1)
         fprintf(r->log, "%.6g", w->b_simple);
-    fprintf(r->log, ",%.4f,%.4f\n", w->eval_s, w->exposed_s);
+    fprintf(r->log, ",%.4f,%.4f,%ld,", w->eval_s, w->exposed_s, w->valid.tokens);
+    if (w->first.tokens > 0)
+        fprintf(r->log, "%.4f", w->first.ppl);
+    fputc('\n', r->log);
     fflush(r->log);
 }
 

@@ -36,8 +36,8 @@ double train_peak_gflops(int threads);
 int train_numerics_checked(void);
 int train_bucketed_check(void);
 double train_compute(run_ctx *r, int *Tw_out, float **grad_out);
-void train_score_groups(model *m, const int *data, long n, int G, int g0, int g1, double *sum,
-                        long *tokens);
+void train_score_groups(model *m, const int *data, long n, int G, int g0, int g1, int windows,
+                        double *sum, long *tokens);
 void train_charge_update(const run_ctx *r);
 /* 1 where a rank may run a second thread (bucketed's communication thread,
  * --eval-async): not no_spare_threads. */

@@ -136,6 +136,11 @@ static int load_corpus_and_model(run_ctx *r, const char *path)
     r->eval_n = o->eval_tokens > 0 && o->eval_tokens < r->corp.nvalid ? o->eval_tokens : r->corp.nvalid;
     RS_CHECK(r->eval_n / scored >= 2, "--eval-tokens %ld: fewer than 2 tokens for each of the %ld evaluation "
              "streams (use at least %ld, or fewer --eval-streams)", o->eval_tokens, scored, 2 * scored);
+    RS_CHECK(o->eval_gate <= 0 || !o->eval_async, "--eval-gate decides between its two scorings at "
+             "once, which --eval-async cannot: drop one");
+    RS_CHECK(o->eval_gate <= 0 || o->target_ppl <= 0 || o->eval_gate > o->target_ppl, "--eval-gate %g "
+             "is not above --target-ppl %g: the full score would never be taken near the target (set "
+             "the gate above it)", o->eval_gate, o->target_ppl);
     cfg.batch = o->cfg.batch;   /* the model runs one worker's streams */
     if (output_init() != 0)
         return -1;

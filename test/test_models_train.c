@@ -1,6 +1,7 @@
 /* test_models_train.c — the trainer end to end, in process and as build/bin/rnn-train:
  * the loss decreases on a tiny corpus; --target-ppl and --max-seconds stop where they
- * say; --eval-tokens scores a prefix of valid, --eval-growth spaces the evaluations;
+ * say; --eval-tokens scores a prefix of valid, --eval-gate its first windows far from
+ * the gate, --eval-growth spaces the evaluations;
  * --eval-async logs what the synchronous evaluation logs and resumes alike; a
  * sharded evaluation adds up to the whole split; bad input exits 2 with exactly one
  * line on stderr.  Runs from the repository root (`make test`). */
@@ -34,7 +35,7 @@ Test(models, loss_decreases_on_tiny_corpus)
     int rows = 0;
     cr_assert(fgets(line, sizeof line, f));
     cr_expect_str_eq(line, "step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,"
-                     "eval_exposed_seconds\n");
+                     "eval_exposed_seconds,eval_tokens,first_window_ppl\n");
     while (fgets(line, sizeof line, f)) {
         long step, tok;
         double s, tl, vp, lr;
@@ -189,6 +190,48 @@ Test(models, eval_tokens_scores_a_prefix_during_training)
     cr_expect(strstr(rs_lasterr(), "--eval-tokens") != NULL, "%s", rs_lasterr());
 }
 
+/* --eval-gate X: an evaluation scores each stream's first window, and the whole prefix
+ * only when that is <= X.  With X between the first and the last row's first-window ppl,
+ * the first row is gated (its ppl is the first windows', fewer tokens) and the last is
+ * the ungated run's to the bit; the final valid scores all either way. */
+Test(models, eval_gate_scores_first_windows_far_from_the_gate)
+{
+    char log[3][300], js[3][300];
+    const double gate[3] = {0, 1e300, 0};
+    double first[3][8], ppl[3][8], tok[3][8];
+    train_opts o;
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "eg%d.csv", k), tmp_path(log[k], 300, name);
+        snprintf(name, sizeof name, "eg%d.json", k), tmp_path(js[k], 300, name);
+        small_opts(&o, log[k], NULL, 40);
+        o.gemm = "blocked", o.threads = 1, o.json = js[k], o.eval_tokens = 400;
+        o.eval_gate = k < 2 ? gate[k] : (first[1][0] + first[1][3]) / 2;
+        cr_assert_eq(train_run(&o), 0, "%s", rs_lasterr());
+        cr_assert_eq(log_column(log[k], "first_window_ppl", first[k], 8), 4);
+        cr_assert_eq(log_column(log[k], "valid_ppl", ppl[k], 8), 4);
+        cr_assert_eq(log_column(log[k], "eval_tokens", tok[k], 8), 4);
+    }
+    for (int i = 0; i < 4; i++) {
+        cr_expect(first[0][i] == 0 && ppl[1][i] == ppl[0][i] && tok[1][i] == tok[0][i],
+                  "row %d: no gate, or a gate above all: the same rows (%.17g, %.17g)", i, ppl[0][i], ppl[1][i]);
+        cr_expect(first[1][i] > 0 && first[1][i] != ppl[1][i], "row %d: no first-window ppl beside the full one", i);
+    }
+    cr_assert(first[1][0] > first[1][3], "the first-window ppl did not fall: %g, %g", first[1][0], first[1][3]);
+    cr_expect(ppl[2][0] == first[1][0] && tok[2][0] < tok[0][0], "row 0 is not gated: ppl %.17g (first windows "
+              "%.17g), %g tokens of %g", ppl[2][0], first[1][0], tok[2][0], tok[0][0]);
+    cr_expect(ppl[2][3] == ppl[0][3] && tok[2][3] == tok[0][3], "row 3 is not the full score: %.17g, want %.17g",
+              ppl[2][3], ppl[0][3]);
+    cr_expect(summary_num(js[0], "valid_ppl") == summary_num(js[2], "valid_ppl"), "final valid %.17g, %.17g",
+              summary_num(js[0], "valid_ppl"), summary_num(js[2], "valid_ppl"));
+    o.log = NULL, o.json = NULL, o.target_ppl = o.eval_gate * 2;   /* the gate under the target */
+    cr_expect_eq(train_run(&o), RS_EXIT_USAGE);
+    cr_expect(strstr(rs_lasterr(), "--eval-gate") != NULL, "%s", rs_lasterr());
+    o.target_ppl = 0, o.eval_async = 1;
+    cr_expect_eq(train_run(&o), RS_EXIT_USAGE);
+    cr_expect(strstr(rs_lasterr(), "--eval-async") != NULL, "%s", rs_lasterr());
+}
+
 /* --eval-growth: evaluations at E, then each time the step has grown by G of itself (at
  * least E): E 2, G 0.5 over 40 steps logs 2 4 6 9 13 19 28 and the end, 40. */
 Test(models, eval_growth_spaces_the_evaluations)
@@ -261,7 +304,7 @@ Test(models, eval_shards_add_up_to_the_split)
     for (int i = 0; i < 3; i++) {
         double s;
         long t;
-        eval_groups_partial(&m, c.valid, c.nvalid, 4, cut[i], cut[i + 1], &s, &t);
+        eval_groups_partial(&m, c.valid, c.nvalid, 4, cut[i], cut[i + 1], 0, &s, &t);
         cr_expect(t > 0 && s > 0, "groups [%d, %d): %ld tokens, loss sum %g", cut[i], cut[i + 1], t, s);
         sum += s, tokens += t;
     }

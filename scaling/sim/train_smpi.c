@@ -244,28 +244,28 @@ static double compute(run_ctx *r, int *Tw_out, float **grad_out)
 }
 
 /* sample: one group's scoring timed for the first K groups of all ranks, then charged */
-static void sampled_groups(model *m, const int *data, long n, int G, int g0, int g1)
+static void sampled_groups(model *m, const int *data, long n, int G, int g0, int g1, int windows)
 {
     for (int g = g0; g < g1; g++) {
         SMPI_SAMPLE_GLOBAL(int once = 0, once < 1, once++, sample_runs, -1) {
             double sum;
             long tokens;
-            eval_groups_score(m, data, n, G, g, g + 1, &sum, &tokens);
+            eval_groups_score(m, data, n, G, g, g + 1, windows, &sum, &tokens);
         }
     }
 }
 
-static void score_groups(model *m, const int *data, long n, int G, int g0, int g1, double *sum,
-                         long *tokens)
+static void score_groups(model *m, const int *data, long n, int G, int g0, int g1, int windows,
+                         double *sum, long *tokens)
 {
     if (mode == COMPUTE_SAMPLE) {
-        sampled_groups(m, data, n, G, g0, g1);
+        sampled_groups(m, data, n, G, g0, g1, windows);
         *sum = NAN, *tokens = 0;
         return;
     }
-    eval_groups_partial(m, data, n, G, g0, g1, sum, tokens);   /* folded: not run */
+    eval_groups_partial(m, data, n, G, g0, g1, windows, sum, tokens);   /* folded: not run */
     if (mode == COMPUTE_FLOPS)
-        smpi_hooks_charge_seconds(eval_groups_flops(&m->cfg, n, G, g0, g1) / (node_gflops * 1e9));
+        smpi_hooks_charge_seconds(eval_groups_flops(&m->cfg, n, G, g0, g1, windows) / (node_gflops * 1e9));
 }
 
 /* The update's memory traffic (run_ctx_update_bytes) at the gamma rate. */

@@ -39,6 +39,7 @@ static const study_setting settings[] = {
     {"GROUP_MAX", "800", "64", SET_POS_INTS, NULL},
     {"EVAL_STREAMS", "800", "16", SET_POS_INTS, NULL},
     {"EVAL_TOKENS", "160000", "8000", SET_POS_INTS, NULL},
+    {"EVAL_GATE", "1.25", "1.2", SET_TEXT, NULL},
     {"CLAIM_N", "100", "16", SET_POS_INTS, NULL},
     {"THREADS", "1", NULL, SET_POS_INTS, NULL},
 };
@@ -73,6 +74,10 @@ static int check(study_run *r)
     }
     RS_CHECK(atoi(V("EXTEND")) <= REGIME_MAX_WIDEN, "EXTEND=%s: at most %d widening rounds", V("EXTEND"),
              REGIME_MAX_WIDEN);
+    char *end;
+    double gate = strtod(V("EVAL_GATE"), &end);
+    RS_CHECK(end != V("EVAL_GATE") && *end == 0 && (gate == 0 || (gate > 1 && gate < 100)),
+             "EVAL_GATE=%s: not 0 (off) or a factor over the easiest target > 1 (e.g. 1.25)", V("EVAL_GATE"));
     RS_CHECK(atol(V("EVAL_STREAMS")) % atol(V("B")) == 0, "EVAL_STREAMS=%s: not a multiple of B=%s (each worker "
              "scores B streams at a time)", V("EVAL_STREAMS"), V("B"));
     snprintf(list, sizeof list, "%s", V("N_LIST"));

@@ -148,6 +148,9 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
     sa_opt(&c, "--eval-tokens", "%s", study_value(r, "EVAL_TOKENS"));
     sa_opt(&c, "--eval-every", "%ld", ev);
     sa_opt(&c, "--eval-growth", "%g", REGIME_GROWTH);
+    double gate = atof(study_value(r, "EVAL_GATE"));
+    if (gate > 0 && t->n > 0)   /* first windows only while far above every target */
+        sa_opt(&c, "--eval-gate", "%.2f", gate * t->ppl[0]);
     sa_opt(&c, "--batch", "%ld", K * b);
     sa_opt(&c, "--workers", "%ld", N / K);
     sa_opt(&c, "--optimizer", "%s", opt);

@@ -125,6 +125,33 @@ static void no_best(FILE *out, const regime_results *R, long N, const char *opt)
         fprintf(out, " diverged (%.4g - %.4g) |", lo, hi);
 }
 
+
+/* --eval-gate's evidence: an evaluation scores each stream's first window first and stops
+ * there while that ppl is above EVAL_GATE x the easiest target.  No crossing hides behind a
+ * gated row while first-window / full stays under that factor; the full rows measure it. */
+static void gate_check(FILE *out, const regime_results *R)
+{
+    double gate = atof(V("EVAL_GATE")), most = 0;
+    const char *at = NULL;
+    if (gate <= 0 || R->t.n == 0)
+        return;
+    for (int i = 0; i < R->g->n; i++)
+        if (R->g->p[i].gate_ratio > most)   /* NaN: no full evaluation in that point */
+            most = R->g->p[i].gate_ratio, at = R->g->p[i].point;
+    fprintf(out, "Evaluations during training first score each evaluation stream's first window (`--eval-gate`); "
+                 "they score the whole prefix only when that ppl is at most EVAL_GATE = %s x the easiest target "
+                 "(%.2f), so far from every target an evaluation costs one window. ",
+            V("EVAL_GATE"), gate * R->t.ppl[0]);
+    if (!at)
+        fprintf(out, "No evaluation has been gated and then scored in full yet.\n\n");
+    else
+        fprintf(out, "At the first full evaluation after gated ones, first-window ppl / full ppl is at most %.3f "
+                     "(%s): %s.\n\n", most, at,
+                most < gate ? "under the gate's factor, so no gated evaluation hid a crossing"
+                            : "**NOT under the gate's factor: a gated evaluation may have hidden a crossing; rerun "
+                              "with EVAL_GATE=0 or a larger factor**");
+}
+
 static void steps_table(FILE *out, const regime_results *R, int k)
 {
     fprintf(out, "\n%s (valid ppl %.2f): steps of seed 1 at the best rate (rate; other seeds)\n\n| N | B |",
@@ -188,6 +215,7 @@ int regime_report(const regime_results *R, FILE *out)
     for (int k = 0; k < R->t.n; k++)
         fprintf(out, "%s %s %.2f", k ? "," : "", R->t.name[k], R->t.ppl[k]);
     fprintf(out, "%s.\n\n", R->t.have_hard ? "" : " (the hard one is set once the N = 1 runs ran)");
+    gate_check(out, R);
     double need = conv_bcrit_for_ratio(atof(V("B")), atof(V("B")) * atof(V("CLAIM_N")),
                                        CONV_CLAIM_FRACTION * atof(V("CLAIM_N")));
     fprintf(out, "The claim: %s times the batch gives %s times fewer steps, S(B = %s) / S(B = %ld). It *holds* "

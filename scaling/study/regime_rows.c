@@ -124,8 +124,17 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
     int n = log ? rs_table_nrows(log) : 0;
     double bs_sum = 0;
     int bs_n = 0;
+    p->gate_ratio = NAN;
+    int gated = 0;   /* a gated row since the last full one */
     for (int i = 0; i < n; i++) {
         double step = num(log, i, "step"), ppl = num(log, i, "valid_ppl"), bs = num(log, i, "b_simple");
+        double first = num(log, i, "first_window_ppl");   /* NaN: no gate */
+        if (first == ppl)   /* gated: the first windows' score is the row's */
+            gated = 1;
+        else if (gated && first > 0) {
+            gated = 0;
+            p->gate_ratio = first / ppl > p->gate_ratio || isnan(p->gate_ratio) ? first / ppl : p->gate_ratio;
+        }
         if (isfinite(bs))
             bs_sum += bs, bs_n++;
         p->steps_run = step;

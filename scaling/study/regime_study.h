@@ -37,6 +37,11 @@ typedef struct {
     double steps[REGIME_MAX_TARGETS], bsimple[REGIME_MAX_TARGETS];
     double ppl_at[REGIME_MAX_TARGETS];   /* the valid ppl of the crossing row (ties) */
     double min_ppl, steps_run, seconds;
+    /* --eval-gate's check: first-window / full ppl at each full evaluation that follows
+     * gated ones, the largest (NaN: none).  A gated row's first windows are above the
+     * gate, EVAL_GATE x the easiest target; its full ppl is above that target while this
+     * ratio, which grows as training uses more context, stays under EVAL_GATE. */
+    double gate_ratio;
 } regime_point;
 
 typedef struct {

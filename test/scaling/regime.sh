@@ -7,7 +7,8 @@
 #      than a uniform guess (--diverge-ppl); every rate past a centre is capped at
 #      no more than the centre's cap; the second seed runs at N = 1 and N = CLAIM_N at the
 #      best rate; every verdict is one of the three; steps to a target are read from
-#      the log (the first evaluation at or under it);
+#      the log (the first evaluation at or under it); every run has --eval-gate, some
+#      rows are gated, and the report checks the gate;
 #   2. a rerun on the folder runs no point and writes the same tables; `study collect
 #      regime` on a hand-made folder: a seed past its cap opens the claim's interval; a
 #      run whose valid ppl passed the vocabulary size diverged;
@@ -49,6 +50,17 @@ ncmd=$(ls "$run"/points/n*-*/cmd 2>/dev/null | wc -l)
 nodiv=$(grep -L -F -- "--diverge-ppl $vocab " "$run"/points/n*-*/cmd 2>/dev/null | wc -l)
 [ -n "$vocab" ] && [ "$ncmd" -gt 0 ] && [ "$nodiv" -eq 0 ] && ok "every training run stops above the uniform guess's ppl $vocab" ||
     bad "$nodiv of $ncmd training runs without --diverge-ppl '$vocab'"
+
+# --eval-gate: every training run scores first windows far above the easiest target, some
+# rows were gated, and the report holds the full rows' largest first-window / full ratio
+# under the gate's factor
+easy=$(col "$run/regime_targets.csv" ppl --where name=$(sed -n '2s/,.*//p' "$run/regime_targets.csv"))
+gate=$(awk -v e="$easy" 'BEGIN { printf "%.2f", 1.2 * e }')
+nogate=$(grep -L -F -- "--eval-gate $gate " "$run"/points/n*-*/cmd 2>/dev/null | wc -l)
+gated=$(cat "$run"/points/n*-*/log.csv | awk -F, '$5 == $11 && $11 != "" { n++ } END { print n + 0 }')
+[ "$nogate" -eq 0 ] && [ "$gated" -gt 0 ] && grep -q 'under the gate.s factor, so no gated evaluation hid' "$run/regime_report.md" &&
+    ok "--eval-gate $gate (QUICK's 1.2 x the easiest target $easy) on every run, $gated rows gated, the check in the report" ||
+    bad "--eval-gate $gate: $nogate runs without it, $gated rows gated, report: $(grep -c 'eval-gate' "$run/regime_report.md")"
 
 # every rate after an N > 1 centre is capped at the centre's steps to the hard target
 # where it reached it (its own cap otherwise): a slower rate cannot win there
@@ -151,6 +163,18 @@ lo=$(study_get "$h/regime_fit.json" fits.0.claim.ratio_interval.0 --optional)
 awk -v l="$lo" 'BEGIN { exit !(l > 0) }' && ok "every seed reached: the interval has a floor ($lo)" ||
     bad "every seed reached: interval from '$lo'"
 
+echo "== study collect regime: a first-window score too far above the full one"
+# the full row after a gated one scores its first windows 1.3 x its ppl (a later one's
+# 1.4 does not count): a gated row (first windows above 1.25 x the target) could have
+# hidden a crossing, and the report says so
+mkdir -p "$h/points/n4-gate"; echo 0 > "$h/points/n4-gate/rc"
+echo "n4-gate,4,8,adam,grid,0.01,0,1,1,100,grid" >> "$h/regime_grid.csv"
+printf 'step,tokens,seconds,train_loss,valid_ppl,lr,b_simple,eval_seconds,eval_exposed_seconds,eval_tokens,first_window_ppl\n5,1,1,1,80,0.01,,1,1,10,80\n70,1,1,1,59,0.01,,1,1,100,76.7\n80,1,1,1,50,0.01,,1,1,100,70\n' > "$h/points/n4-gate/log.csv"
+build/bin/study collect regime "$h" > "$tmp/hand.out" 2>&1
+grep -q 'is at most 1.300 (n4-gate): \*\*NOT under' "$h/regime_report.md" && ok "first windows 1.3 x the full ppl: the report says a crossing may hide" ||
+    bad "gate check: $(grep -o 'first-window ppl / full ppl[^.]*' "$h/regime_report.md")"
+sed -i '/^n4-gate,/d' "$h/regime_grid.csv"; rm -r "$h/points/n4-gate"
+
 echo "== study collect regime: a run worse than a uniform guess diverged"
 # at N = 4 a faster rate reaches the target in 10 steps after a valid ppl above the
 # vocabulary (QUICK's 2000): it diverged, and the best stays n4-s1's 60
@@ -174,6 +198,11 @@ EVAL_STREAMS=12 QUICK=1 build/bin/study run regime "$tmp/bad3" > "$tmp/o" 2> "$t
 rc=$?
 [ $rc -eq 2 ] && grep -q EVAL_STREAMS "$tmp/e" && [ ! -e "$tmp/bad3" ] &&
     ok "EVAL_STREAMS not a multiple of B: exit 2, no folder" || bad "EVAL_STREAMS=12: exit $rc: $(cat "$tmp/e")"
+
+EVAL_GATE=0.9 QUICK=1 build/bin/study run regime "$tmp/bad4" > "$tmp/o" 2> "$tmp/e"
+rc=$?
+[ $rc -eq 2 ] && grep -q EVAL_GATE "$tmp/e" && [ ! -e "$tmp/bad4" ] &&
+    ok "EVAL_GATE=0.9: exit 2, no folder" || bad "EVAL_GATE=0.9: exit $rc: $(cat "$tmp/e")"
 
 [ $fail -eq 0 ] && echo "check-regime: all passed" || echo "check-regime: FAILED"
 exit $fail
