@@ -12,6 +12,7 @@
  * target -> N > 1 centres -> the rest of each grid, capped at the centre's steps to the
  * hard target (a rate slower than the centre cannot be the best) -> widened -> seeds.
  * Writes regime_points.csv, regime_steps.csv, regime_fit.json and regime_report.md. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,10 @@ static const study_setting settings[] = {
     {"MODEL", "--model lstm --hidden 128 --classes 100 --bptt 35", "--model lstm --hidden 32 --classes 40 --bptt 20",
      SET_TEXT, NULL},
     {"B", "80", "8", SET_POS_INTS, NULL},
-    {"N_LIST", "1 4 16 100", "1 4 16", SET_POS_INTS, NULL},
+    {"N_LIST", "1 2 4 8 16 32 100", "1 4 16", SET_POS_INTS, NULL},
     {"OPT_LIST", "adam lamb momentum", "adam momentum", SET_TEXT, NULL},
     {"LR_FACTORS", "0.5 1 2", NULL, SET_POS_NUMS, NULL},
-    {"EXTEND", "1", "0", SET_UINT, "an integer >= 0 (widening rounds, at most 9)"},
+    {"EXTEND", "9", "1", SET_UINT, "an integer >= 0 (widening rounds, at most 9)"},
     {"SEEDS", "1 2", NULL, SET_POS_INTS, NULL},
     {"SEED_N", "1 100", "1 16", SET_POS_INTS, NULL},
     {"TARGETS_X", "1.5 1.25 1", "3 2.5", SET_POS_NUMS, NULL},
@@ -36,6 +37,12 @@ static const study_setting settings[] = {
     {"REF_EPOCHS", "1", "0.3", SET_POS_NUM, "a number of epochs > 0"},
     {"CAP_EPOCHS", "2", NULL, SET_POS_NUM, "a number of epochs > 0"},
     {"WARMUP", "10", "2", SET_UINT, "an integer >= 0 (warmup steps at N > 1)"},
+    {"CLIP", "5", NULL, SET_TEXT, NULL},
+    {"MOMENTUM_CLIP", "0", NULL, SET_TEXT, NULL},
+    {"TUNE_N", "1 100", "1 16", SET_POS_INTS, NULL},
+    {"TUNE_WARMUP", "100", "10", SET_UINT, "an integer >= 0 (the tuning's longer warmup, steps)"},
+    {"LONG_N", "16", NULL, SET_POS_INTS, NULL},
+    {"LONG_EPOCHS", "5", "3", SET_POS_NUM, "a number of epochs > 0"},
     {"GROUP_MAX", "800", "64", SET_POS_INTS, NULL},
     {"EVAL_STREAMS", "800", "16", SET_POS_INTS, NULL},
     {"EVAL_TOKENS", "160000", "8000", SET_POS_INTS, NULL},
@@ -75,6 +82,13 @@ static int check(study_run *r)
     RS_CHECK(atoi(V("EXTEND")) <= REGIME_MAX_WIDEN, "EXTEND=%s: at most %d widening rounds", V("EXTEND"),
              REGIME_MAX_WIDEN);
     char *end;
+    static const char *const clips[] = {"CLIP", "MOMENTUM_CLIP"};
+    for (int i = 0; i < 2; i++) {
+        double c = strtod(V(clips[i]), &end);
+        RS_CHECK(end != V(clips[i]) && *end == 0 && c >= 0 && isfinite(c),
+                 "%s=%s: not a gradient norm >= 0 (0: no clipping)", clips[i], V(clips[i]));
+    }
+    RS_CHECK(atof(V("CLIP")) > 0, "CLIP=%s: the clip the tuning switches to must be > 0", V("CLIP"));
     double gate = strtod(V("EVAL_GATE"), &end);
     RS_CHECK(end != V("EVAL_GATE") && *end == 0 && (gate == 0 || (gate > 1 && gate < 100)),
              "EVAL_GATE=%s: not 0 (off) or a factor over the easiest target > 1 (e.g. 1.25)", V("EVAL_GATE"));
@@ -103,7 +117,8 @@ static int check(study_run *r)
     return 0;
 }
 
-enum { ST_KN3, ST_BASE, ST_GEMM, ST_GRID1, ST_WIDEN1, ST_HARD, ST_GRID, ST_OTHERS, ST_WIDEN, ST_SEEDS, ST_DONE };
+enum { ST_KN3, ST_BASE, ST_GEMM, ST_GRID1, ST_WIDEN1, ST_HARD, ST_GRID, ST_OTHERS, ST_WIDEN, ST_TUNE, ST_SEEDS,
+       ST_DONE };
 
 typedef struct {
     int stage;
@@ -161,6 +176,10 @@ static int stage(study_run *r, void *state)
             return rc;
         }
         return 0;
+    case ST_TUNE: {
+        int rc = regime_add_stage(r, &s->t, "tune", 1);
+        return rc != 0 ? rc : regime_add_stage(r, &s->t, "tune", 0);
+    }
     case ST_SEEDS: {
         int rc = regime_add_stage(r, &s->t, "seeds", 1);
         return rc != 0 ? rc : regime_add_stage(r, &s->t, "seeds", 0);

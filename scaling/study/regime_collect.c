@@ -29,15 +29,15 @@ static void csv_num(FILE *f, double v, const char *sep)
 static int write_points(FILE *f, void *ctx)
 {
     const regime_results *R = ctx;
-    fprintf(f, "point,N,b,global_batch,optimizer,rule,lr,warmup,seed,role,steps_cap,steps_run,min_valid_ppl,"
-               "seconds,status");
+    fprintf(f, "point,N,b,global_batch,optimizer,rule,lr,warmup,schedule,clip,seed,role,steps_cap,steps_run,"
+               "min_valid_ppl,seconds,status");
     for (int k = 0; k < R->t.n; k++)
         fprintf(f, ",steps_%s", R->t.name[k]);
     fprintf(f, "\n");
     for (int i = 0; i < R->g->n; i++) {
         const regime_point *p = &R->g->p[i];
-        fprintf(f, "%s,%ld,%ld,%ld,%s,%s,%.4g,%ld,%ld,%s,%ld,", p->point, p->N, p->b, p->B, p->opt, p->rule, p->lr,
-                p->warmup, p->seed, p->role, p->cap);
+        fprintf(f, "%s,%ld,%ld,%ld,%s,%s,%.4g,%ld,%s,%g,%ld,%s,%ld,", p->point, p->N, p->b, p->B, p->opt, p->rule,
+                p->lr, p->warmup, p->sched, p->clip, p->seed, p->role, p->cap);
         csv_num(f, p->ran ? p->steps_run : NAN, ",");
         csv_num(f, p->min_ppl, ",");
         csv_num(f, p->seconds, ",");
@@ -63,7 +63,7 @@ static void fill_cell(const regime_results *R, int k, const char *opt, long N, r
     c->cap = c->best->cap;
     for (int i = 0; i < R->g->n && c->n < REGIME_MAX_SEEDS; i++) {
         const regime_point *p = &R->g->p[i];
-        if (p->N == N && p->lr == c->best->lr && strcmp(p->opt, c->best->opt) == 0 && p->ran &&
+        if (p->N == N && regime_same_setting(p, c->best) && strcmp(p->opt, c->best->opt) == 0 && p->ran &&
             (p == c->best || p->seed != 1)) {
             c->seed[c->n] = p->seed;
             c->pt[c->n] = p;

@@ -44,6 +44,8 @@ typedef struct {
 /* The cells of every N of N_LIST: how many. */
 int regime_cells(const regime_results *R, int k, const char *opt, regime_cell *cells);
 void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *F);
+/* The tuning table (regime_tuning.c). */
+void regime_tuning_table(FILE *out, const regime_results *R);
 /* The report section (regime_report.c): 0, or -1. */
 int regime_report(const regime_results *R, FILE *out);
 

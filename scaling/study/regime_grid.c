@@ -1,7 +1,7 @@
 /* regime_grid.c — the Sunway regime study's points (regime_study.h): the learning-rate
  * rules, the command lines, regime_grid.csv (one row per training point:
- * point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role), and the best
- * point per (N, optimizer). */
+ * point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role,schedule,clip), and
+ * the best point per (N, optimizer). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,15 +105,44 @@ int regime_add_gemm(study_run *r)
     return rc;
 }
 
-/* One training point; the grid row appended when it is new.  0, 1 its GEMM plan point
- * failed (rs_lasterr), -1 a file. */
-static int add_point(study_run *r, const regime_targets *t, long N, const char *opt, const char *rule, double lr,
-                     long seed, long cap, long ev, const char *role)
+/* The grid's setting at (N, optimizer): WARMUP steps at N > 1, a constant rate, and the
+ * clip CLIP (MOMENTUM_CLIP for momentum). */
+static regime_point default_setting(const study_run *r, long N, const char *opt, double lr)
 {
-    long b = atol(study_value(r, "B")), B = N * b, K = group_of(r, N), wu = N > 1 ? atol(study_value(r, "WARMUP")) : 0;
-    char name[160], lrt[32], gemm[8192], target[64] = "";
+    regime_point s = {0};
+    s.lr = lr;
+    s.warmup = N > 1 ? atol(study_value(r, "WARMUP")) : 0;
+    snprintf(s.sched, sizeof s.sched, "const");
+    s.clip = atof(study_value(r, strcmp(opt, "momentum") == 0 ? "MOMENTUM_CLIP" : "CLIP"));
+    return s;
+}
+
+int regime_same_setting(const regime_point *a, const regime_point *b)
+{
+    return a->lr == b->lr && a->warmup == b->warmup && strcmp(a->sched, b->sched) == 0 && a->clip == b->clip;
+}
+
+/* One training point at setting s (its rate, warmup, schedule, clip); the grid row
+ * appended when it is new.  Its name: n<N>-<opt>-lr<rate>, then what differs from the
+ * grid's setting (-w<warmup>, -cos, -clip<X>), -long for a LONG_EPOCHS cap, -s<seed>.
+ * 0, 1 its GEMM plan point failed (rs_lasterr), -1 a file. */
+static int add_point(study_run *r, const regime_targets *t, long N, const char *opt, const char *rule,
+                     const regime_point *s, long seed, long cap, long ev, const char *role)
+{
+    long b = atol(study_value(r, "B")), B = N * b, K = group_of(r, N), wu = s->warmup;
+    double lr = s->lr;
+    regime_point d = default_setting(r, N, opt, lr);
+    char name[160], lrt[32], gemm[8192], target[64] = "", var[96] = "";
     snprintf(lrt, sizeof lrt, "%.4g", lr);
-    snprintf(name, sizeof name, "n%ld-%s-lr%s-s%ld", N, opt, lrt, seed);
+    if (wu != d.warmup)
+        snprintf(var + strlen(var), sizeof var - strlen(var), "-w%ld", wu);
+    if (strcmp(s->sched, d.sched) != 0)
+        snprintf(var + strlen(var), sizeof var - strlen(var), "-%.3s", s->sched);
+    if (s->clip != d.clip)
+        snprintf(var + strlen(var), sizeof var - strlen(var), "-clip%g", s->clip);
+    if (strcmp(role, "long") == 0)
+        snprintf(var + strlen(var), sizeof var - strlen(var), "-long");
+    snprintf(name, sizeof name, "n%ld-%s-lr%s%s-s%ld", N, opt, lrt, var, seed);
     if (N > 1 && t->have_hard)
         snprintf(target, sizeof target, " --target-ppl %.2f", t->ppl[t->n - 1]);
     if (study_gemm_plan(r, "regime-", K * b, gemm, sizeof gemm) != 0)
@@ -131,8 +160,9 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
     if (!listed) {
         RS_CHECK((f = fopen(path, "a")), "cannot write %s", path);
         if (ftell(f) == 0)
-            fprintf(f, "point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role\n");
-        fprintf(f, "%s,%ld,%ld,%s,%s,%s,%ld,%ld,%ld,%ld,%s\n", name, N, b, opt, rule, lrt, wu, seed, ev, cap, role);
+            fprintf(f, "point,N,b,optimizer,rule,lr,warmup,seed,eval_every,steps_cap,role,schedule,clip\n");
+        fprintf(f, "%s,%ld,%ld,%s,%s,%s,%ld,%ld,%ld,%ld,%s,%s,%g\n", name, N, b, opt, rule, lrt, wu, seed, ev, cap,
+                role, s->sched, s->clip);
         RS_CHECK(fclose(f) == 0, "cannot write %s", path);
     }
     study_argv c = {0};
@@ -143,7 +173,8 @@ static int add_point(study_run *r, const regime_targets *t, long N, const char *
     sa_opt(&c, "--gemm", "%s", gemm);
     sa_opt(&c, "--threads", "%s", study_value(r, "THREADS"));
     sa_opt(&c, "--seed", "%ld", seed);
-    sa_words(&c, "--schedule const");
+    sa_opt(&c, "--schedule", "%s", s->sched);
+    sa_opt(&c, "--clip", "%g", s->clip);
     sa_opt(&c, "--eval-streams", "%s", study_value(r, "EVAL_STREAMS"));
     sa_opt(&c, "--eval-tokens", "%s", study_value(r, "EVAL_TOKENS"));
     sa_opt(&c, "--eval-every", "%ld", ev);
@@ -189,26 +220,84 @@ static int rates(const study_run *r, const char *opt, long N, double *x, const c
     return 3;
 }
 
-/* (N, opt)'s points of seed 1 and the rates they tried. */
+/* A point of the rate grid (roles grid, widenK): the study's default setting. */
+static int grid_role(const regime_point *p)
+{
+    return strcmp(p->role, "grid") == 0 || strncmp(p->role, "widen", 5) == 0;
+}
+
+/* (N, opt)'s grid points of seed 1 and the rates they tried. */
 static void tried(const regime_grid *g, long N, const char *opt, double *lo, double *hi)
 {
     *lo = *hi = NAN;
     for (int i = 0; i < g->n; i++) {
         const regime_point *p = &g->p[i];
-        if (p->N != N || p->seed != 1 || strcmp(p->opt, opt) != 0)
+        if (p->N != N || p->seed != 1 || !grid_role(p) || strcmp(p->opt, opt) != 0)
             continue;
         *lo = isnan(*lo) || p->lr < *lo ? p->lr : *lo;
         *hi = isnan(*hi) || p->lr > *hi ? p->lr : *hi;
     }
 }
 
-/* Some seed-1 point of (N, opt) ran (diverged or not). */
+/* Some seed-1 grid point of (N, opt) ran (diverged or not). */
 static int ran_any(const regime_grid *g, long N, const char *opt)
 {
     for (int i = 0; i < g->n; i++)
-        if (g->p[i].N == N && g->p[i].seed == 1 && g->p[i].ran && strcmp(g->p[i].opt, opt) == 0)
+        if (g->p[i].N == N && g->p[i].seed == 1 && g->p[i].ran && grid_role(&g->p[i]) &&
+            strcmp(g->p[i].opt, opt) == 0)
             return 1;
     return 0;
+}
+
+/* Is N in the list setting NAME? */
+static int listed_in(const study_run *r, const char *name, long N)
+{
+    double want[64];
+    int nn = numbers(r, name, want, 64), in = 0;
+    for (int i = 0; i < nn; i++)
+        in |= (long)want[i] == N;
+    return in;
+}
+
+/* tune: the grid's best rate with one thing changed each: a cosine schedule to the cap,
+ * TUNE_WARMUP steps of warmup, the clip switched (CLIP <-> none). */
+static int tune(study_run *r, const regime_targets *t, long N, const char *opt, const regime_point *best, long cap,
+                long ev)
+{
+    if (!listed_in(r, "TUNE_N", N))
+        return 0;
+    regime_point v[3] = {*best, *best, *best};
+    snprintf(v[0].sched, sizeof v[0].sched, "cosine");
+    v[1].warmup = atol(study_value(r, "TUNE_WARMUP"));
+    v[2].clip = best->clip > 0 ? 0 : atof(study_value(r, "CLIP"));
+    int rc = 0;
+    for (int i = 0; i < 3 && rc == 0; i++)
+        if (!regime_same_setting(&v[i], best))
+            rc = add_point(r, t, N, opt, best->rule, &v[i], 1, cap, ev, "tune");
+    return rc;
+}
+
+/* seeds: SEEDS at the best setting (over the grid and the tuning) where N is in SEED_N
+ * or opt did best at N; at N >= LONG_N each runs to the hard target or LONG_EPOCHS,
+ * seed 1 again too where it stopped at its cap short of the hard target. */
+static int seeds(study_run *r, const regime_targets *t, const regime_grid *g, long N, const char *opt, long ev,
+                 int hard)
+{
+    const regime_point *best = regime_best(g, N, opt, hard), *top = regime_best(g, N, NULL, hard);
+    if (!best || !top || (!listed_in(r, "SEED_N", N) && strcmp(top->opt, opt) != 0))
+        return 0;
+    long b = atol(study_value(r, "B")), cap = epochs_steps(r, t, N == 1 ? "REF_EPOCHS" : "CAP_EPOCHS", N * b);
+    int lng = N > 1 && N >= atol(study_value(r, "LONG_N")), rc = 0;
+    if (lng && epochs_steps(r, t, "LONG_EPOCHS", N * b) > cap)
+        cap = epochs_steps(r, t, "LONG_EPOCHS", N * b);
+    else
+        lng = 0;   /* the usual cap is as long */
+    double s[16];
+    int ns = numbers(r, "SEEDS", s, 16);
+    for (int i = 0; i < ns && rc == 0; i++)
+        if ((long)s[i] != 1 || (lng && hard >= 0 && best->steps[hard] == 0))
+            rc = add_point(r, t, N, opt, best->rule, best, (long)s[i], cap, ev, lng ? "long" : "seed");
+    return rc;
 }
 
 static int one_stage(study_run *r, const regime_targets *t, const regime_grid *g, const char *stage, long N,
@@ -221,46 +310,50 @@ static int one_stage(study_run *r, const regime_targets *t, const regime_grid *g
         if (strcmp(optimizers[i].name, opt) == 0)
             lr1 = optimizers[i].lr80 * sqrt((double)b / 80);
     if (N > 1) {
-        const regime_point *best1 = regime_best(g, 1, opt, hard);
+        const regime_point *best1 = regime_best_rate(g, 1, opt, hard);
         if (!best1)
             return 0;   /* no N = 1 run of it: nothing to scale from */
         lr1 = best1->lr;
     }
     /* the first evaluation near 1/20 of the steps the easiest target could take (at
      * perfect scaling from N = 1's; N = 1: 1/500 of its steps), then every 5% (--eval-growth) */
-    const regime_point *ref = N > 1 ? regime_best(g, 1, opt, 0) : NULL;
+    const regime_point *ref = N > 1 ? regime_best_rate(g, 1, opt, 0) : NULL;
     long ev = N == 1 ? cap / 500 : ref && ref->steps[0] > 0 ? (long)(ref->steps[0] / (double)N / 20) : 1;
     ev = ev < 1 ? 1 : ev;
+    if (strcmp(stage, "seeds") == 0)
+        return seeds(r, t, g, N, opt, ev, hard);
     double x[16];
     const char *rule[16];
     int n = rates(r, opt, N, x, rule), rc = 0;
-    const regime_point *best = regime_best(g, N, opt, hard);
-    if (N > 1 && best && best->steps[hard] > 0 && strcmp(stage, "seeds") != 0)
+    const regime_point *best = regime_best_rate(g, N, opt, hard);
+    if (N > 1 && best && best->steps[hard] > 0)
         cap = (long)best->steps[hard] < cap ? (long)best->steps[hard] : cap;   /* a slower rate cannot win */
+    regime_point set = default_setting(r, N, opt, 0);
     if (strcmp(stage, "grid") == 0)
-        for (int i = 0; i < (N == 1 ? n : 1) && rc == 0; i++)
-            rc = add_point(r, t, N, opt, rule[i], lr1 * x[i], 1, cap, ev, "grid");
+        for (int i = 0; i < (N == 1 ? n : 1) && rc == 0; i++) {
+            set.lr = lr1 * x[i];
+            rc = add_point(r, t, N, opt, rule[i], &set, 1, cap, ev, "grid");
+        }
     else if (strcmp(stage, "others") == 0 && (best || ran_any(g, N, opt)))   /* a diverged centre too */
-        for (int i = 1; i < n && rc == 0; i++)
-            rc = add_point(r, t, N, opt, rule[i], lr1 * x[i], 1, cap, ev, "grid");
+        for (int i = 1; i < n && rc == 0; i++) {
+            set.lr = lr1 * x[i];
+            rc = add_point(r, t, N, opt, rule[i], &set, 1, cap, ev, "grid");
+        }
     else if (strncmp(stage, "widen", 5) == 0) {   /* the role: widenK, the round */
         double lo, hi;
         tried(g, N, opt, &lo, &hi);
         if (atoi(stage + 5) > atoi(study_value(r, "EXTEND")) && best)
             return 0;   /* past EXTEND: only down, where every rate diverged */
-        if (best && best->lr == hi)
-            rc = add_point(r, t, N, opt, "wider", hi * 2, 1, cap, ev, stage);
-        if (rc == 0 && !isnan(lo) && (!best || best->lr == lo))   /* every rate diverged: a smaller one */
-            rc = add_point(r, t, N, opt, "wider", lo / 2, 1, cap, ev, stage);
-    } else if (strcmp(stage, "seeds") == 0 && best) {
-        double s[16], want[64];
-        int ns = numbers(r, "SEEDS", s, 16), nn = numbers(r, "SEED_N", want, 64), listed = 0;
-        for (int i = 0; i < nn; i++)
-            listed |= (long)want[i] == N;
-        for (int i = 0; i < ns && rc == 0 && listed; i++)
-            if ((long)s[i] != 1)
-                rc = add_point(r, t, N, opt, best->rule, best->lr, (long)s[i], cap, ev, "seed");
-    }
+        if (best && best->lr == hi) {
+            set.lr = hi * 2;
+            rc = add_point(r, t, N, opt, "wider", &set, 1, cap, ev, stage);
+        }
+        if (rc == 0 && !isnan(lo) && (!best || best->lr == lo)) {   /* every rate diverged: a smaller one */
+            set.lr = lo / 2;
+            rc = add_point(r, t, N, opt, "wider", &set, 1, cap, ev, stage);
+        }
+    } else if (strcmp(stage, "tune") == 0 && best)
+        rc = tune(r, t, N, opt, best, cap, ev);
     return rc;
 }
 
@@ -281,12 +374,13 @@ int regime_add_stage(study_run *r, const regime_targets *t, const char *stage, i
     return rc;
 }
 
-const regime_point *regime_best(const regime_grid *g, long N, const char *opt, int target)
+static const regime_point *best_of(const regime_grid *g, long N, const char *opt, int target, int grid_only)
 {
     const regime_point *best = NULL;
     for (int i = 0; i < g->n; i++) {
         const regime_point *p = &g->p[i];
-        if (p->N != N || p->seed != 1 || !p->ran || p->diverged || (opt && strcmp(p->opt, opt) != 0))
+        if (p->N != N || p->seed != 1 || !p->ran || p->diverged || (opt && strcmp(p->opt, opt) != 0) ||
+            (grid_only && !grid_role(p)))
             continue;
         int reached = target >= 0 && p->steps[target] > 0, had = best && target >= 0 && best->steps[target] > 0;
         int beats = !best || (reached && !had) || (!reached && !had && p->min_ppl < best->min_ppl) ||
@@ -296,6 +390,16 @@ const regime_point *regime_best(const regime_grid *g, long N, const char *opt, i
             best = p;
     }
     return best;
+}
+
+const regime_point *regime_best(const regime_grid *g, long N, const char *opt, int target)
+{
+    return best_of(g, N, opt, target, 0);
+}
+
+const regime_point *regime_best_rate(const regime_grid *g, long N, const char *opt, int target)
+{
+    return best_of(g, N, opt, target, 1);
 }
 
 int regime_widen_rounds(const study_run *r, const regime_targets *t, int n1)
@@ -331,11 +435,11 @@ regime_grid *regime_grid_read(const study_run *r, const regime_targets *t)
     int n = rs_table_nrows(csv);
     g->p = calloc((size_t)n + 1, sizeof *g->p);
     RS_ASSERT(g->p != NULL);
-    char v[11][200];
+    char v[13][200];
     static const char *const cols[] = {"point", "N", "b", "optimizer", "rule", "lr", "warmup", "seed",
-                                       "eval_every", "steps_cap", "role"};
+                                       "eval_every", "steps_cap", "role", "schedule", "clip"};
     for (int i = 0; i < n; i++) {
-        for (int c = 0; c < 11; c++)
+        for (int c = 0; c < 13; c++)
             study_cell_at(csv, i, cols[c], v[c], sizeof v[c]);
         regime_point *p = &g->p[g->n++];
         snprintf(p->point, sizeof p->point, "%.159s", v[0]);
@@ -344,6 +448,9 @@ regime_grid *regime_grid_read(const study_run *r, const regime_targets *t)
         snprintf(p->role, sizeof p->role, "%.15s", v[10]);
         p->N = atol(v[1]), p->b = atol(v[2]), p->B = p->N * p->b, p->lr = atof(v[5]), p->warmup = atol(v[6]);
         p->seed = atol(v[7]), p->eval_every = atol(v[8]), p->cap = atol(v[9]);
+        /* a grid from before these columns: a constant rate, rnn-train's default clip 5 */
+        snprintf(p->sched, sizeof p->sched, "%.15s", v[11][0] ? v[11] : "const");
+        p->clip = v[12][0] ? atof(v[12]) : 5;
         regime_point_results(r, t, p);
     }
     rs_table_free(csv);

@@ -194,28 +194,32 @@ int regime_report(const regime_results *R, FILE *out)
     fprintf(out, "## Steps to target in the Sunway TaihuLight study's regime\n\n"
                  "Regime: `rnn-train %s --vocab %s` on `--corpus %s` (%.0f training tokens), b = %s sequences a "
                  "worker, N = %s (`--workers`, groups of up to %s streams run as one), global batch B = N b; "
-                 "optimizers %s, tuned at every B: N = 1 over %s x a centre (widened up to %s time(s) where the "
-                 "best was at the edge) for %s epoch(s); Adam and LAMB at N > 1 by the square-root rule from N = 1's "
-                 "best x the same factors, momentum at the square-root rule, the linear rule and between; a run "
+                 "optimizers %s, tuned at every B: N = 1 over %s x a centre for %s epoch(s); at N > 1 Adam and "
+                 "LAMB from N = 1's best rate by the square-root rule x the same factors, momentum at the square-root "
+                 "rule, the linear rule and between; each grid widened (EXTEND = %s rounds, at most %d) while its best "
+                 "rate is at an edge, and where every rate at a B diverged the next one down was tried; a run "
                  "diverged where it gave NaN or a valid ppl above the vocabulary size (worse than a uniform guess) "
-                 "at any evaluation (`--diverge-ppl` ends it there), and where every rate at a B diverged the next "
-                 "one down was tried (to %d rounds); "
-                 "%s warmup steps at N > 1; constant rate afterwards; seeds %s at N = %s. Valid scored on its first "
-                 "%s tokens as %s streams, at evaluations every 5%% of the step (each count within 5%%). Kneser-Ney "
-                 "trigram: valid ppl %.2f (%.2f on that prefix). Targets: TARGETS_X = %s x kn3 and the hard "
-                 "one, %s above the lowest valid ppl a seed-1 N = 1 run reached without diverging. N = 1 runs (every "
-                 "seed) run their epoch(s) with no target; a run at N > 1 stops at the hard target or after %s "
-                 "epochs, and a rate tried after the best so far is stopped at the best's steps to the hard target "
-                 "(it cannot win). Points run: %d of %d.\n\n",
+                 "at any evaluation (`--diverge-ppl` ends it there). %s warmup steps at N > 1, a constant rate, the "
+                 "gradient norm clipped at %s (momentum: %s; 0 is none); the tuning below tries more at TUNE_N. "
+                 "Seeds %s at the best setting for the hard target at N = %s and, at every N, for the optimizer that "
+                 "did best there; at N >= %s those seeds run to the hard target or %s epochs. Valid scored on its "
+                 "first %s tokens as %s streams, at evaluations every 5%% of the step (each count within 5%%). "
+                 "Kneser-Ney trigram: valid ppl %.2f (%.2f on that prefix). Targets: TARGETS_X = %s x kn3 and the "
+                 "hard one, %.3g%% above the lowest valid ppl a seed-1 N = 1 grid run reached without diverging. N = 1 "
+                 "runs (every seed) run their epoch(s) with no target; a run at N > 1 stops at the hard target or "
+                 "after %s epochs, and a rate tried after the best so far is stopped at the best's steps to the hard "
+                 "target (it cannot win). Points run: %d of %d.\n\n",
             V("MODEL"), V("VOCAB"), V("CORPUS"), R->t.ntrain, V("B"), V("N_LIST"), V("GROUP_MAX"), V("OPT_LIST"),
-            V("LR_FACTORS"), V("EXTEND"), V("REF_EPOCHS"), REGIME_MAX_WIDEN, V("WARMUP"), V("SEEDS"), V("SEED_N"),
-            V("EVAL_TOKENS"), V("EVAL_STREAMS"), R->t.kn3, R->t.kn3_eval, V("TARGETS_X"), V("BEST_WITHIN"),
+            V("LR_FACTORS"), V("REF_EPOCHS"), V("EXTEND"), REGIME_MAX_WIDEN, V("WARMUP"), V("CLIP"),
+            V("MOMENTUM_CLIP"), V("SEEDS"), V("SEED_N"), V("LONG_N"), V("LONG_EPOCHS"), V("EVAL_TOKENS"),
+            V("EVAL_STREAMS"), R->t.kn3, R->t.kn3_eval, V("TARGETS_X"), 100 * atof(V("BEST_WITHIN")),
             V("CAP_EPOCHS"), ran, R->g->n);
     fprintf(out, "Targets (valid ppl on the prefix):");
     for (int k = 0; k < R->t.n; k++)
         fprintf(out, "%s %s %.2f", k ? "," : "", R->t.name[k], R->t.ppl[k]);
     fprintf(out, "%s.\n\n", R->t.have_hard ? "" : " (the hard one is set once the N = 1 runs ran)");
     gate_check(out, R);
+    regime_tuning_table(out, R);
     double need = conv_bcrit_for_ratio(atof(V("B")), atof(V("B")) * atof(V("CLAIM_N")),
                                        CONV_CLAIM_FRACTION * atof(V("CLAIM_N")));
     fprintf(out, "The claim: %s times the batch gives %s times fewer steps, S(B = %s) / S(B = %ld). It *holds* "

@@ -24,11 +24,15 @@ typedef struct {
     double ppl[REGIME_MAX_TARGETS];
 } regime_targets;
 
-/* One point of the grid and what it measured. */
+/* One point of the grid and what it measured.  Its setting: the rate, the warmup, the
+ * schedule (const, or cosine to the point's cap) and the gradient clip (0: none); a
+ * grid point (roles grid, widenK) has the study's default for its N and optimizer, a
+ * tuning point (tune) differs in one of the last three, and a seed or long-cap run
+ * (seed, long) repeats a setting. */
 typedef struct {
-    char point[160], opt[16], rule[16], role[16];
+    char point[160], opt[16], rule[16], role[16], sched[16];
     long N, b, B, warmup, seed, eval_every, cap;
-    double lr;
+    double lr, clip;
     /* results: ran (an rc file), steps to each target (0: not reached), the lowest
      * valid ppl logged, steps run, b_simple averaged up to each target */
     /* ran: its rc is 0 or 1 (diverged); a crashed run did not.  diverged: NaN, or a
@@ -61,12 +65,19 @@ void regime_grid_free(regime_grid *g);
 /* The best point (seed 1, not diverged) at (N, opt; NULL: any): fewest steps to target
  * (-1: none, the lowest valid ppl), ties to the lower ppl at the crossing; NULL if none. */
 const regime_point *regime_best(const regime_grid *g, long N, const char *opt, int target);
+/* The same among the grid's points (roles grid and widenK): the rate the grid chose. */
+const regime_point *regime_best_rate(const regime_grid *g, long N, const char *opt, int target);
+/* a and b train with the same setting (rate, warmup, schedule, clip). */
+int regime_same_setting(const regime_point *a, const regime_point *b);
 /* Adds the kn3 point, the GEMM plan points, and each stage's training points. */
 int regime_add_kn3(study_run *r);
 int regime_add_gemm(study_run *r);
 /* stage: "grid" (N = 1: the centre x LR_FACTORS, to REF_EPOCHS, no target; N > 1: the
  * centres), "others" (N > 1: the rest of each grid, capped at the centre's steps to the
- * hard target), "widen" (the next rate out where the best is at an edge), "seeds".
+ * hard target), "widen" (the next rate out where the best is at an edge), "tune" (at
+ * TUNE_N: the best rate with a cosine schedule, with TUNE_WARMUP steps of warmup, and
+ * with the other clip), "seeds" (SEEDS at SEED_N and, at every N, for the optimizer
+ * that did best there; at N >= LONG_N to the hard target or LONG_EPOCHS).
  * n1: the N = 1 phase or the N > 1 one. */
 int regime_add_stage(study_run *r, const regime_targets *t, const char *stage, int n1);
 /* The widening rounds the grid holds for the N = 1 phase or the N > 1 one (roles

@@ -34,7 +34,9 @@ grep -q '<!-- regime -->' "$run/scaling_report.md" 2>/dev/null && ok "the sectio
 [ -s "$run/points/regime-kn3/summary.csv" ] && ls -d "$run"/points/regime-gemm-b* > /dev/null 2>&1 &&
     [ ! -e "$run/points/kn3" ] && ok "its own regime-kn3 and regime-gemm-bX points" || bad "regime-kn3 / regime-gemm-bX"
 
-low=$(study_get "$run/regime_points.csv" min_valid_ppl --where N=1,seed=1 --all | sort -g | head -n 1)
+low=$(csv_rows "$run/regime_points.csv" N,seed,role,min_valid_ppl 'function emit() {   # the grid'"'"'s, before tuning
+        if (v["N"] == 1 && v["seed"] == 1 && (v["role"] == "grid" || v["role"] ~ /^widen/)) print v["min_valid_ppl"] }' |
+    sort -g | head -n 1)
 hard=$(col "$run/regime_targets.csv" ppl --where name=best)
 awk -v l="$low" -v h="$hard" 'BEGIN { d = l * 1.2 - h; exit !(d < 0.006 && d > -0.006) }' &&
     ok "the hard target $hard = 1.2 x the lowest N = 1 ppl $low" || bad "hard target $hard, lowest N = 1 ppl $low"
@@ -61,6 +63,38 @@ gated=$(cat "$run"/points/n*-*/log.csv | awk -F, '$5 == $11 && $11 != "" { n++ }
 [ "$nogate" -eq 0 ] && [ "$gated" -gt 0 ] && grep -q 'under the gate.s factor, so no gated evaluation hid' "$run/regime_report.md" &&
     ok "--eval-gate $gate (QUICK's 1.2 x the easiest target $easy) on every run, $gated rows gated, the check in the report" ||
     bad "--eval-gate $gate: $nogate runs without it, $gated rows gated, report: $(grep -c 'eval-gate' "$run/regime_report.md")"
+
+# the tuning: at TUNE_N (QUICK: 1 16), each optimizer's best grid rate again with a cosine
+# schedule, with TUNE_WARMUP (10) steps of warmup and with the other clip; momentum's grid
+# runs unclipped, Adam's at CLIP 5
+tuned=$(csv_rows "$run/regime_points.csv" N,optimizer,lr,warmup,schedule,clip,role 'function emit() {
+        k = v["N"] " " v["optimizer"]
+        if (v["role"] == "tune") { n[k]++; lr[k] = lr[k] == "" || lr[k] == v["lr"] ? v["lr"] : "mixed"
+            what[k] = what[k] (v["schedule"] == "cosine" ? "c" : v["warmup"] == 10 ? "w" : "k") }
+        else if (v["role"] == "grid" || v["role"] ~ /^widen/) {
+            if (v["clip"] != (v["optimizer"] == "momentum" ? 0 : 5)) badclip++
+            rates[k] = rates[k] " " v["lr"] } }
+    END { for (k in n) { split(k, a, " "); if (a[1] != 1 && a[1] != 16 || n[k] != 3 || lr[k] == "mixed" ||
+                  index(rates[k], " " lr[k]) == 0 || what[k] !~ /c/ || what[k] !~ /w/ || what[k] !~ /k/) bad++; cells++ }
+          print cells + 0, bad + 0, badclip + 0 }')
+[ "$tuned" = "4 0 0" ] && ok "tuning: 4 cells (N = 1, 16 x 2 optimizers), each a cosine, a warmup and a clip variant of a grid rate; momentum unclipped" ||
+    bad "tuning: cells, bad cells, grid points with the wrong clip: $tuned"
+
+# seeds: at N = 4 (not in SEED_N) the optimizer that did best there; at N = 16 (LONG_N)
+# to the hard target or LONG_EPOCHS (3 here, above CAP_EPOCHS' 2)
+top4=$(csv_rows "$run/regime_points.csv" N,seed,optimizer,status,steps_best 'function emit() {
+        if (v["N"] == 4 && v["seed"] == 1 && v["status"] == "ran" && v["steps_best"] != "" &&
+            (best == "" || v["steps_best"] + 0 <= best)) {   # a tie: either
+            o = best != "" && v["steps_best"] + 0 == best ? o " " v["optimizer"] : v["optimizer"]; best = v["steps_best"] + 0 } }
+    END { print o }')
+s4=$(csv_rows "$run/regime_points.csv" N,seed,optimizer 'function emit() { if (v["N"] == 4 && v["seed"] == 2) print v["optimizer"] }')
+long=$(csv_rows "$run/regime_points.csv" N,seed,role,steps_cap 'function emit() {
+        if (v["N"] == 16 && v["seed"] == 2) { n++; if (v["role"] != "long") bad++; c = v["steps_cap"] }
+        if (v["N"] == 16 && v["role"] == "grid" && v["steps_cap"] + 0 > cap) cap = v["steps_cap"] + 0 }
+    END { print n + 0, bad + 0, (c > cap ? "longer" : "not longer") }')
+[ -n "$s4" ] && [ "$(echo "$s4" | wc -l)" -eq 1 ] && case " $top4 " in *" $s4 "*) true ;; *) false ;; esac &&
+    [ "$long" = "2 0 longer" ] &&
+    ok "seeds: N = 4's best optimizer ($s4), N = 16's two long-cap seeds" || bad "seeds: N = 4 '$s4' (best '$top4'), N = 16: $long"
 
 # every rate after an N > 1 centre is capped at the centre's steps to the hard target
 # where it reached it (its own cap otherwise): a slower rate cannot win there
