@@ -39,7 +39,7 @@ static const study_setting settings[] = {
     {"WARMUP", "10", "2", SET_UINT, "an integer >= 0 (warmup steps at N > 1)"},
     {"CLIP", "5", NULL, SET_TEXT, NULL},
     {"MOMENTUM_CLIP", "0", NULL, SET_TEXT, NULL},
-    {"TUNE_N", "1 100", "1 16", SET_POS_INTS, NULL},
+    {"TUNE_N", "1 100", "1 16", SET_OPT_INTS, NULL},
     {"TUNE_WARMUP", "100", "10", SET_UINT, "an integer >= 0 (the tuning's longer warmup, steps)"},
     {"LONG_N", "16", NULL, SET_POS_INTS, NULL},
     {"LONG_EPOCHS", "5", "3", SET_POS_NUM, "a number of epochs > 0"},
@@ -50,6 +50,11 @@ static const study_setting settings[] = {
     {"CLAIM_N", "100", "16", SET_POS_INTS, NULL},
     {"THREADS", "1", NULL, SET_POS_INTS, NULL},
 };
+
+/* a folder made before these settings: no gate, no tuning, no long caps, rnn-train's
+ * default clip 5 for every optimizer */
+static const char *const absent[] = {"EVAL_GATE=0",       "CLIP=5",          "MOMENTUM_CLIP=5", "TUNE_N=",
+                                     "TUNE_WARMUP=100",   "LONG_N=1000000",  "LONG_EPOCHS=1",   NULL};
 
 #define V(name) study_value(r, name)
 
@@ -204,6 +209,7 @@ const study_def regime_study = {
     .name = "regime",
     .settings = settings,
     .nsettings = (int)(sizeof settings / sizeof settings[0]),
+    .absent = absent,
     .jobs = 2,
     .check = check,
     .plan = plan,

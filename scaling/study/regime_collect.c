@@ -100,56 +100,61 @@ static int write_steps(FILE *f, void *ctx)
     return ferror(f) ? -1 : 0;
 }
 
+void regime_counts(const regime_results *R, int k, const char *opt, bs_counts *out)
+{
+    regime_cell cells[64];
+    int n = regime_cells(R, k, opt, cells);
+    long b = atol(study_value(R->r, "B"));
+    for (int i = 0; i < n; i++) {
+        bs_counts_init(&out[i], (double)(cells[i].N * b));
+        for (int s = 0; s < cells[i].n; s++)
+            bs_counts_add(&out[i], cells[i].steps[s], cells[i].pt[s]->prev[k], (double)cells[i].pt[s]->cap);
+    }
+}
+
 void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *F)
 {
     memset(F, 0, sizeof *F);
     regime_cell cells[64];
-    int n = regime_cells(R, k, opt, cells);
+    bs_counts counts[64];
+    int n = regime_cells(R, k, opt, cells), one = -1, big = -1;
+    regime_counts(R, k, opt, counts);
     long b = atol(study_value(R->r, "B")), claim = atol(study_value(R->r, "CLAIM_N"));
-    double lo1 = NAN, hi1 = NAN, lon = NAN, hin = NAN, sum1 = 0, sumn = 0;
-    int n1 = 0, nn = 0, cens1 = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        one = cells[i].N == 1 ? i : one, big = cells[i].N == claim ? i : big;
         for (int s = 0; s < cells[i].n; s++) {
             double S = cells[i].steps[s];
             if (!(S > 0)) {   /* not reached within its cap: S > cap */
                 F->censored++;
-                cens1 |= cells[i].N == 1;
                 if (cells[i].N == claim && (F->claim_cap == 0 || cells[i].pt[s]->cap < F->claim_cap))
                     F->claim_cap = (double)cells[i].pt[s]->cap;
                 continue;
             }
             F->batch[F->n] = (double)cells[i].B;
             F->steps[F->n++] = S;
-            if (cells[i].N == 1)
-                sum1 += S, n1++, lo1 = n1 == 1 || S < lo1 ? S : lo1, hi1 = n1 == 1 || S > hi1 ? S : hi1;
-            if (cells[i].N == claim)
-                sumn += S, nn++, lon = nn == 1 || S < lon ? S : lon, hin = nn == 1 || S > hin ? S : hin;
         }
+    }
     F->small = (double)b, F->big = (double)(b * claim);
     F->fitted = conv_fit_points(F->batch, F->steps, F->n, &F->fit) == 0;
     if (F->fitted)
         conv_fit_interval(F->batch, F->steps, F->n, &F->fit, F->small, F->big, &F->ci);
     else
         snprintf(F->why, sizeof F->why, "%s", rs_lasterr());
-    F->ratio = n1 && nn ? (sum1 / n1) / (sumn / nn) : NAN;
-    F->measured = n1 && nn ? (conv_range){lo1 / hin, hi1 / lon} : (conv_range){NAN, NAN};
+    /* the verdict rests on the counts alone: every seed's crossing within its evaluations
+     * (batch_stats.h), a seed past its cap opening its side; the fit only describes */
+    F->ratio = NAN;
+    F->measured = (conv_range){NAN, NAN};
+    if (one >= 0 && big >= 0)
+        F->ratio = bs_ratio(&counts[one], &counts[big], &F->measured);
     F->hull = F->measured;
-    if (F->fitted && !isnan(F->hull.lo)) {
-        F->hull.lo = F->ci.ratio.lo < F->hull.lo ? F->ci.ratio.lo : F->hull.lo;
-        F->hull.hi = F->ci.ratio.hi > F->hull.hi ? F->ci.ratio.hi : F->hull.hi;
-    }
-    /* a seed past its cap bounds the ratio on one side only: S(claim) > cap leaves it no
-     * floor (and at most S(1) / cap), S(1) > cap no ceiling */
-    if (F->claim_cap > 0 && n1)
-        F->hull = (conv_range){0, isnan(F->hull.hi) || hi1 / F->claim_cap > F->hull.hi ? hi1 / F->claim_cap : F->hull.hi};
-    if (cens1 && !isnan(F->hull.lo))
-        F->hull.hi = INFINITY;
     F->verdict = conv_claim_verdict(F->hull, F->small, F->big);
     /* B_simple from the cheapest run that has it: the smallest N > 1, up to this target */
-    F->bsimple = NAN;
+    F->bsimple = F->bsimple_at = NAN;
     for (int i = 0; i < n && isnan(F->bsimple); i++)
-        if (cells[i].N > 1 && cells[i].best && cells[i].best->steps[k] > 0)
+        if (cells[i].N > 1 && cells[i].best && cells[i].best->steps[k] > 0) {
             F->bsimple = cells[i].best->bsimple[k], F->bsimple_N = cells[i].N;
+            F->bsimple_at = cells[i].best->bsimple_at[k];
+        }
 }
 
 static void write_fit(rs_jw *w, const regime_results *R, int k, const char *opt)
@@ -167,7 +172,8 @@ static void write_fit(rs_jw *w, const regime_results *R, int k, const char *opt)
         rs_jw_kdbl(w, "e_min", F.fit.e_min);
         rs_jw_kdbl(w, "b_crit", F.fit.b_crit);
         conv_range_write(w, "b_crit_95", F.ci.b_crit);
-        conv_range_write(w, "b_crit_leave_one_out", F.ci.b_crit_loo);
+        rs_jw_kstr(w, "b_crit_95_method", "percentile bootstrap of the relative residuals, n points, n - 2 "
+                   "degrees of freedom");
         rs_jw_kdbl(w, "r2", F.fit.r2);
         rs_jw_kdbl(w, "relative_residual_max", F.fit.rel_max);
         rs_jw_key(w, "form_describes_points");
@@ -193,11 +199,14 @@ static void write_fit(rs_jw *w, const regime_results *R, int k, const char *opt)
     if (F.fitted)
         conv_range_write(w, "ratio_fit_95", F.ci.ratio);
     conv_range_write(w, "ratio_interval", F.hull);
+    rs_jw_kstr(w, "ratio_interval_method", "the counts alone: each seed's crossing between the evaluation before "
+               "its count and its count; a seed past its cap opens its side");
     rs_jw_kstr(w, "verdict", F.verdict);
     rs_jw_kdbl(w, "b_crit_needed", conv_bcrit_for_ratio(F.small, F.big, CONV_CLAIM_FRACTION * F.big / F.small));
     rs_jw_obj_end(w);
     rs_jw_kdbl(w, "b_simple", F.bsimple);
     rs_jw_kint(w, "b_simple_from_N", F.bsimple_N);
+    rs_jw_kdbl(w, "b_simple_at_crossing", F.bsimple_at);
     if (F.fitted)
         rs_jw_kdbl(w, "b_simple_over_b_crit", F.bsimple / F.fit.b_crit);
     rs_jw_obj_end(w);

@@ -3,6 +3,7 @@
 #ifndef REGIME_COLLECT_H
 #define REGIME_COLLECT_H
 
+#include "batch_stats.h"
 #include "conv_fit.h"
 #include "regime_study.h"
 
@@ -36,14 +37,16 @@ typedef struct {
     conv_fit fit;
     conv_fit_ci ci;
     char why[200];
-    double small, big, ratio, claim_cap, bsimple;
-    conv_range measured, hull;   /* the range over seeds; with the fit's interval */
+    double small, big, ratio, claim_cap, bsimple, bsimple_at;
+    conv_range measured, hull;   /* the counts' model-free interval (both: the verdict's) */
     const char *verdict;
 } regime_fit;
 
 /* The cells of every N of N_LIST: how many. */
 int regime_cells(const regime_results *R, int k, const char *opt, regime_cell *cells);
 void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *F);
+/* The counts of every N of N_LIST over their seeds, model-free (batch_stats.h). */
+void regime_counts(const regime_results *R, int k, const char *opt, bs_counts *out);
 /* The tuning table (regime_tuning.c). */
 void regime_tuning_table(FILE *out, const regime_results *R);
 /* The report section (regime_report.c): 0, or -1. */

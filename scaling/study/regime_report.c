@@ -15,7 +15,7 @@ static void num(FILE *out, double v, const char *fmt)
     if (isfinite(v))
         fprintf(out, fmt, v);
     else
-        fprintf(out, isinf(v) ? "inf" : "-");
+        fprintf(out, isinf(v) ? (v < 0 ? "-inf" : "inf") : "-");
 }
 
 static void range(FILE *out, conv_range r)
@@ -42,7 +42,7 @@ static void answer(FILE *out, const regime_results *R, double need)
             holds += strcmp(F.verdict, "holds") == 0;
             fails += strcmp(F.verdict, "does not hold") == 0;
             open += strcmp(F.verdict, "inconclusive") == 0;
-            if (!F.fitted)
+            if (!F.fitted || !F.fit.describes)
                 continue;
             if (F.fit.b_crit > top)
                 top = F.fit.b_crit, snprintf(at, sizeof at, "%s, %s", R->opt[o], R->t.name[k]);
@@ -55,19 +55,20 @@ static void answer(FILE *out, const regime_results *R, double need)
     fprintf(out, "\n**The answer.** Over the %d targets x %d optimizers: the claim holds %d time(s), does not hold %d, "
                  "inconclusive %d. ", R->t.n, R->nopt - 1, holds, fails, open);
     if (top > 0)
-        fprintf(out, "The largest B_crit fitted is %.4g sequences (%s), against the %.0f the claim needs. ", top, at,
-                need);
+        fprintf(out, "The largest B_crit of a fit whose form describes its points is %.4g sequences (%s), against "
+                     "the %.0f the claim needs. ", top, at, need);
     if (fits)
-        fprintf(out, "B_simple came within 2x of B_crit in %d of %d fits (B_simple / B_crit %.2f - %.2f).\n", within,
-                fits, lo, hi);
+        fprintf(out, "B_simple came within 2x of B_crit in %d of those %d fits (B_simple / B_crit %.2f - %.2f).\n",
+                within, fits, lo, hi);
     else
-        fprintf(out, "No fit to set B_simple against.\n");
+        fprintf(out, "No fit whose form describes its points to set B_simple against.\n");
 }
 
 static void verdict_table(FILE *out, const regime_results *R)
 {
-    fprintf(out, "| target (valid ppl) | optimizer | S(N=1), seed 1 | S(N=%s), seed 1 | ratio (seeds' mean) | interval | verdict | B_crit | "
-                 "B_crit 95%% | leave-one-out | form fits | B_simple (N) | B_simple / B_crit |\n"
+    fprintf(out, "| target (valid ppl) | optimizer | S(N=1), seed 1 | S(N=%s), seed 1 | ratio (seeds' means) | interval "
+                 "(the counts alone) | verdict | B_crit, where the form fits | its interval | form fits | B_simple: "
+                 "mean to the crossing (N) | at the crossing | mean / B_crit |\n"
                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", V("CLAIM_N"));
     for (int k = 0; k < R->t.n; k++)
         for (int o = 0; o < R->nopt; o++) {
@@ -94,20 +95,63 @@ static void verdict_table(FILE *out, const regime_results *R)
             fprintf(out, " | ");
             range(out, F.hull);
             fprintf(out, " | %s | ", F.verdict);
-            if (F.fitted) {
+            if (F.fitted && F.fit.describes) {
                 num(out, F.fit.b_crit, "%.4g");
                 fprintf(out, " | ");
                 range(out, F.ci.b_crit);
-                fprintf(out, " | ");
-                range(out, F.ci.b_crit_loo);
-                fprintf(out, " | %s (worst %+.0f%%) | ", F.fit.describes ? "yes" : "**no**", 100 * F.fit.rel_max);
-            } else
-                fprintf(out, "no fit: %s | | | | ", F.why);
+                fprintf(out, " | yes (worst %+.0f%%) | ", 100 * F.fit.rel_max);
+            } else if (F.fitted)
+                fprintf(out, "- | - | **no** (worst %+.0f%%) | ", 100 * F.fit.rel_max);
+            else
+                fprintf(out, "no fit: %s | | | ", F.why);
             num(out, F.bsimple, "%.4g");
             fprintf(out, F.bsimple_N ? " (%d) | " : " | ", F.bsimple_N);
-            num(out, F.fitted ? F.bsimple / F.fit.b_crit : NAN, "%.2f");
+            num(out, F.bsimple_at, "%.4g");
+            fprintf(out, " | ");
+            num(out, F.fitted && F.fit.describes ? F.bsimple / F.fit.b_crit : NAN, "%.2f");
             fprintf(out, " |\n");
         }
+}
+
+/* Per target: each N's data cost E(B) / E(80) and the local exponent to the next N,
+ * from the counts alone (batch_stats.h), for every optimizer. */
+static void cost_table(FILE *out, const regime_results *R, int k)
+{
+    fprintf(out, "\n%s (valid ppl %.2f): data cost E(B) / E(%s) and the local exponent -d ln S / d ln B to the "
+                 "next B (1: perfect scaling, 0: none), with their intervals from the counts\n\n| N | B |",
+            R->t.name[k], R->t.ppl[k], V("B"));
+    for (int o = 0; o < R->nopt; o++)
+        fprintf(out, " %s: E / E(%s) | exponent |", R->opt[o], V("B"));
+    fprintf(out, "\n|---|---|");
+    for (int o = 0; o < R->nopt; o++)
+        fprintf(out, "---|---|");
+    fprintf(out, "\n");
+    bs_counts c[8][64];
+    for (int o = 0; o < R->nopt; o++)
+        regime_counts(R, k, R->opt[o], c[o]);
+    for (int i = 0; i < R->nN; i++) {
+        fprintf(out, "| %ld | %ld |", R->N[i], R->N[i] * atol(V("B")));
+        for (int o = 0; o < R->nopt; o++) {
+            conv_range r;
+            double x = bs_data_cost(&c[o][i], &c[o][0], &r);
+            fprintf(out, " ");
+            num(out, x, "%.3g");
+            fprintf(out, " [");
+            range(out, r);
+            fprintf(out, "] | ");
+            if (i + 1 < R->nN) {
+                x = bs_exponent(&c[o][i], &c[o][i + 1], &r);
+                num(out, x, "%.2f");
+                fprintf(out, " [");
+                num(out, r.lo, "%.2f");
+                fprintf(out, " - ");
+                num(out, r.hi, "%.2f");
+                fprintf(out, "]");
+            }
+            fprintf(out, " |");
+        }
+        fprintf(out, "\n");
+    }
 }
 
 /* A cell with no best: " not run", or the rates tried if every one diverged. */
@@ -223,19 +267,24 @@ int regime_report(const regime_results *R, FILE *out)
     double need = conv_bcrit_for_ratio(atof(V("B")), atof(V("B")) * atof(V("CLAIM_N")),
                                        CONV_CLAIM_FRACTION * atof(V("CLAIM_N")));
     fprintf(out, "The claim: %s times the batch gives %s times fewer steps, S(B = %s) / S(B = %ld). It *holds* "
-                 "where the whole interval (the range over seeds and the fit's 95%% bootstrap) is at least %.0f%% of "
-                 "the ideal %s, *does not hold* where all of it is under, and is *inconclusive* otherwise. Under "
-                 "S = S_min + E_min / B that needs B_crit >= %.0f sequences. The fit minimises relative "
-                 "residuals; \"form fits\" says whether every point is within %.0f%% of it.\n\n",
+                 "where the whole interval is at least %.0f%% of the ideal %s, *does not hold* where all of it is "
+                 "under, and is *inconclusive* otherwise. The interval is the counts' alone, no model: every seed's "
+                 "crossing lies between the evaluation before its count and its count, and a seed past its cap "
+                 "leaves that side open. Under S = S_min + E_min / B (McCandlish et al.) the claim needs "
+                 "B_crit >= %.0f sequences; that fit (least squares on relative residuals) is shown only where its "
+                 "form describes every point within %.0f%%, with a percentile bootstrap interval (%d resamples of "
+                 "the relative residuals; n points, n - 2 degrees of freedom).\n\n",
             V("CLAIM_N"), V("CLAIM_N"), V("B"), atol(V("B")) * atol(V("CLAIM_N")), 100 * CONV_CLAIM_FRACTION,
-            V("CLAIM_N"), need, 100 * CONV_FORM_TOL);
+            V("CLAIM_N"), need, 100 * CONV_FORM_TOL, CONV_BOOTSTRAP);
     verdict_table(out, R);
     answer(out, R, need);
     fprintf(out, "\nB_simple, the gradient noise scale (McCandlish et al.), is the mean of the evaluations' "
-                 "estimates up to the crossing in the cheapest run that has one (the first N > 1 of N_LIST that "
+                 "estimates up to the crossing, and the one logged at the crossing, in the cheapest run that has one (the first N > 1 of N_LIST that "
                  "reached the target; small batch = a group's streams, big = B); a seed past its cap leaves the "
                  "interval open on one side (S(N=%s) > cap: no floor; S(N=1) > cap: no ceiling); it predicts B_crit where B_simple / B_crit is within 0.5 - 2.\n", V("CLAIM_N"));
-    for (int k = 0; k < R->t.n; k++)
+    for (int k = 0; k < R->t.n; k++) {
         steps_table(out, R, k);
+        cost_table(out, R, k);
+    }
     return ferror(out) ? -1 : 0;
 }

@@ -126,8 +126,11 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
     int bs_n = 0;
     p->gate_ratio = NAN;
     int gated = 0;   /* a gated row since the last full one */
+    double last = 0, bs_last = NAN;   /* the previous row's step; the latest b_simple */
     for (int i = 0; i < n; i++) {
         double step = num(log, i, "step"), ppl = num(log, i, "valid_ppl"), bs = num(log, i, "b_simple");
+        double before = last;
+        last = step;
         double first = num(log, i, "first_window_ppl");   /* NaN: no gate */
         if (first == ppl)   /* gated: the first windows' score is the row's */
             gated = 1;
@@ -136,7 +139,7 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
             p->gate_ratio = first / ppl > p->gate_ratio || isnan(p->gate_ratio) ? first / ppl : p->gate_ratio;
         }
         if (isfinite(bs))
-            bs_sum += bs, bs_n++;
+            bs_sum += bs, bs_n++, bs_last = bs;
         p->steps_run = step;
         p->diverged |= ppl > uniform;
         if (!(ppl < p->min_ppl))
@@ -145,7 +148,9 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
         for (int k = 0; k < t->n; k++)
             if (p->steps[k] == 0 && ppl <= t->ppl[k]) {
                 p->steps[k] = step;
+                p->prev[k] = before;
                 p->ppl_at[k] = ppl;
+                p->bsimple_at[k] = bs_last;
                 p->bsimple[k] = bs_n ? bs_sum / bs_n : NAN;   /* the mean up to the crossing */
             }
     }

@@ -39,6 +39,8 @@ typedef struct {
      * valid ppl above the vocabulary size (worse than a uniform guess) at some evaluation */
     int ran, diverged;
     double steps[REGIME_MAX_TARGETS], bsimple[REGIME_MAX_TARGETS];
+    double prev[REGIME_MAX_TARGETS];     /* the evaluation before the crossing (0: none) */
+    double bsimple_at[REGIME_MAX_TARGETS];   /* b_simple logged at (or last before) it */
     double ppl_at[REGIME_MAX_TARGETS];   /* the valid ppl of the crossing row (ties) */
     double min_ppl, steps_run, seconds;
     /* --eval-gate's check: first-window / full ppl at each full evaluation that follows

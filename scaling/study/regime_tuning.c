@@ -65,14 +65,19 @@ static const regime_point *variant(const regime_grid *g, const regime_point *bes
 void regime_tuning_table(FILE *out, const regime_results *R)
 {
     int hard = R->t.have_hard ? R->t.n - 1 : -1;
-    fprintf(out, "**Tuning.** The rate grid at each N widens (to %d rounds) while its best rate is at an edge; "
-                 "\"below a divergence boundary\" means every larger rate tried diverged. At TUNE_N = %s the chosen "
-                 "rate runs again with a cosine schedule to its cap, with %s steps of warmup and with the other "
-                 "clip (CLIP = %s, MOMENTUM_CLIP = %s); steps to the hard target, or the lowest ppl within the cap:\n\n"
-                 "| N | optimizer | rates tried (diverged) | chosen rate | where it sits | steps | cosine | warmup %s | "
-                 "other clip |\n|---|---|---|---|---|---|---|---|---|\n",
-            REGIME_MAX_WIDEN, study_value(R->r, "TUNE_N"), study_value(R->r, "TUNE_WARMUP"),
-            study_value(R->r, "CLIP"), study_value(R->r, "MOMENTUM_CLIP"), study_value(R->r, "TUNE_WARMUP"));
+    const char *tune_n = study_value(R->r, "TUNE_N");
+    fprintf(out, "**Tuning.** The rate grid at each N widens (EXTEND = %s rounds) while the rate with the fewest "
+                 "steps to the hard target is at an edge; \"below a divergence boundary\" means every larger rate "
+                 "tried diverged. ", study_value(R->r, "EXTEND"));
+    if (tune_n[0])
+        fprintf(out, "At TUNE_N = %s the chosen rate runs again with a cosine schedule to its cap, with %s steps of "
+                     "warmup and with the other clip (CLIP = %s, MOMENTUM_CLIP = %s). ",
+                tune_n, study_value(R->r, "TUNE_WARMUP"), study_value(R->r, "CLIP"), study_value(R->r, "MOMENTUM_CLIP"));
+    else
+        fprintf(out, "Schedule, warmup and clip were not tuned (TUNE_N is empty). ");
+    fprintf(out, "Steps to the hard target, or the lowest ppl within the cap:\n\n| N | optimizer | rates tried "
+                 "(diverged) | chosen rate | where it sits | steps | cosine | warmup %s | other clip |\n"
+                 "|---|---|---|---|---|---|---|---|---|\n", study_value(R->r, "TUNE_WARMUP"));
     for (int i = 0; i < R->nN; i++)
         for (int o = 0; o < R->nopt; o++) {
             if (strcmp(R->opt[o], "any") == 0)

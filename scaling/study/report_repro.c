@@ -264,14 +264,18 @@ static int regime_clauses(report_ctx *r, char *text, size_t len, int *holds, int
             continue;
         double ratio = rs_json_num(g, "claim.ratio", NAN), lo = iv->items[0]->num, hi = iv->items[1]->num;
         double bc = rs_json_num(g, "b_crit", NAN);
-        const rs_json *bi = rs_json_get(g, "b_crit_95");
-        char bct[128] = "no fit";
-        if (isfinite(bc) && bi && bi->type == RS_JARR && bi->n == 2)
+        const rs_json *bi = rs_json_get(g, "b_crit_95"), *fits_form = rs_json_get(g, "form_describes_points");
+        char bct[160] = "no fit of S = S_min + E_min / B";
+        if (isfinite(bc) && bi && bi->type == RS_JARR && bi->n == 2 && fits_form && fits_form->type == RS_JBOOL &&
+            fits_form->num != 0)
             snprintf(bct, sizeof bct, "B_crit %.4g [%.4g - %.4g]", bc, bi->items[0]->num, bi->items[1]->num);
+        else if (isfinite(bc))
+            snprintf(bct, sizeof bct, "S = S_min + E_min / B does not describe the counts");
         if (k < len)
-            k += (size_t)snprintf(text + k, len - k, "%s%s (ppl %.2f): %s%.3g [%.3g - %.3g], %s, %s", n ? "; " : "",
-                                  t->str, rs_json_num(g, "target_ppl", NAN), isfinite(ratio) ? "" : "at most ",
-                                  isfinite(ratio) ? ratio : hi, lo, hi, v->str, bct);
+            k += (size_t)snprintf(text + k, len - k, "%sTo %s (ppl %.2f) the ratio is %s%.3g, %.3g - %.3g from the "
+                                  "counts alone: it %s; %s.", n ? " " : "", t->str, rs_json_num(g, "target_ppl", NAN),
+                                  isfinite(ratio) ? "" : "at most ", isfinite(ratio) ? ratio : hi, lo, hi,
+                                  strcmp(v->str, "inconclusive") == 0 ? "is inconclusive" : v->str, bct);
         *holds += strcmp(v->str, "holds") == 0;
         *fails += strcmp(v->str, "does not hold") == 0;
         n++;
@@ -295,9 +299,9 @@ static void claim_convergence(report_ctx *r)
         char *b = study_saved_value(settings, "B"), *claim_n = study_saved_value(settings, "CLAIM_N");
         char *opts = study_saved_value(settings, "OPT_LIST");
         snprintf(text, sizeof text, "in the regime (`rnn-train %s` on `--corpus %s`, b = %s sequences a worker, "
-                 "S(N = 1) / S(N = %s), the best of %s, each tuned at every N): %s%s%s", model ? model : "?",
+                 "S(N = 1) / S(N = %s), the best of %s, each tuned at every N). %s%s%s%s", model ? model : "?",
                  corpus ? corpus : "?", b ? b : "?", claim_n ? claim_n : "?", opts ? opts : "?", reg,
-                 nm ? "; Moby Dick, momentum, b:ratio " : "", nm ? moby : "");
+                 nm ? " Moby Dick, momentum, b:ratio " : "", nm ? moby : "", nm ? "." : "");
         free(model), free(corpus), free(b), free(claim_n), free(opts);
         claim(r, c, "~100x", text, holds == nr ? "met" : fails == nr ? "NOT met" : holds ? "met at some targets only"
                                                                                            : "inconclusive");

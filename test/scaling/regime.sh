@@ -194,8 +194,12 @@ hand_point n16-s2b 16 2 30 10:75 22:59   # the same seed reaching it: a floor ag
 sed -i '/^n16-s2,/d' "$h/regime_grid.csv"
 build/bin/study collect regime "$h" > "$tmp/hand.out" 2>&1
 lo=$(study_get "$h/regime_fit.json" fits.0.claim.ratio_interval.0 --optional)
-awk -v l="$lo" 'BEGIN { exit !(l > 0) }' && ok "every seed reached: the interval has a floor ($lo)" ||
-    bad "every seed reached: interval from '$lo'"
+hi=$(study_get "$h/regime_fit.json" fits.0.claim.ratio_interval.1 --optional)
+# the counts alone: N = 1 crossed in (100, 200] and (100, 210], N = 16 in (10, 20] and
+# (10, 22]: the ratio is in [100 / 22, 210 / 10]
+awk -v l="$lo" -v h="$hi" 'BEGIN { exit !(l > 4.5454 && l < 4.5455 && h == 21) }' &&
+    ok "every seed reached: the interval from the counts alone, 100/22 - 210/10 ($lo - $hi)" ||
+    bad "every seed reached: interval '$lo' - '$hi', want 4.5454 - 21"
 
 echo "== study collect regime: a first-window score too far above the full one"
 # the full row after a gated one scores its first windows 1.3 x its ppl (a later one's
