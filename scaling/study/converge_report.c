@@ -274,7 +274,13 @@ int conv_report(const study_run *r, FILE *out)
         long b = atol(bw[i]), es = (atol(S("EVAL_STREAMS")) + b - 1) / b * b;
         snprintf(used + strlen(used), sizeof used - strlen(used), "%s%ld at b = %ld", i ? ", " : "", es, b);
     }
-    fprintf(out, "## Steps to target against batch size\n\n"
+    /* the regime study's section leads the report where it ran here */
+    if (exists(r->dir, "regime_report.md")) {
+        fprintf(out, "<!-- regime -->\n");
+        copy_file(out, r->dir, "regime_report.md", 1);
+        fprintf(out, "\n<!-- /regime -->\n\n");
+    }
+    fprintf(out, "## Secondary: steps to target against batch size at small per-worker batches\n\n"
             "Model: `rnn-train %s` on the corpus %s; N synchronous\n"
             "workers of b streams each (`--workers N --batch b`, global batch B = N b sequences of\n"
             "bptt tokens), momentum SGD%s, constant learning rate\n"
@@ -324,10 +330,10 @@ int conv_report(const study_run *r, FILE *out)
     if (exists(r->dir, "figures/scaling_bsimple.png"))
         fprintf(out, "\n![B_simple over training, the best point of each N](figures/scaling_bsimple.png)\n");
     /* the other studies' sections, where they ran here, in make scaling's order: a
-     * collect of this study alone keeps them */
-    static const char *const parts[][2] = {
-        {"regime", "regime_report.md"}, {"scaling_compose", "scaling_compose.md"}, {"scaling_models", "scaling_models.md"}};
-    for (int i = 0; i < 3; i++)
+     * collect of this study alone keeps them (the regime's went first) */
+    static const char *const parts[][2] = {{"scaling_compose", "scaling_compose.md"},
+                                           {"scaling_models", "scaling_models.md"}};
+    for (int i = 0; i < 2; i++)
         if (exists(r->dir, parts[i][1])) {
             fprintf(out, "\n<!-- %s -->\n", parts[i][0]);
             copy_file(out, r->dir, parts[i][1], 1);

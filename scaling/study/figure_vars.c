@@ -22,6 +22,7 @@
 #include "converge_study.h"
 #include "figures.h"
 #include "record.h"
+#include "regime_study.h"
 #include "study_def.h"
 
 /* Appended to buf as NAME=VALUE; (the text of a number, else NaN) or NAME="TEXT";. */
@@ -158,5 +159,7 @@ int figure_vars(const char *dir, const char *name, char *buf, size_t len)
         return models_values(dir, buf, len);
     if (strcmp(name, "simulate_nodes") == 0)
         return simulate_sizes(dir, buf, len);
+    if (strncmp(name, "regime_scaling", 14) == 0)
+        return regime_figure_vars(dir, buf, len);
     return 0;
 }

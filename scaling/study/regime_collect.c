@@ -3,6 +3,9 @@
  *   regime_points.csv   one row per point: its settings, the steps to every target
  *   regime_steps.csv    per target, optimizer (and "any") and N: the best rate's steps,
  *                       seed 1 and the others at that rate
+ *   regime_scaling.csv  per target, optimizer and N: the counts' mean and bounds over the
+ *                       seeds, the data cost E(B) / E(B0) and the local exponent to the
+ *                       next N, each with its interval (batch_stats.h); the figures' data
  *   regime_fit.json     per target and optimizer: S = S_min + E_min / B with its
  *                       intervals and residuals (scaling/study/fit/conv_fit.h), the claim
  *                       S(N = 1) / S(N = CLAIM_N) and its verdict, B_simple against B_crit
@@ -110,6 +113,32 @@ void regime_counts(const regime_results *R, int k, const char *opt, bs_counts *o
         for (int s = 0; s < cells[i].n; s++)
             bs_counts_add(&out[i], cells[i].steps[s], cells[i].pt[s]->prev[k], (double)cells[i].pt[s]->cap);
     }
+}
+
+static int write_scaling(FILE *f, void *ctx)
+{
+    const regime_results *R = ctx;
+    fprintf(f, "target,target_ppl,optimizer,N,global_batch,seeds,censored,steps,steps_lo,steps_hi,data_cost,"
+               "data_cost_lo,data_cost_hi,exponent,exponent_lo,exponent_hi\n");
+    for (int k = 0; k < R->t.n; k++)
+        for (int o = 0; o < R->nopt; o++) {
+            bs_counts c[64];
+            regime_counts(R, k, R->opt[o], c);
+            for (int i = 0; i < R->nN; i++) {
+                if (c[i].n + c[i].censored == 0)
+                    continue;
+                conv_range r, e = {NAN, NAN};
+                double cost = bs_data_cost(&c[i], &c[0], &r), x = NAN;
+                if (i + 1 < R->nN && c[i + 1].n + c[i + 1].censored > 0)
+                    x = bs_exponent(&c[i], &c[i + 1], &e);
+                fprintf(f, "%s,%.2f,%s,%ld,%.0f,%d,%d,", R->t.name[k], R->t.ppl[k], R->opt[o], R->N[i], c[i].batch,
+                        c[i].n, c[i].censored);
+                double v[] = {c[i].mean, c[i].lo, c[i].hi, cost, r.lo, r.hi, x, e.lo, e.hi};
+                for (int j = 0; j < 9; j++)
+                    csv_num(f, v[j], j < 8 ? "," : "\n");
+            }
+        }
+    return ferror(f) ? -1 : 0;
 }
 
 void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *F)
@@ -258,19 +287,26 @@ int regime_collect(study_run *r)
     snprintf(R.optbuf, sizeof R.optbuf, "%s any", study_value(r, "OPT_LIST"));
     for (w = strtok(R.optbuf, " "); w && R.nopt < 8; w = strtok(NULL, " "))
         R.opt[R.nopt++] = w;
-    static const char *const files[] = {"regime_points.csv", "regime_steps.csv", "regime_fit.json",
-                                        "regime_report.md"};
+    static const char *const files[] = {"regime_points.csv", "regime_steps.csv", "regime_scaling.csv",
+                                        "regime_fit.json", "regime_report.md"};
     int status = 0;
-    for (int i = 0; i < 4 && status == 0; i++)
+    for (int i = 0; i < 5 && status == 0; i++)
         status = study_keep_aside(r, files[i]) != 0;
-    static rs_writer_fn const writers[] = {write_points, write_steps, write_json, report_writer};
+    static rs_writer_fn const writers[] = {write_points, write_steps, write_scaling, write_json, report_writer};
     for (int i = 0; i < 4 && status == 0; i++) {
         char path[2600];
         snprintf(path, sizeof path, "%s/%s", r->dir, files[i]);
         status = rs_write_atomic(path, writers[i], &R) != 0;
     }
+    if (status == 0)   /* the figures first: the report shows those that were drawn */
+        status = regime_draw(r) != 0;
+    if (status == 0) {
+        char path[2600];
+        snprintf(path, sizeof path, "%s/%s", r->dir, files[4]);
+        status = rs_write_atomic(path, writers[4], &R) != 0;
+    }
     if (status == 0)
-        status = study_report_section(r, "regime", "regime_report.md") != 0;
+        status = study_report_first(r, "regime", "regime_report.md") != 0;
     if (status)
         fprintf(stderr, "regime: %s\n", rs_lasterr());
     else

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "regime_collect.h"
 
@@ -230,6 +231,15 @@ static void steps_table(FILE *out, const regime_results *R, int k)
     }
 }
 
+/* RUN/figures/NAME.png, where it was drawn. */
+static void figure(FILE *out, const regime_results *R, const char *name, const char *what)
+{
+    char path[2700];
+    snprintf(path, sizeof path, "%s/figures/%s.png", R->r->dir, name);
+    if (access(path, F_OK) == 0)
+        fprintf(out, "\n![%s](figures/%s.png)\n", what, name);
+}
+
 int regime_report(const regime_results *R, FILE *out)
 {
     int ran = 0;
@@ -262,6 +272,8 @@ int regime_report(const regime_results *R, FILE *out)
     for (int k = 0; k < R->t.n; k++)
         fprintf(out, "%s %s %.2f", k ? "," : "", R->t.name[k], R->t.ppl[k]);
     fprintf(out, "%s.\n\n", R->t.have_hard ? "" : " (the hard one is set once the N = 1 runs ran)");
+    figure(out, R, "regime_scaling", "steps to target against the global batch, per target and optimizer");
+    fprintf(out, "\n");
     gate_check(out, R);
     regime_tuning_table(out, R);
     double need = conv_bcrit_for_ratio(atof(V("B")), atof(V("B")) * atof(V("CLAIM_N")),
@@ -286,5 +298,6 @@ int regime_report(const regime_results *R, FILE *out)
         steps_table(out, R, k);
         cost_table(out, R, k);
     }
+    figure(out, R, "regime_scaling_cost", "data cost and local exponent against the global batch");
     return ferror(out) ? -1 : 0;
 }

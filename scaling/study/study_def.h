@@ -162,5 +162,7 @@ long study_ckpt_every(long steps);
 int study_keep_aside(const study_run *r, const char *path);
 /* The section between <!-- NAME --> marks of RUN/scaling_report.md replaced (or added). */
 int study_report_section(const study_run *r, const char *name, const char *md_file);
+/* The same, but a section new to the report goes first (the study the report leads with). */
+int study_report_first(const study_run *r, const char *name, const char *md_file);
 
 #endif

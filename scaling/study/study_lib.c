@@ -300,15 +300,23 @@ static void put_section(FILE *out, const char *begin, const char *end, const cha
 }
 
 /* Copies the report with the NAME section replaced where it stands (so the sections
- * keep their order whichever study is collected last), or added at the end. */
+ * keep their order whichever study is collected last), or added at the end (a[3]
+ * non-NULL: at the start). */
 static int section_writer(FILE *out, void *ctx)
 {
-    const char **a = ctx;   /* report, name, md */
+    const char **a = ctx;   /* report, name, md, first */
     char line[8192], begin[128], end[128];
     snprintf(begin, sizeof begin, "<!-- %s -->\n", a[1]);
     snprintf(end, sizeof end, "<!-- /%s -->\n", a[1]);
     FILE *f = rs_fopen_read(a[0]);
     int skip = 0, put = 0;
+    while (f && a[3] && fgets(line, sizeof line, f))   /* is it there already? */
+        put |= strcmp(line, begin) == 0;
+    if (f && a[3])
+        rewind(f);
+    if (a[3] && !put)
+        put_section(out, begin, end, a[2]);
+    put = a[3] && !put;
     while (f && fgets(line, sizeof line, f)) {
         if (strcmp(line, begin) == 0 && !put) {
             put_section(out, begin, end, a[2]);
@@ -326,17 +334,27 @@ static int section_writer(FILE *out, void *ctx)
     return ferror(out) ? -1 : 0;
 }
 
-int study_report_section(const study_run *r, const char *name, const char *md_file)
+static int report_section(const study_run *r, const char *name, const char *md_file, int first)
 {
     char report[2600], tmp[2700], md[2600];
     snprintf(report, sizeof report, "%s/scaling_report.md", r->dir);
     snprintf(md, sizeof md, "%s/%s", r->dir, md_file);
     snprintf(tmp, sizeof tmp, "%s.section", report);
-    const char *a[3] = {report, name, md};
+    const char *a[4] = {report, name, md, first ? "first" : NULL};
     unlink(tmp);
     RS_CHECK(rs_write_atomic(tmp, section_writer, a) == 0 && rename(tmp, report) == 0,
              "cannot write %s: %s", report, rs_lasterr());
     return 0;
+}
+
+int study_report_section(const study_run *r, const char *name, const char *md_file)
+{
+    return report_section(r, name, md_file, 0);
+}
+
+int study_report_first(const study_run *r, const char *name, const char *md_file)
+{
+    return report_section(r, name, md_file, 1);
 }
 
 void study_last_line(const char *path, char *buf, size_t len)
