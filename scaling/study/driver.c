@@ -90,8 +90,9 @@ static int check_value(const study_setting *s, const char *v)
         RS_CHECK(*v && v[strspn(v, "0123456789")] == 0 && strlen(v) <= 12, "%s=%.80s: not %s", s->name, v,
                  s->expect);
         return 0;
-    case SET_POS_NUMS: {
-        RS_CHECK(v[strspn(v, " ")], "%s is empty: expected a number > 0", s->name);
+    case SET_POS_NUMS:
+    case SET_OPT_NUMS: {
+        RS_CHECK(v[strspn(v, " ")] || s->kind == SET_OPT_NUMS, "%s is empty: expected a number > 0", s->name);
         RS_CHECK(strlen(v) < 1024, "%s: a list over 1023 characters", s->name);
         char copy[1024], *save;
         snprintf(copy, sizeof copy, "%s", v);
@@ -128,7 +129,7 @@ static int resolve(study_run *r, const char *file, int *saved)
             r->value[i] = v;   /* study_drive frees it, whatever happens next */
             RS_CHECK(!env || strcmp(env, v) == 0, "%s=%s: %s was started with %s=\"%s\" and keeps it "
                      "(unset %s to resume it, or give a new folder)", s->name, env, r->dir, s->name, v, s->name);
-        } else if (env && (*env || s->kind == SET_OPT_INTS))
+        } else if (env && (*env || s->kind == SET_OPT_INTS || s->kind == SET_OPT_NUMS))
             r->value[i] = strdup(env);
         else
             r->value[i] = strdup(quick && s->quick ? s->quick : s->def);

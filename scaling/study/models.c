@@ -26,25 +26,30 @@
 
 static const study_setting settings[] = {
     {"HIDDEN_LIST", "128 256 512", "128 256", SET_POS_INTS, NULL},
-    {"CELLS", "lstm elman", "lstm", SET_TEXT, NULL},
-    {"SEEDS", "1 2", "1", SET_POS_INTS, NULL},
+    {"CELLS", "lstm", NULL, SET_TEXT, NULL},
+    /* every model at each rate (the first seed), then the other seeds at its best: four
+     * seeds paired across the models */
+    {"LR_LIST", "0.001 0.002 0.004", "0.002 0.004", SET_OPT_NUMS, NULL},
+    {"SEEDS", "1 2 3 4", "1 2", SET_POS_INTS, NULL},
     /* 1 M tokens: 0.1 epoch of big, what 2 cores give 24 models within the study's
      * budget; a cluster raises it until the plateau schedule stops every model */
     {"TOKENS", "1000000", "0", SET_UINT, "an integer >= 0 (tokens per model; 0: BUDGET_S seconds)"},
-    {"BUDGET_S", "300", "30", SET_POS_NUM, "a number of seconds > 0"},
+    {"BUDGET_S", "300", "15", SET_POS_NUM, "a number of seconds > 0"},
     {"EVAL_EVERY", "200", "50", SET_UINT, "an integer >= 0 (steps between evaluations; 0: once an epoch)"},
     {"CORPUS", "big", "mobydick", SET_TEXT, NULL},
     {"CLASSES", "0", NULL, SET_UINT, "an integer >= 0 (0: sqrt of the vocabulary)"},
     {"BATCH", "32", NULL, SET_POS_INTS, NULL},
     {"BPTT", "35", NULL, SET_POS_INTS, NULL},
-    {"OPT_FLAGS", "--optimizer adam --lr 0.002 --schedule plateau", "--optimizer adam --lr 0.002 --schedule const",
-     SET_TEXT, NULL},
+    {"OPT_FLAGS", "--optimizer adam --schedule plateau", "--optimizer adam --schedule const", SET_TEXT, NULL},
+    /* the evaluations during training score this prefix of valid; the final one all */
+    {"EVAL_TOKENS", "160000", "0", SET_UINT, "an integer >= 0 (valid tokens an evaluation scores; 0: all)"},
     {"COMPLETION", "1000", "300", SET_POS_INTS, NULL},
     {"THREADS", "1", NULL, SET_POS_INTS, NULL},
 };
 /* a folder made before these settings: LSTM, seed 1, a time budget, evaluations once an
  * epoch */
-static const char *const absent[] = {"CELLS=lstm", "SEEDS=1", "TOKENS=0", "EVAL_EVERY=0", NULL};
+static const char *const absent[] = {"CELLS=lstm", "SEEDS=1", "TOKENS=0", "EVAL_EVERY=0", "LR_LIST=",
+                                     "EVAL_TOKENS=0", NULL};
 
 #define V(name) study_value(r, name)
 
@@ -63,6 +68,8 @@ static int check(study_run *r)
     TRAIN_CHECK("--corpus %s", corpus);
     snprintf(what, sizeof what, "OPT_FLAGS=%s", V("OPT_FLAGS"));
     TRAIN_CHECK("--corpus %s %s", corpus, V("OPT_FLAGS"));
+    RS_CHECK(!V("LR_LIST")[0] || !strstr(V("OPT_FLAGS"), "--lr"), "OPT_FLAGS=%s names a rate, which LR_LIST=%s "
+             "sets: drop --lr from OPT_FLAGS, or set LR_LIST= (empty) to use it", V("OPT_FLAGS"), V("LR_LIST"));
     snprintf(what, sizeof what, "THREADS=%s", V("THREADS"));
     TRAIN_CHECK("--threads %s", V("THREADS"));
     snprintf(what, sizeof what, "BUDGET_S=%s", V("BUDGET_S"));
@@ -96,6 +103,111 @@ static void budget_flags(const study_run *r, char *buf, size_t len)
         snprintf(buf + n, len - (size_t)n, " --eval-every %s", V("EVAL_EVERY"));
 }
 
+/* A model's point at rate lr (NULL: OPT_FLAGS's own, a folder from before LR_LIST) and
+ * seed: models-CELL-hH-OUTPUT[-lrX]-sSEED.  study_add's result, or 1 when the point
+ * has not finished (state, for the stage after it). */
+static int add_model(study_run *r, const char *cell, const char *h, int full, const char *lr, const char *seed,
+                     long classes, const char *budget, char *name, size_t len)
+{
+    snprintf(name, len, "models-%s-h%s-%s%s%s-s%s", cell, h, full ? "full" : "class", lr ? "-lr" : "",
+             lr ? lr : "", seed);
+    study_argv pc = {0};
+    sa_add(&pc, "rnn-train");
+    sa_opt(&pc, "--model", "%s", cell);
+    sa_opt(&pc, "--hidden", "%s", h);
+    sa_opt(&pc, "--classes", "%ld", full ? 0 : classes);
+    sa_opt(&pc, "--corpus", "%s", V("CORPUS"));
+    sa_opt(&pc, "--batch", "%s", V("BATCH"));
+    sa_opt(&pc, "--bptt", "%s", V("BPTT"));
+    sa_words(&pc, V("OPT_FLAGS"));
+    if (lr)
+        sa_opt(&pc, "--lr", "%s", lr);
+    sa_opt(&pc, "--threads", "%s", V("THREADS"));
+    sa_opt(&pc, "--seed", "%s", seed);
+    sa_words(&pc, budget);
+    if (atol(V("EVAL_TOKENS")) > 0)
+        sa_opt(&pc, "--eval-tokens", "%s", V("EVAL_TOKENS"));
+    sa_opt(&pc, "--completion", "%s", V("COMPLETION"));
+    sa_words(&pc, "--checkpoint ckpt --resume-if-any --log log.csv --csv summary.csv --json summary.json");
+    return study_add(r, name, atof(h) * (full ? 4 : 1), "0", &pc);
+}
+
+/* The first word of a list setting into buf. */
+static const char *first_word(const study_run *r, const char *setting, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", V(setting));
+    buf[strcspn(buf, " ")] = 0;
+    return buf;
+}
+
+/* Every model at every rate of LR_LIST, the first seed. */
+static int grid(study_run *r, long classes, const char *budget)
+{
+    char cells[1024], hiddens[1024], rates[1024], seed[64], name[256], *s1, *s2, *s3;
+    first_word(r, "SEEDS", seed, sizeof seed);
+    snprintf(cells, sizeof cells, "%s", V("CELLS"));
+    for (char *c = strtok_r(cells, " ", &s1); c; c = strtok_r(NULL, " ", &s1)) {
+        snprintf(hiddens, sizeof hiddens, "%s", V("HIDDEN_LIST"));
+        for (char *h = strtok_r(hiddens, " ", &s2); h; h = strtok_r(NULL, " ", &s2))
+            for (int full = 0; full < 2; full++) {
+                snprintf(rates, sizeof rates, "%s", V("LR_LIST"));
+                char *lr = strtok_r(rates, " ", &s3);
+                do {
+                    if (add_model(r, c, h, full, lr, seed, classes, budget, name, sizeof name) != 0)
+                        return -1;
+                } while (lr && (lr = strtok_r(NULL, " ", &s3)));
+            }
+    }
+    return 0;
+}
+
+/* A finished point's final valid ppl (inf: none). */
+static double final_ppl(const study_run *r, const char *name)
+{
+    if (study_point_state(r, name) <= 0)
+        return INFINITY;
+    char buf[64];
+    rs_table *s = study_point_csv(r, name, "summary.csv");
+    double v = s && *study_cell(s, "valid_ppl", buf, sizeof buf) ? atof(buf) : INFINITY;
+    if (s)
+        rs_table_free(s);
+    return isfinite(v) ? v : INFINITY;
+}
+
+/* The other seeds, each model at its rate with the lowest valid ppl once all its rates
+ * ran (the first seed's; a folder without LR_LIST: OPT_FLAGS's rate, at once). */
+static int seeds(study_run *r, long classes, const char *budget)
+{
+    char cells[1024], hiddens[1024], rates[1024], seedl[1024], first[64], name[256], best[64], *s1, *s2, *s3;
+    first_word(r, "SEEDS", first, sizeof first);
+    snprintf(cells, sizeof cells, "%s", V("CELLS"));
+    for (char *c = strtok_r(cells, " ", &s1); c; c = strtok_r(NULL, " ", &s1)) {
+        snprintf(hiddens, sizeof hiddens, "%s", V("HIDDEN_LIST"));
+        for (char *h = strtok_r(hiddens, " ", &s2); h; h = strtok_r(NULL, " ", &s2))
+            for (int full = 0; full < 2; full++) {
+                snprintf(rates, sizeof rates, "%s", V("LR_LIST"));
+                double low = INFINITY;
+                int pending = 0;
+                best[0] = 0;
+                for (char *lr = strtok_r(rates, " ", &s3); lr; lr = strtok_r(NULL, " ", &s3)) {
+                    snprintf(name, sizeof name, "models-%s-h%s-%s-lr%s-s%s", c, h, full ? "full" : "class", lr, first);
+                    pending |= study_point_state(r, name) == 0;
+                    double v = final_ppl(r, name);
+                    if (v < low)
+                        low = v, snprintf(best, sizeof best, "%s", lr);
+                }
+                if (V("LR_LIST")[0] && (pending || !best[0]))
+                    continue;   /* its rates still running, or none trained */
+                snprintf(seedl, sizeof seedl, "%s", V("SEEDS"));
+                char *s4, *sd = strtok_r(seedl, " ", &s4);   /* the first: already run */
+                while ((sd = strtok_r(NULL, " ", &s4)))
+                    if (add_model(r, c, h, full, best[0] ? best : NULL, sd, classes, budget, name, sizeof name) != 0)
+                        return -1;
+            }
+    }
+    return 0;
+}
+
 /* The baseline first (its vocabulary sets the class count), then every (cell, hidden,
  * output layer, seed) point; larger models cost more, hence the weight. */
 static int plan(study_run *r)
@@ -124,56 +236,39 @@ static int plan(study_run *r)
     long classes = atol(V("CLASSES"));
     if (classes <= 0)
         classes = (long)(sqrt((double)vocab) + 0.5);
-    char cells[1024], hiddens[1024], seeds[1024], budget[256], *s1, *s2, *s3;
+    char budget[256];
     budget_flags(r, budget, sizeof budget);
-    snprintf(cells, sizeof cells, "%s", V("CELLS"));
-    int before = r->added;
-    for (char *c = strtok_r(cells, " ", &s1); c; c = strtok_r(NULL, " ", &s1)) {
-        snprintf(hiddens, sizeof hiddens, "%s", V("HIDDEN_LIST"));
-        for (char *h = strtok_r(hiddens, " ", &s2); h; h = strtok_r(NULL, " ", &s2)) {
-            snprintf(seeds, sizeof seeds, "%s", V("SEEDS"));
-            for (char *sd = strtok_r(seeds, " ", &s3); sd; sd = strtok_r(NULL, " ", &s3))
-                for (int full = 0; full < 2; full++) {
-                    char name[128];
-                    snprintf(name, sizeof name, "models-%s-h%s-%s-s%s", c, h, full ? "full" : "class", sd);
-                    study_argv pc = {0};
-                    sa_add(&pc, "rnn-train");
-                    sa_opt(&pc, "--model", "%s", c);
-                    sa_opt(&pc, "--hidden", "%s", h);
-                    sa_opt(&pc, "--classes", "%ld", full ? 0 : classes);
-                    sa_opt(&pc, "--corpus", "%s", V("CORPUS"));
-                    sa_opt(&pc, "--batch", "%s", V("BATCH"));
-                    sa_opt(&pc, "--bptt", "%s", V("BPTT"));
-                    sa_words(&pc, V("OPT_FLAGS"));
-                    sa_opt(&pc, "--threads", "%s", V("THREADS"));
-                    sa_opt(&pc, "--seed", "%s", sd);
-                    sa_words(&pc, budget);
-                    sa_opt(&pc, "--completion", "%s", V("COMPLETION"));
-                    sa_words(&pc, "--checkpoint ckpt --resume-if-any --log log.csv --csv summary.csv "
-                                  "--json summary.json");
-                    if (study_add(r, name, atof(h) * (full ? 4 : 1), "0", &pc) != 0)
-                        return -1;
-                }
-        }
-    }
+    int before = r->added, rc = grid(r, classes, budget);
+    if (rc == 0)
+        rc = seeds(r, classes, budget);
     if (r->added > before)
         printf("models: vocabulary %ld; class layer of %ld classes; %s per point\n", vocab, classes, budget);
-    return 0;
+    return rc;
 }
 
 static const char *const columns[] = {
-    "point", "model", "output", "hidden", "seed", "classes", "params", "budget_s", "budget_tokens", "steps",
+    "point", "model", "output", "hidden", "lr", "chosen", "seed", "classes", "params", "budget_s", "budget_tokens", "steps",
     "tokens", "seconds", "tokens_per_s", "gflop_per_token", "valid_ppl", "test_ppl", "completion_questions",
     "completion_accuracy", "completion_se", "equal_seconds", "valid_ppl_at_equal_seconds", "equal_gflop",
     "valid_ppl_at_equal_gflop", "kn3_valid_ppl", "kn3_test_ppl", "kn3_completion_accuracy", "stop", "status"};
 
-/* A point's name: models-CELL-hH-OUTPUT-sSEED, or a folder's made before cells and
- * seeds, models-hH-OUTPUT (LSTM, seed 1).  1 if it is one. */
-static int parse_name(const char *name, char *cell, int *hidden, char *out, int *seed)
+/* A point's name: models-CELL-hH-OUTPUT-lrX-sSEED, a folder's made before LR_LIST
+ * models-CELL-hH-OUTPUT-sSEED (lr ""), or one's before cells and seeds, models-hH-OUTPUT
+ * (LSTM, seed 1).  1 if it is one. */
+static int parse_name(const char *name, char *cell, int *hidden, char *out, int *seed, char lr[32])
 {
     int used = 0;
+    char head[160];
+    lr[0] = 0;
+    const char *at = strstr(name, "-lr"), *s = strrchr(name, '-');
+    if (at && s && s > at + 3 && (size_t)(s - at - 3) < 32 && (size_t)(at - name) < sizeof head) {
+        snprintf(lr, 32, "%.*s", (int)(s - at - 3), at + 3);
+        snprintf(head, sizeof head, "%.*s%s", (int)(at - name), name, s);   /* the name without -lrX */
+        name = head;
+    }
     if (sscanf(name, "models-%15[a-z]-h%d-%15[a-z]-s%d%n", cell, hidden, out, seed, &used) == 4 && !name[used])
         return strcmp(out, "class") == 0 || strcmp(out, "full") == 0;
+    lr[0] = 0;
     used = 0;
     if (sscanf(name, "models-h%d-%15[a-z]%n", hidden, out, &used) != 2 || name[used])
         return 0;
@@ -212,10 +307,11 @@ static void point_row(const study_run *r, rs_table *t, const char *name, const r
     int row = rs_table_row(t);
 #define SET(col, val) rs_set_str(t, row, col, val)
 #define FROM(col, tab, key) SET(col, study_cell(tab, key, buf, sizeof buf))
-    char cell[16], out[16];
+    char cell[16], out[16], lr[32];
     int hidden = 0, seed = 0;
-    parse_name(name, cell, &hidden, out, &seed);
+    parse_name(name, cell, &hidden, out, &seed, lr);
     SET("point", name);
+    SET("lr", lr);
     SET("model", cell);
     SET("output", out);
     snprintf(buf, sizeof buf, "%d", hidden);
@@ -281,9 +377,9 @@ static int point_names(const study_run *r, char names[][128], int most)
     int n = 0;
     FILE *f = rs_fopen_read(r->points);
     while (f && n < most && fgets(line, sizeof line, f)) {
-        char cell[16], out[16];
+        char cell[16], out[16], lr[32];
         int h = 0, seed = 0;
-        if (sscanf(line, "%127s", name) == 1 && parse_name(name, cell, &h, out, &seed))
+        if (sscanf(line, "%127s", name) == 1 && parse_name(name, cell, &h, out, &seed, lr))
             snprintf(names[n++], 128, "%s", name);
     }
     if (f)
@@ -304,6 +400,39 @@ static void ppl_at(const study_run *r, const char *name, const char *col, double
             snprintf(buf, len, "%s", p);
     if (log)
         rs_table_free(log);
+}
+
+/* chosen = 1 on the rows at each model's rate with the lowest valid ppl of its first
+ * seed, the one that ran every rate (every row where the points name no rate). */
+static void chosen(rs_table *t)
+{
+    int n = rs_table_nrows(t);
+    char (*key)[96] = calloc((size_t)n + 1, sizeof *key), c[64], lr[64], best[64];
+    RS_ASSERT(key != NULL);
+    for (int i = 0; i < n; i++) {   /* the model: cell, hidden, output */
+        char a[32], b[32];
+        snprintf(key[i], sizeof key[i], "%.30s %.30s %.30s", study_cell_at(t, i, "model", a, sizeof a),
+                 study_cell_at(t, i, "hidden", b, sizeof b), study_cell_at(t, i, "output", c, sizeof c));
+    }
+    for (int i = 0; i < n; i++) {
+        int first = -1;
+        for (int j = 0; j < n; j++) {
+            int seed = atoi(study_cell_at(t, j, "seed", c, sizeof c));
+            if (strcmp(key[j], key[i]) == 0 && (first < 0 || seed < first))
+                first = seed;
+        }
+        double low = INFINITY;
+        best[0] = 0;
+        for (int j = 0; j < n; j++) {
+            double v = atof(study_cell_at(t, j, "valid_ppl", c, sizeof c));
+            if (strcmp(key[j], key[i]) == 0 && atoi(study_cell_at(t, j, "seed", c, sizeof c)) == first && v > 0 &&
+                v < low)
+                low = v, study_cell_at(t, j, "lr", best, sizeof best);
+        }
+        study_cell_at(t, i, "lr", lr, sizeof lr);
+        rs_set_str(t, i, "chosen", !lr[0] || strcmp(lr, best) == 0 ? "1" : "0");
+    }
+    free(key);
 }
 
 /* Equal training time and equal GEMM work: per (cell, seed), the least seconds and the
@@ -373,6 +502,7 @@ static int collect(study_run *r)
     rs_table *text = rs_table_new("scaling_models", cols, NCOLUMNS);
     for (int i = 0; i < n; i++)
         point_row(r, text, names[i], kn3);
+    chosen(text);
     equal_axes(r, text);
     char buf[2600];
     snprintf(buf, sizeof buf, "build/bin/study run models %s", r->dir);

@@ -21,6 +21,7 @@ typedef enum {
     SET_UINT,       /* one integer >= 0 */
     SET_POS_NUMS,   /* a list of numbers > 0 */
     SET_OPT_INTS,   /* a list of integers > 0, or empty: given empty, it stays empty */
+    SET_OPT_NUMS,   /* a list of numbers > 0, or empty: given empty, it stays empty */
 } set_kind;
 
 typedef struct {

@@ -350,7 +350,7 @@ echo "== study run models: class layer against full softmax at a tiny budget"
 # models.sh with two tiny hidden sizes, 1 s each, into folder $1 (the convergence
 # study's c1: the report holds both sections)
 tiny_models() {
-    HIDDEN_LIST='8 16' BUDGET_S=1 BATCH=8 COMPLETION=20 JOBS=2 CELLS=lstm SEEDS=1 TOKENS=0 EVAL_EVERY=0 \
+    HIDDEN_LIST='8 16' BUDGET_S=1 BATCH=8 COMPLETION=20 JOBS=2 CELLS=lstm SEEDS=1 TOKENS=0 EVAL_EVERY=0 LR_LIST= \
         CORPUS=mobydick OPT_FLAGS='--optimizer adam --lr 0.002 --schedule const' build/bin/study run models "$1"
 }
 tiny_models "$tmp/c1" > "$tmp/m1.out" 2>&1 || { bad "models.sh exited $?"; tail -n 5 "$tmp/m1.out"; }
@@ -377,11 +377,11 @@ rc=$?
     ok "a rerun runs no point, keeps the old results and the report has the section once, with a verdict" ||
     { bad "the models rerun (exit $rc)"; grep "^study" "$tmp/m1b.out"; }
 tiny "$tmp/c1" > "$tmp/c1c.out" 2>&1
-[ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] && grep -q "^## Steps to target" "$tmp/c1/scaling_report.md" &&
+[ "$(grep -c '^<!-- scaling_models -->$' "$tmp/c1/scaling_report.md")" -eq 1 ] && grep -q "^## Secondary: steps to target" "$tmp/c1/scaling_report.md" &&
     ok "the convergence study re-collected keeps the models section, once" || bad "the models section after a converge rerun"
-# equal tokens: two cells, two seeds, every model the same tokens, the time and GEMM
-# axes from the logs, a verdict per cell
-HIDDEN_LIST='8 16' BATCH=8 BPTT=35 COMPLETION=20 JOBS=2 CELLS='lstm elman' SEEDS='1 2' TOKENS=5600 EVAL_EVERY=5 \
+# equal tokens: two cells, two rates, two seeds, every model the same tokens, the time
+# and GEMM axes from the logs, a verdict per cell
+HIDDEN_LIST='8 16' BATCH=8 BPTT=35 COMPLETION=20 JOBS=2 CELLS='lstm elman' SEEDS='1 2' TOKENS=5600 EVAL_EVERY=5 LR_LIST='0.002 0.004' \
     CORPUS=mobydick build/bin/study run models "$tmp/mt" > "$tmp/mt.out" 2>&1 || { bad "models.sh TOKENS=5600 exited $?"; tail -n 5 "$tmp/mt.out"; }
 csv_rows "$tmp/mt/scaling_models.csv" '*' 'function emit() { n++
       if (v["tokens"] != 5600 && v["stop"] !~ /plateau/) e = e " tokens:" v["point"]
@@ -390,11 +390,20 @@ csv_rows "$tmp/mt/scaling_models.csv" '*' 'function emit() { n++
       if (v["output"] == "class" && v["hidden"] == 8 && (!(v["valid_ppl_at_equal_seconds"] > 1) ||
           !(v["valid_ppl_at_equal_gflop"] > 1))) e = e " axes:" v["point"]
       k[v["model"] " " v["seed"]] = 1 }
-    END { if (n != 16 || !(("elman 2") in k) || !(("lstm 1") in k)) e = e " rows:" n; if (e != "") { print e; exit 1 } }' \
+    END { if (n != 24 || !(("elman 2") in k) || !(("lstm 1") in k)) e = e " rows:" n; if (e != "") { print e; exit 1 } }' \
     > "$tmp/merr" 2>&1 && grep -q '^\*\*Verdict (lstm)' "$tmp/mt/scaling_models.md" && grep -q '^\*\*Verdict (elman)' "$tmp/mt/scaling_models.md" &&
-    ok "TOKENS=5600: 16 rows (2 cells x 2 hidden x 2 outputs x 2 seeds), 5600 tokens each, the axes, a verdict per cell" ||
+    ok "TOKENS=5600: 24 rows (2 cells x 2 hidden x 2 outputs x (2 rates + a seed)), 5600 tokens each, the axes, a verdict per cell" ||
     { bad "models.sh TOKENS=5600: $(cat "$tmp/merr")"; }
-bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "CLASSES=-1" "CORPUS=nonsense" "SEEDS=abc" "CELLS=gru" "TOKENS=-1" \
+# seed 2 of each model runs at the rate whose seed-1 run reached the lowest valid ppl, and
+# only those rows are chosen
+chose=$(csv_rows "$tmp/mt/scaling_models.csv" model,hidden,output,lr,seed,valid_ppl,chosen 'function emit() {
+        m = v["model"] " " v["hidden"] " " v["output"]
+        if (v["seed"] == 1 && (!(m in low) || v["valid_ppl"] + 0 < low[m])) { low[m] = v["valid_ppl"] + 0; best[m] = v["lr"] }
+        if (v["seed"] == 2) s2[m] = v["lr"]
+        if (v["chosen"] == 1) ch[m] = ch[m] " " v["lr"] }
+    END { for (m in best) { n++; if (s2[m] != best[m] || ch[m] != " " best[m] " " best[m]) bad++ } print n + 0, bad + 0 }')
+[ "$chose" = "8 0" ] && ok "every model's seed 2 at its seed 1's best rate, the two rows chosen" || bad "chosen rates: models, wrong: $chose"
+bad_settings models "BUDGET_S=0" "HIDDEN_LIST=big" "LR_LIST=0" "OPT_FLAGS=--optimizer adam --lr 0.002" "CLASSES=-1" "CORPUS=nonsense" "SEEDS=abc" "CELLS=gru" "TOKENS=-1" \
     "OPT_FLAGS=--optimizer adamw" "OPT_FLAGS=--lr nan" "BUDGET_S=1e300" "JOBS=0" "THREADS=x"
 cp "$tmp/c1/models_settings.txt" "$tmp/saved.txt"
 CORPUS=nonsense build/bin/study run models "$tmp/c1" > /dev/null 2> "$tmp/err"
