@@ -14,7 +14,7 @@ WERROR  ?=
 # (a path with `$` stays that path; no $(shell ...) of a value ever runs).
 USER_VARS := RUN SIM_OUT QUICK FULL JOBS THREADS SIM_JOBS COUNTERS SIM_PARTS SMPIRUN
 $(foreach v,$(USER_VARS),$(if $(filter command line environment environment override,$(origin $(v))),\
-  $(eval override $(v) := $$(value $(v)))))
+  $(eval override $(v) := $$(value $(v)))$(eval export $(v))))
 QUICK   ?=
 # QUICK=1 is the quick preset; 0 or empty is off (checked here, before anything runs)
 ifneq ($(filter-out 0 1,$(QUICK)),)

@@ -112,6 +112,14 @@ break")
     [ ! -e "$odd/points/w/pwned-arg" ] && ok "RUN with spaces, quotes and \$(...); every argument as written" ||
     bad "words: exit $rc, got '$got'"
 rm -f pwned-run pwned-arg
+# make hands a setting given on its command line to the study as written, through the
+# environment (make scaling JOBS=2 RUN=R, as the README says): the value and nothing run
+got=$(make --no-print-directory --eval='print-settings: ; @printenv RUN JOBS QUICK' print-settings \
+    "RUN=$odd" JOBS=2 QUICK=1 2> /dev/null)
+[ "$got" = "$(printf '%s\n2\n1' "$odd")" ] && [ ! -e pwned-run ] &&
+    ok "make's command-line RUN, JOBS, QUICK reach the study's environment as written" ||
+    bad "make's command-line settings: got '$got'"
+rm -f pwned-run
 
 echo "== names and odd files"
 printf 'x/../../evil 1 0 true\n' > "$tmp/pn"
