@@ -12,6 +12,7 @@ static const study_cmd cmds[] = {
     {"compare", "two tables row by row (two runs' logs): do they agree", cmd_compare},
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
     {"took", "what a run folder's studies took: wall, job and CPU hours, over its stretches", cmd_took},
+    {"advise", "how many nodes pay off: a short run's noise scale and step cost against a cluster", cmd_advise},
     {"scaling", "make scaling: the four studies in one run folder, then its tables and report", cmd_scaling},
     {"run", "a study (converge, regime, compose, models, simulate): settings, points, tables, report", cmd_run},
     {"collect", "a study's tables and report again from its finished points", cmd_collect},

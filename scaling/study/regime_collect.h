@@ -47,6 +47,8 @@ int regime_cells(const regime_results *R, int k, const char *opt, regime_cell *c
 void regime_fit_of(const regime_results *R, int k, const char *opt, regime_fit *F);
 /* The counts of every N of N_LIST over their seeds, model-free (batch_stats.h). */
 void regime_counts(const regime_results *R, int k, const char *opt, bs_counts *out);
+/* study advise's prediction against the counts (regime_advise.c). */
+void regime_advise_table(FILE *out, const regime_results *R);
 /* The tuning table (regime_tuning.c). */
 void regime_tuning_table(FILE *out, const regime_results *R);
 /* The report section (regime_report.c): 0, or -1. */

@@ -299,5 +299,6 @@ int regime_report(const regime_results *R, FILE *out)
         cost_table(out, R, k);
     }
     figure(out, R, "regime_scaling_cost", "data cost and local exponent against the global batch");
+    regime_advise_table(out, R);
     return ferror(out) ? -1 : 0;
 }

@@ -24,6 +24,7 @@ int cmd_get(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_points(int argc, char **argv);
 int cmd_took(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_scaling(int argc, char **argv);
 int cmd_collect(int argc, char **argv);

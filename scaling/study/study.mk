@@ -10,7 +10,9 @@ STUDY_OBJ := $(STUDY_SRC:%.c=$(OBJ)/%.o)
 STUDY_OBJ += $(OBJ)/models/model_layout.o
 $(OBJ)/scaling/study/compose_plan.o: INC += -Imodels
 # the regime study fits S(B) with scaling-fit's code
-STUDY_OBJ += $(OBJ)/scaling/study/fit/conv_fit.o $(OBJ)/scaling/study/fit/batch_stats.o
+STUDY_OBJ += $(OBJ)/scaling/study/fit/conv_fit.o $(OBJ)/scaling/study/fit/batch_stats.o \
+             $(OBJ)/scaling/study/fit/advise_model.o
+$(OBJ)/scaling/study/cmd_advise.o: INC += -Iscaling/study/fit
 $(OBJ)/scaling/study/regime%.o: INC += -Iscaling/study/fit
 PROGRAMS  += $(BIN)/study
 
@@ -45,6 +47,8 @@ $(OBJ)/test/test_scaling_fit.o: INC += -Iscaling/study/fit
 $(BUILD)/test/test_scaling_fit: $(OBJ)/scaling/study/fit/conv_fit.o | $(SCALING_FIT)
 $(OBJ)/test/test_batch_stats.o: INC += -Iscaling/study/fit
 $(BUILD)/test/test_batch_stats: $(OBJ)/scaling/study/fit/batch_stats.o
+$(OBJ)/test/test_advise.o: INC += -Iscaling/study/fit
+$(BUILD)/test/test_advise: $(OBJ)/scaling/study/fit/advise_model.o
 
 # ---- make scaling: the four studies, their tables and report.md, in one process,
 # build/bin/study scaling, which holds the run folder's lock throughout and takes every

@@ -129,5 +129,20 @@ status "no joblog" 2 "$st" took "$tmp"
 mkdir -p "$tmp/long"; { printf '1\t:\t1000\t4\t0\t0\t0\t0\tstudy point R '; head -c 9000 /dev/zero | tr '\0' x; printf ' p\n'; } > "$tmp/long/joblog.txt"
 status "a joblog line over 8 KiB" 2 "$st" took "$tmp/long"
 
+echo "== advise"
+# a 6-second short run of a tiny model (two workers: B_simple logged), then its folder read
+# again with another cluster: B_simple, the step, a row per N and where doubling stops
+adv="$tmp/adv dir"
+tiny="--model lstm --hidden 16 --classes 20 --corpus mobydick --vocab 500 --batch 8 --bptt 10 --threads 1 --eval-every 20 --optimizer adam --lr 0.003"
+status "advise: a short run" 0 "$st" advise --minutes 0.1 --nodes 64 --out "$adv" -- $tiny
+grep -q "^measured  B_simple [0-9.e+]* sequences" "$tmp/out" && [ "$(grep -c '^ *[0-9]* *[0-9]* *[0-9.e+-]* *[0-9.e+-]* *[0-9.e+-]* *[0-9.e+-]* *[0-9.]*' "$tmp/out")" -ge 7 ] &&
+    grep -q "^advice " "$tmp/out" && ok "advise: B_simple, the rows N = 1 - 64, the advice" || { bad "advise's output"; cat "$tmp/out"; }
+status "advise --from: the run read again, a 10 ms link" 0 "$st" advise --from "$adv" --nodes 800 --latency-us 10000
+grep -q "^       1 " "$tmp/out" && grep -q "^     800 " "$tmp/out" && ok "advise --from: rows to 800 nodes" || bad "advise --from: $(head -c 300 "$tmp/out")"
+status "advise: --out holding a run" 2 "$st" advise --out "$adv" -- $tiny
+status "advise --from a folder with no run" 2 "$st" advise --from "$tmp"
+status "advise --minutes 0" 2 "$st" advise --minutes 0
+status "advise: rnn-train refuses its arguments" 2 "$st" advise --out "$tmp/adv2" -- --model gru
+
 [ $fail -eq 0 ] && echo "check-study: all passed" || echo "check-study: FAILED"
 exit $fail
