@@ -181,6 +181,9 @@ static void read_regime(const study_run *r, compose_facts *f)
         snprintf(c.b_text, sizeof c.b_text, "%g", c.b);
         study_cell_at(t, row, "optimizer", c.optimizer, sizeof c.optimizer);
         study_cell_at(t, row, "target", c.target, sizeof c.target);
+        study_cell_at(t, row, "best_optimizer", c.cost_opt, sizeof c.cost_opt);
+        if (!c.cost_opt[0])   /* a regime_steps.csv from before the column */
+            snprintf(c.cost_opt, sizeof c.cost_opt, "%s", c.optimizer);
         f->conv = grow(f->conv, f->nconv, sizeof *f->conv);
         f->conv[f->nconv++] = c;
     }

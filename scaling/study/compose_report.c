@@ -229,7 +229,7 @@ static void check_table(FILE *f, const rs_table *t)
 
 typedef struct {
     const study_run *r;
-    const rs_table *weak, *strong, *target, *check;
+    const rs_table *weak, *strong, *target, *check, *regime;
 } section_ctx;
 
 static int section_writer(FILE *f, void *ctx)
@@ -300,12 +300,8 @@ static int section_writer(FILE *f, void *ctx)
     char st[32];
     for (int row = 0; row < rs_table_nrows(x->target); row++)
         regime |= strcmp(cell(x->target, row, "study", st, sizeof st), "regime") == 0;
-    if (regime) {
-        fprintf(f, "\nIn the Sunway TaihuLight study's regime (the regime study's best rate per target and N, "
-                   "the best optimizer at each N; every optimizer in scaling_time_to_target.csv), the node count "
-                   "that reaches each target first:\n\n");
-        fastest(f, x->target, 1);
-    }
+    if (regime && x->regime)
+        compose_regime_table(f, x->regime, S("NODE_GFLOPS"));
     fprintf(f, "\n### The composition against the simulated trainer (study train-sim, flops mode)\n\n"
                "| N | scheme | node GFLOP/s | composed ms | simulated ms | difference "
                "| exchange composed / simulated ms |\n"
@@ -365,14 +361,14 @@ static int drop_unmarked(const study_run *r)
 
 int compose_report(const study_run *r)
 {
-    static const char *const names[] = {"weak", "strong", "time_to_target", "compose_check"};
-    rs_table *t[4];
+    static const char *const names[] = {"weak", "strong", "time_to_target", "compose_check", "regime_time"};
+    rs_table *t[5];
     int status = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         char path[2400];
         snprintf(path, sizeof path, "%s/scaling_%s.csv", r->dir, names[i]);
-        t[i] = rs_table_read_csv(path);
-        if (!t[i]) {
+        t[i] = i == 4 && access(path, F_OK) != 0 ? NULL : rs_table_read_csv(path);   /* a folder from before it */
+        if (!t[i] && i < 4) {
             fprintf(stderr, "compose: %s\n", rs_lasterr());
             status = 1;
         }
@@ -388,7 +384,7 @@ int compose_report(const study_run *r)
         status = draw_all(r, t[2]);
         char md[2400];
         snprintf(md, sizeof md, "%s/scaling_compose.md", r->dir);
-        section_ctx ctx = {r, t[0], t[1], t[2], t[3]};
+        section_ctx ctx = {r, t[0], t[1], t[2], t[3], t[4]};
         if (rs_write_atomic(md, section_writer, &ctx) == 0 && drop_unmarked(r) == 0 &&
             study_report_section(r, "scaling_compose", "scaling_compose.md") == 0)
             printf("compose: report section in %s/scaling_report.md\n", r->dir);
@@ -397,7 +393,7 @@ int compose_report(const study_run *r)
             status = 1;
         }
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (t[i])
             rs_table_free(t[i]);
     return status;

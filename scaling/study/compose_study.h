@@ -53,6 +53,8 @@ typedef struct {
                                   regime study's best rate per (target, optimizer, N) */
     char b_text[32], optimizer[32];
     char target[32];           /* the regime study's target ("": the convergence study's) */
+    char cost_opt[32];         /* the optimizer whose update the step pays: optimizer, or for
+                                  the regime's "any" the one that did best there */
 } compose_conv_point;
 
 typedef struct {
@@ -74,6 +76,8 @@ typedef struct {
 } compose_facts;
 
 int compose_facts_read(const study_run *r, compose_facts *f);   /* 0, or -1 (rs_lasterr) */
+/* The regime study's time to target per target and optimizer against N (compose_regime.c). */
+void compose_regime_table(FILE *f, const rs_table *t, const char *gflops);
 void compose_facts_free(compose_facts *f);
 
 /* scaling_weak.csv, scaling_strong.csv, scaling_time_to_target.csv and

@@ -4,6 +4,10 @@
  *   scaling_time_to_target.csv   steps-to-target x T(N): the convergence study's best point
  *                                per (N, b), and the regime study's best rate per (target,
  *                                optimizer, N) where the folder has it
+ *   scaling_regime_time.csv      the regime study's time to target per (target, optimizer) on
+ *                                N nodes of the compose grid, at the global batch of its
+ *                                counts that reaches the target first there (b = B / N a
+ *                                node, a batch whose compute was measured)
  *   scaling_compose_check.csv    the composed step against study train-sim's simulated one
  * T(N) = compute(b) + optimizer + exchange(N) + evaluation / eval_every (0 when async),
  * for the exchange schemes (the algorithm in column algo): fused-library (one allreduce
@@ -291,7 +295,7 @@ static void time_to_target(grid *g, rs_table *t, int core, int scheme)
     RS_ASSERT(point && secs);
     for (int j = 0; j < f->nconv; j++) {
         const compose_conv_point *v = &f->conv[j];
-        double st = step(c, core, v->b, v->optimizer, scheme, v->nodes, c->every);
+        double st = step(c, core, v->b, v->cost_opt[0] ? v->cost_opt : v->optimizer, scheme, v->nodes, c->every);
         if (isnan(st))
             continue;
         int row = rs_table_row(t);
@@ -330,6 +334,65 @@ static void time_to_target(grid *g, rs_table *t, int core, int scheme)
     }
     free(point);
     free(secs);
+}
+
+static const rs_col regime_cols[] = {
+    {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"scheme", RS_STR, 0}, {"target", RS_STR, 0},
+    {"optimizer", RS_STR, 0}, {"nodes", RS_INT, 0}, {"global_batch", RS_INT, 0}, {"b", RS_DBL, 6},
+    {"steps_to_target", RS_INT, 0}, {"step_ms", RS_DBL, 6}, {"time_to_target_s", RS_DBL, 6},
+    {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}};
+
+/* The regime study's rows at every N of the grid: of its counts of (target, optimizer),
+ * S(B) at each B it measured, the B whose S(B) x T(N, b = B / N) is least (b whole, its
+ * compute measured; the update the optimizer that did best there pays). */
+static void regime_time(grid *g, rs_table *t, int core, int scheme)
+{
+    composer *c = &g->c;
+    const compose_facts *f = c->f;
+    for (int j = 0; j < f->nconv; j++) {
+        const compose_conv_point *s = &f->conv[j];
+        int first = 1;   /* the series' first point, once */
+        for (int k = 0; k < j; k++)
+            first &= !(f->conv[k].target[0] && strcmp(f->conv[k].target, s->target) == 0 &&
+                       strcmp(f->conv[k].optimizer, s->optimizer) == 0);
+        if (!s->target[0] || !first)
+            continue;
+        double one = NAN;
+        for (int i = 0; i < g->nN; i++) {
+            double N = g->N[i], best = INFINITY, bst = NAN;
+            const compose_conv_point *at = NULL;
+            int missing = c->missing;
+            for (int k = 0; k < f->nconv; k++) {
+                const compose_conv_point *v = &f->conv[k];
+                double B = v->nodes * v->b, b = B / N;
+                if (strcmp(v->target, s->target) || strcmp(v->optimizer, s->optimizer) || b < 1 || b != floor(b))
+                    continue;
+                double st = step(c, core, b, v->cost_opt, scheme, N, c->every);
+                if (v->steps * st < best)
+                    best = v->steps * st, bst = st, at = v;
+            }
+            c->missing = missing;   /* a B whose b was not measured is not a row left out */
+            if (!at)
+                continue;
+            one = N == 1 ? best : one;
+            int row = rs_table_row(t);
+            rs_set_str(t, row, "node", core ? "core" : "gflops");
+            rs_set_str(t, row, "node_gflops", core ? "" : c->G_text);
+            rs_set_str(t, row, "scheme", schemes[scheme]);
+            rs_set_str(t, row, "target", s->target);
+            rs_set_str(t, row, "optimizer", s->optimizer);
+            rs_set_int(t, row, "nodes", (long long)N);
+            rs_set_int(t, row, "global_batch", (long long)(at->nodes * at->b));
+            rs_set_dbl(t, row, "b", at->nodes * at->b / N);
+            rs_set_int(t, row, "steps_to_target", (long long)at->steps);
+            rs_set_dbl(t, row, "step_ms", bst);
+            rs_set_dbl(t, row, "time_to_target_s", best / 1e3);
+            if (!isnan(one)) {
+                rs_set_dbl(t, row, "speedup", one / best);
+                rs_set_dbl(t, row, "efficiency", one / best / N);
+            }
+        }
+    }
 }
 
 static const rs_col check_cols[] = {
@@ -384,6 +447,16 @@ static int setup(const study_run *r, const compose_facts *f, grid *g, char *b0, 
     for (char *t = strtok_r(list, " \t", &save); t && g->nb < 64; t = strtok_r(NULL, " \t", &save))
         snprintf(g->b_text[g->nb++], sizeof g->b_text[0], "%s", t);
     snprintf(b0, len, "%s", g->nb ? g->b_text[0] : "");
+    char file[2300], *rb;   /* weak scaling at the regime study's per-node batch too, where it ran here */
+    snprintf(file, sizeof file, "%s/regime_settings.txt", r->dir);
+    if ((rb = study_saved_value(file, "B")) && atol(rb) > 0 && g->nb < 64) {
+        int known = 0;
+        for (int i = 0; i < g->nb; i++)
+            known |= atol(g->b_text[i]) == atol(rb);
+        if (!known)
+            snprintf(g->b_text[g->nb++], sizeof g->b_text[0], "%ld", atol(rb));
+    }
+    free(rb);
     composer *c = &g->c;
     c->f = f;
     c->G_text = study_value(r, "NODE_GFLOPS");
@@ -402,24 +475,26 @@ static int setup(const study_run *r, const compose_facts *f, grid *g, char *b0, 
 /* The four tables, from the facts; the earlier ones kept aside. */
 static int write_tables(const study_run *r, grid *g, const char *b0)
 {
-    rs_table *t[4] = {rs_table_new("scaling_weak", step_cols, RS_ARRAY_LEN(step_cols)),
+    rs_table *t[5] = {rs_table_new("scaling_weak", step_cols, RS_ARRAY_LEN(step_cols)),
                       rs_table_new("scaling_strong", step_cols, RS_ARRAY_LEN(step_cols)),
                       rs_table_new("scaling_time_to_target", target_cols, RS_ARRAY_LEN(target_cols)),
-                      rs_table_new("scaling_compose_check", check_cols, RS_ARRAY_LEN(check_cols))};
+                      rs_table_new("scaling_compose_check", check_cols, RS_ARRAY_LEN(check_cols)),
+                      rs_table_new("scaling_regime_time", regime_cols, RS_ARRAY_LEN(regime_cols))};
     for (int core = 1; core >= 0; core--)
         for (int s = 0; s < NSCHEMES; s++) {
             for (int bi = 0; bi < g->nb; bi++)
                 weak(g, t[0], core, bi, s);
             strong(g, t[1], core, s);
             time_to_target(g, t[2], core, s);
+            regime_time(g, t[4], core, s);
         }
     check(g, t[3], b0);
     if (g->c.missing)
         fprintf(stderr, "compose: %d rows left out: a point they need is missing (failed or not run)\n",
                 g->c.missing);
-    static const char *const names[] = {"weak", "strong", "time_to_target", "compose_check"};
+    static const char *const names[] = {"weak", "strong", "time_to_target", "compose_check", "regime_time"};
     int status = 0;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         char file[64], path[2400];
         snprintf(file, sizeof file, "scaling_%s.csv", names[i]);
         snprintf(path, sizeof path, "%s/%s", r->dir, file);

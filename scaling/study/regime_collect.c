@@ -85,7 +85,8 @@ int regime_cells(const regime_results *R, int k, const char *opt, regime_cell *c
 static int write_steps(FILE *f, void *ctx)
 {
     const regime_results *R = ctx;
-    fprintf(f, "target,target_ppl,optimizer,N,global_batch,lr,rule,seed,steps,reached,steps_cap,b_simple\n");
+    fprintf(f, "target,target_ppl,optimizer,N,global_batch,lr,rule,seed,steps,reached,steps_cap,b_simple,"
+               "best_optimizer\n");
     for (int k = 0; k < R->t.n; k++)
         for (int o = 0; o < R->nopt; o++) {
             regime_cell cells[64];
@@ -97,7 +98,8 @@ static int write_steps(FILE *f, void *ctx)
                             c->best->lr, c->best->rule, c->seed[s]);
                     csv_num(f, c->steps[s] > 0 ? c->steps[s] : NAN, ",");
                     fprintf(f, "%d,%ld,", c->steps[s] > 0, c->pt[s]->cap);
-                    csv_num(f, c->pt[s]->bsimple[k], "\n");
+                    csv_num(f, c->pt[s]->bsimple[k], ",");
+                    fprintf(f, "%s\n", c->best->opt);   /* "any"'s: the optimizer that did best */
                 }
         }
     return ferror(f) ? -1 : 0;

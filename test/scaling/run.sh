@@ -296,8 +296,13 @@ build/bin/study collect compose "$tmp/f4" > /dev/null 2>&1 &&
         near(v["time_to_target_s"], v["steps_to_target"] * v["step_ms"] / 1000) &&
         (v["nodes"] != 2 || v["steps_to_target"] == 160) && (v["nodes"] != 1 || v["speedup"] == 1))' &&
     [ "$(col "$tmp/f4/scaling_time_to_target.csv" nodes --where study=regime,node=gflops,scheme=fused-library --all | wc -l)" -eq 5 ] &&
-    grep -q "target best, " "$tmp/f4/scaling_report.md" &&
-    ok "the regime study's rows: seed 1, reached, time = steps x T(N), in the report" || bad "the regime study's rows"
+    rows_ok "$tmp/f4/scaling_regime_time.csv" 'near(v["time_to_target_s"], v["steps_to_target"] * v["step_ms"] / 1000) &&
+        v["b"] * v["nodes"] == v["global_batch"] && (v["nodes"] != 1 || v["speedup"] == 1)' &&
+    [ "$(col "$tmp/f4/scaling_regime_time.csv" nodes --where node=gflops,scheme=fused-best,optimizer=adam --all | wc -l)" -ge 2 ] &&
+    grep -q "^### Time to target in the Sunway TaihuLight study's regime" "$tmp/f4/scaling_report.md" &&
+    grep -q "^| 1 | .* s / .* s (2) |" "$tmp/f4/scaling_report.md" &&
+    ok "the regime study's rows: seed 1, reached, time = steps x T(N); at each N the best B; in the report" ||
+    { bad "the regime study's rows"; cat "$tmp/f4/scaling_regime_time.csv" | head -5; }
 # a per-node batch past COMPUTE_MAX_B is measured as groups of a divisor: b = 8 as 2 x 4
 fake "$tmp/f3"; rm -r "$tmp/f3/points/compute-b8-r1"; echo 'COMPUTE_MAX_B="4"' >> "$tmp/f3/compose_settings.txt"
 build/bin/study collect compose "$tmp/f3" > /dev/null 2>&1 &&
