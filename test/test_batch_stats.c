@@ -68,6 +68,27 @@ Test(batch_stats, planted_curve_within_its_intervals)
     cr_expect(r.hi < 0.3, "2560-8000: interval %g - %g, planted ~0.06", r.lo, r.hi);
 }
 
+/* S = 10 + 8000 / B (B_noise 800): the exponent passes 1/2 near B = 800; with a larger
+ * B_noise than the grid spans, every exponent is over 1/2 and the bend is past the last. */
+Test(batch_stats, the_bend_finds_the_noise_scale)
+{
+    const double B[] = {80, 160, 320, 640, 1280, 2560, 8000};
+    bs_counts c[7];
+    for (int i = 0; i < 7; i++) {
+        double t = 10 * (1 + 800 / B[i]) * 10;   /* x10: counts coarse enough to be read */
+        counts_at(&c[i], B[i], &t, 1);
+    }
+    int side;
+    double bend = bs_bend(c, 7, &side);
+    cr_expect(side == 0 && fabs(bend / 800 - 1) < 0.15, "bend %g (side %d), planted 800", bend, side);
+    for (int i = 0; i < 7; i++) {
+        double t = 100 * (1 + 1e6 / B[i]);
+        counts_at(&c[i], B[i], &t, 1);
+    }
+    bend = bs_bend(c, 7, &side);
+    cr_expect(side == 1 && fabs(bend - sqrt(2560.0 * 8000)) < 1e-6, "past the grid: %g, side %d", bend, side);
+}
+
 /* Perfect scaling, S = 100,000 / B: exponent 1 in every interval, data cost 1. */
 Test(batch_stats, perfect_scaling)
 {

@@ -114,6 +114,36 @@ static void verdict_table(FILE *out, const regime_results *R)
         }
 }
 
+/* B_crit three ways per target and optimizer: the fit's (where its form describes the
+ * points), where the local exponent passes 1/2 (no model: the form puts B_noise there),
+ * and B_simple, averaged to the crossing and at it. */
+static void bcrit_table(FILE *out, const regime_results *R)
+{
+    fprintf(out, "\n**B_crit three ways.** The fit's B_crit where its form describes the counts; the batch where "
+                 "the local exponent passes 1/2, read from the counts alone (under S = S_min (1 + B_noise / B) the "
+                 "exponent at B is B_noise / (B + B_noise), 1/2 at B_noise); and B_simple, the gradient noise "
+                 "scale that should predict it:\n\n| target | optimizer | fit | exponent 1/2 at | B_simple, mean "
+                 "to the crossing | at the crossing |\n|---|---|---|---|---|---|\n");
+    for (int k = 0; k < R->t.n; k++)
+        for (int o = 0; o < R->nopt; o++) {
+            regime_fit F;
+            regime_fit_of(R, k, R->opt[o], &F);
+            bs_counts c[64];
+            int side;
+            regime_counts(R, k, R->opt[o], c);
+            double bend = bs_bend(c, R->nN, &side);
+            fprintf(out, "| %s | %s | ", R->t.name[k], R->opt[o]);
+            num(out, F.fitted && F.fit.describes ? F.fit.b_crit : NAN, "%.4g");
+            fprintf(out, " | %s", side < 0 ? "< " : side > 0 ? "> " : "");
+            num(out, bend, "%.4g");
+            fprintf(out, " | ");
+            num(out, F.bsimple, "%.4g");
+            fprintf(out, " | ");
+            num(out, F.bsimple_at, "%.4g");
+            fprintf(out, " |\n");
+        }
+}
+
 /* Per target: each N's data cost E(B) / E(80) and the local exponent to the next N,
  * from the counts alone (batch_stats.h), for every optimizer. */
 static void cost_table(FILE *out, const regime_results *R, int k)
@@ -290,6 +320,7 @@ int regime_report(const regime_results *R, FILE *out)
             V("CLAIM_N"), need, 100 * CONV_FORM_TOL, CONV_BOOTSTRAP);
     verdict_table(out, R);
     answer(out, R, need);
+    bcrit_table(out, R);
     fprintf(out, "\nB_simple, the gradient noise scale (McCandlish et al.), is the mean of the evaluations' "
                  "estimates up to the crossing, and the one logged at the crossing, in the cheapest run that has one (the first N > 1 of N_LIST that "
                  "reached the target; small batch = a group's streams, big = B); a seed past its cap leaves the "

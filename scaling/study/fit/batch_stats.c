@@ -46,6 +46,28 @@ double bs_data_cost(const bs_counts *b, const bs_counts *b0, conv_range *interva
     return k * x;
 }
 
+double bs_bend(const bs_counts *c, int n, int *side)
+{
+    double prev_a = NAN, prev_m = NAN;
+    *side = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        conv_range r;
+        double a = bs_exponent(&c[i], &c[i + 1], &r), m = log(sqrt(c[i].batch * c[i + 1].batch));
+        if (!isfinite(a))
+            continue;
+        if (a < 0.5) {
+            if (isnan(prev_a)) {
+                *side = -1;
+                return exp(m);
+            }
+            return exp(prev_m + (prev_a - 0.5) / (prev_a - a) * (m - prev_m));
+        }
+        prev_a = a, prev_m = m;
+    }
+    *side = isnan(prev_a) ? 0 : 1;
+    return isnan(prev_a) ? NAN : exp(prev_m);
+}
+
 double bs_exponent(const bs_counts *b1, const bs_counts *b2, conv_range *interval)
 {
     conv_range r;

@@ -36,4 +36,12 @@ double bs_data_cost(const bs_counts *b, const bs_counts *b0, conv_range *interva
 /* The local exponent ln(S(B1) / S(B2)) / ln(B2 / B1) between B1 < B2, and its interval. */
 double bs_exponent(const bs_counts *b1, const bs_counts *b2, conv_range *interval);
 
+/* Where the local exponent bends through 1/2, the batch at which S = S_min (1 + B_noise /
+ * B) would put B_noise (its exponent there is B_noise / (B + B_noise)): the exponents of
+ * neighbouring counts c[0..n-1] (batches ascending) placed at their geometric midpoints,
+ * interpolated in ln B.  *side: 0 found, -1 below the first midpoint (every exponent
+ * under 1/2; returns it), 1 above the last (every one over; returns it); NAN where fewer
+ * than two counts reached. */
+double bs_bend(const bs_counts *c, int n, int *side);
+
 #endif
