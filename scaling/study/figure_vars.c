@@ -159,7 +159,7 @@ int figure_vars(const char *dir, const char *name, char *buf, size_t len)
         return models_values(dir, buf, len);
     if (strcmp(name, "simulate_nodes") == 0)
         return simulate_sizes(dir, buf, len);
-    if (strncmp(name, "regime_scaling", 14) == 0)
-        return regime_figure_vars(dir, buf, len);
+    if (strncmp(name, "regime_", 7) == 0)
+        return regime_figure_vars(dir, name, buf, len);
     return 0;
 }

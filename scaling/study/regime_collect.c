@@ -6,6 +6,7 @@
  *   regime_scaling.csv  per target, optimizer and N: the counts' mean and bounds over the
  *                       seeds, the data cost E(B) / E(B0) and the local exponent to the
  *                       next N, each with its interval (batch_stats.h); the figures' data
+ *   regime_bsimple.csv  b_simple over training, each optimizer's best run at every N > 1
  *   regime_fit.json     per target and optimizer: S = S_min + E_min / B with its
  *                       intervals and residuals (scaling/study/fit/conv_fit.h), the claim
  *                       S(N = 1) / S(N = CLAIM_N) and its verdict, B_simple against B_crit
@@ -121,11 +122,13 @@ static int write_scaling(FILE *f, void *ctx)
 {
     const regime_results *R = ctx;
     fprintf(f, "target,target_ppl,optimizer,N,global_batch,seeds,censored,steps,steps_lo,steps_hi,data_cost,"
-               "data_cost_lo,data_cost_hi,exponent,exponent_lo,exponent_hi\n");
+               "data_cost_lo,data_cost_hi,exponent,exponent_lo,exponent_hi,bend\n");
     for (int k = 0; k < R->t.n; k++)
         for (int o = 0; o < R->nopt; o++) {
             bs_counts c[64];
             regime_counts(R, k, R->opt[o], c);
+            int side;
+            double bend = bs_bend(c, R->nN, &side);   /* only where it lies inside the grid */
             for (int i = 0; i < R->nN; i++) {
                 if (c[i].n + c[i].censored == 0)
                     continue;
@@ -135,10 +138,35 @@ static int write_scaling(FILE *f, void *ctx)
                     x = bs_exponent(&c[i], &c[i + 1], &e);
                 fprintf(f, "%s,%.2f,%s,%ld,%.0f,%d,%d,", R->t.name[k], R->t.ppl[k], R->opt[o], R->N[i], c[i].batch,
                         c[i].n, c[i].censored);
-                double v[] = {c[i].mean, c[i].lo, c[i].hi, cost, r.lo, r.hi, x, e.lo, e.hi};
-                for (int j = 0; j < 9; j++)
-                    csv_num(f, v[j], j < 8 ? "," : "\n");
+                double v[] = {c[i].mean, c[i].lo, c[i].hi, cost, r.lo, r.hi, x, e.lo, e.hi, side ? NAN : bend};
+                for (int j = 0; j < 10; j++)
+                    csv_num(f, v[j], j < 9 ? "," : "\n");
             }
+        }
+    return ferror(f) ? -1 : 0;
+}
+
+/* regime_bsimple.csv: b_simple over training in each optimizer's best run at every N > 1
+ * (seed 1, fewest steps to the hard target). */
+static int write_bsimple(FILE *f, void *ctx)
+{
+    const regime_results *R = ctx;
+    int hard = R->t.have_hard ? R->t.n - 1 : -1;
+    fprintf(f, "optimizer,N,global_batch,point,step,tokens,valid_ppl,b_simple\n");
+    for (int o = 0; o < R->nopt; o++)
+        for (int i = 0; i < R->nN && strcmp(R->opt[o], "any") != 0; i++) {
+            const regime_point *p = R->N[i] > 1 ? regime_best(R->g, R->N[i], R->opt[o], hard) : NULL;
+            rs_table *log = p ? study_point_csv(R->r, p->point, "log.csv") : NULL;
+            for (int j = 0; log && j < rs_table_nrows(log); j++) {
+                char s[64], t[64], v[64], b[64];
+                study_cell_at(log, j, "step", s, sizeof s);
+                study_cell_at(log, j, "tokens", t, sizeof t);
+                study_cell_at(log, j, "valid_ppl", v, sizeof v);
+                if (*study_cell_at(log, j, "b_simple", b, sizeof b))
+                    fprintf(f, "%s,%ld,%ld,%s,%s,%s,%s,%s\n", R->opt[o], R->N[i], p->B, p->point, s, t, v, b);
+            }
+            if (log)
+                rs_table_free(log);
         }
     return ferror(f) ? -1 : 0;
 }
@@ -290,12 +318,13 @@ int regime_collect(study_run *r)
     for (w = strtok(R.optbuf, " "); w && R.nopt < 8; w = strtok(NULL, " "))
         R.opt[R.nopt++] = w;
     static const char *const files[] = {"regime_points.csv", "regime_steps.csv", "regime_scaling.csv",
-                                        "regime_fit.json", "regime_report.md"};
+                                        "regime_bsimple.csv", "regime_fit.json", "regime_report.md"};
     int status = 0;
-    for (int i = 0; i < 5 && status == 0; i++)
+    for (int i = 0; i < 6 && status == 0; i++)
         status = study_keep_aside(r, files[i]) != 0;
-    static rs_writer_fn const writers[] = {write_points, write_steps, write_scaling, write_json, report_writer};
-    for (int i = 0; i < 4 && status == 0; i++) {
+    static rs_writer_fn const writers[] = {write_points,  write_steps, write_scaling,
+                                           write_bsimple, write_json,  report_writer};
+    for (int i = 0; i < 5 && status == 0; i++) {
         char path[2600];
         snprintf(path, sizeof path, "%s/%s", r->dir, files[i]);
         status = rs_write_atomic(path, writers[i], &R) != 0;
@@ -304,8 +333,8 @@ int regime_collect(study_run *r)
         status = regime_draw(r) != 0;
     if (status == 0) {
         char path[2600];
-        snprintf(path, sizeof path, "%s/%s", r->dir, files[4]);
-        status = rs_write_atomic(path, writers[4], &R) != 0;
+        snprintf(path, sizeof path, "%s/%s", r->dir, files[5]);
+        status = rs_write_atomic(path, writers[5], &R) != 0;
     }
     if (status == 0)
         status = study_report_first(r, "regime", "regime_report.md") != 0;

@@ -34,8 +34,58 @@ static void append(char *list, size_t len, const char *w)
     memcpy(list + n, w, k + 1);
 }
 
-int regime_figure_vars(const char *dir, char *buf, size_t len)
+/* plot/regime_bsimple.gp's: the optimizers, the runs ("N:optimizer"), and where each
+ * optimizer's local exponent passes 1/2 at its hardest target with one (regime_scaling.csv's
+ * bend column), "optimizer:B" each. */
+static int bsimple_vars(const char *dir, char *buf, size_t len)
 {
+    char path[4200], runs[4096] = "", opts[256] = "", bends[1024] = "", c[256], key[300];
+    snprintf(path, sizeof path, "%s/regime_bsimple.csv", dir);
+    RS_CHECK(access(path, F_OK) == 0, "no %s (the figure's CSV)", path);
+    rs_table *t = rs_table_read_csv_text(path);
+    if (!t)
+        return -1;
+    for (int i = 0; i < rs_table_nrows(t); i++) {
+        char n[64];
+        study_cell_at(t, i, "optimizer", c, sizeof c);
+        snprintf(key, sizeof key, "%.60s:%.200s", study_cell_at(t, i, "N", n, sizeof n), c);
+        if (!listed(runs, key))
+            append(runs, sizeof runs, key);
+        if (!listed(opts, c))
+            append(opts, sizeof opts, c);
+    }
+    rs_table_free(t);
+    char names[8][64], bend[8][64];   /* per optimizer: the last target's bend (the hardest) */
+    int nb = 0;
+    snprintf(path, sizeof path, "%s/regime_scaling.csv", dir);
+    if ((t = access(path, F_OK) == 0 ? rs_table_read_csv_text(path) : NULL)) {
+        for (int i = 0; i < rs_table_nrows(t); i++) {
+            char o[64], b[64];
+            study_cell_at(t, i, "optimizer", o, sizeof o);
+            if (!*study_cell_at(t, i, "bend", b, sizeof b) || !listed(opts, o))
+                continue;
+            int k = 0;
+            while (k < nb && strcmp(names[k], o) != 0)
+                k++;
+            if (k == nb && nb < 8)
+                snprintf(names[nb++], sizeof names[0], "%s", o);
+            if (k < nb)
+                snprintf(bend[k], sizeof bend[0], "%s", b);
+        }
+        rs_table_free(t);
+    }
+    for (int k = 0; k < nb; k++) {
+        snprintf(key, sizeof key, "%s:%s", names[k], bend[k]);
+        append(bends, sizeof bends, key);
+    }
+    snprintf(buf, len, "runs=\"%s\"; opts=\"%s\"; bends=\"%s\";", runs, opts, bends);
+    return 0;
+}
+
+int regime_figure_vars(const char *dir, const char *name, char *buf, size_t len)
+{
+    if (strcmp(name, "regime_bsimple") == 0)
+        return bsimple_vars(dir, buf, len);
     char path[4200], settings[4200];
     snprintf(path, sizeof path, "%s/regime_scaling.csv", dir);
     snprintf(settings, sizeof settings, "%s/regime_settings.txt", dir);
@@ -85,16 +135,18 @@ int regime_draw(const study_run *r)
     snprintf(csv, sizeof csv, "%s/regime_scaling.csv", r->dir);
     if (access(csv, F_OK) != 0 || !study_runnable("gnuplot"))
         return 0;
-    static const char *const names[] = {"regime_scaling", "regime_scaling_cost"};
+    static const char *const names[] = {"regime_scaling", "regime_scaling_cost", "regime_bsimple"};
     int status = 0;
-    for (int i = 0; i < 2; i++) {
-        char png[64];
+    for (int i = 0; i < 3; i++) {
+        char png[64], data[2600];
         snprintf(png, sizeof png, "figures/%s.png", names[i]);
+        snprintf(data, sizeof data, "%s/%s.csv", r->dir, i == 2 ? "regime_bsimple" : "regime_scaling");
         if (study_keep_aside(r, png) != 0) {
             fprintf(stderr, "regime: %s\n", rs_lasterr());
             return 1;
         }
-        status |= study_draw(r->dir, names[i], csv, NULL, "figures") == 1;
+        if (access(data, F_OK) == 0)
+            status |= study_draw(r->dir, names[i], data, NULL, "figures") == 1;
     }
     return status;
 }

@@ -321,6 +321,7 @@ int regime_report(const regime_results *R, FILE *out)
     verdict_table(out, R);
     answer(out, R, need);
     bcrit_table(out, R);
+    figure(out, R, "regime_bsimple", "B_simple over training against where the exponent passes 1/2");
     fprintf(out, "\nB_simple, the gradient noise scale (McCandlish et al.), is the mean of the evaluations' "
                  "estimates up to the crossing, and the one logged at the crossing, in the cheapest run that has one (the first N > 1 of N_LIST that "
                  "reached the target; small batch = a group's streams, big = B); a seed past its cap leaves the "

@@ -98,9 +98,9 @@ void regime_point_results(const study_run *r, const regime_targets *t, regime_po
 int regime_collect(study_run *r);
 
 /* ---- regime_figures.c ---- */
-/* plot/regime_scaling*.gp's values from DIR/regime_scaling.csv (figures.h). */
-int regime_figure_vars(const char *dir, char *buf, size_t len);
-/* RUN/figures/regime_scaling*.png, where gnuplot is installed: 0, or 1 one failed. */
+/* plot/regime_*.gp's values from DIR/regime_scaling.csv, regime_bsimple.csv (figures.h). */
+int regime_figure_vars(const char *dir, const char *name, char *buf, size_t len);
+/* RUN/figures/regime_*.png, where gnuplot is installed: 0, or 1 one failed. */
 int regime_draw(const study_run *r);
 
 #endif

@@ -30,6 +30,14 @@ for f in regime_points.csv regime_steps.csv regime_fit.json regime_report.md reg
 done
 grep -q '<!-- regime -->' "$run/scaling_report.md" 2>/dev/null && ok "the section is in scaling_report.md" ||
     bad "scaling_report.md has no regime section"
+# its figures, drawn from its CSVs and shown in its section (where gnuplot is installed)
+if command -v gnuplot > /dev/null; then
+    nfig=0
+    for fig in regime_scaling regime_scaling_cost regime_bsimple; do
+        [ -s "$run/figures/$fig.png" ] && grep -q "(figures/$fig.png)" "$run/regime_report.md" && nfig=$((nfig + 1))
+    done
+    [ $nfig -eq 3 ] && ok "its three figures drawn and shown" || bad "$nfig of its three figures drawn and shown"
+fi
 # its baseline and GEMM plans stay apart from the convergence study's in a shared folder
 [ -s "$run/points/regime-kn3/summary.csv" ] && ls -d "$run"/points/regime-gemm-b* > /dev/null 2>&1 &&
     [ ! -e "$run/points/kn3" ] && ok "its own regime-kn3 and regime-gemm-bX points" || bad "regime-kn3 / regime-gemm-bX"
