@@ -126,7 +126,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers check-report check-faults check-load check-signals check-likwid test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report check-faults check-load check-signals check-likwid check-net test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -225,6 +225,13 @@ EXTRA_CHECKS += check-ab
 check-ab:
 	@echo "== test/ab/run.sh scaling/bench/ab.py"
 	@sh test/ab/run.sh
+
+# scaling/net/netcluster.sh: network namespaces on a bridge, shaped links, mpirun across them
+# (skips with a line where the machine forbids namespaces).
+EXTRA_CHECKS += check-net
+check-net:
+	@echo "== test/net/run.sh scaling/net/netcluster.sh"
+	@sh test/net/run.sh
 
 # The report's target lines and the verdicts on the two studies' claims on hand-made run folders.
 EXTRA_CHECKS += check-report

@@ -1,0 +1,105 @@
+#!/bin/sh
+# netcluster.sh — a small real cluster on this machine: H hosts, each a network namespace
+# (rsn1..rsnH, address 10.77.0.K/24), joined by veth pairs to a bridge that lives in a
+# namespace of its own (rsn-hub), so no address or route touches the machine's own
+# network.  Each link is shaped by TBF to --rate Mbit/s both ways (0: the veth's own
+# speed); its latency is what the veth gives (allreduce-bench's ping-pong fit measures
+# it across the hosts).  Open MPI
+# runs across the hosts over TCP, launched by netns_agent.sh (its plm_rsh_agent).
+#
+#   netcluster.sh up [--hosts H] [--rate MBIT]   make it (again if it differs; idempotent)
+#   netcluster.sh down                            remove every namespace it made
+#   netcluster.sh status                          the hosts, links and rates, or "down"
+#   netcluster.sh mpirun [ARGS...]                mpirun -np H across the hosts, from host 1
+#
+# Two cores serve every host: ranks share them, so compare where the network dominates.
+# A failure or a signal during `up` takes down what was made.  Needs root, network
+# namespaces, veth and the tbf qdisc; exits 3 with one line where the kernel lacks one
+# (the checks skip then), 2 on bad usage.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+state=/run/rnnscale-netcluster.conf
+die() { echo "netcluster: $*" >&2; exit 2; }
+lack() { echo "netcluster: $*" >&2; exit 3; }
+
+made() { [ -f "$state" ] && . "$state" && [ -n "${HOSTS:-}" ]; }
+
+down() {
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^rsn([0-9]+|-hub)$'); do
+        ip netns del "$ns" 2>/dev/null
+    done
+    rm -f "$state"
+}
+
+up() {
+    hosts=2 rate=1000
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --hosts) [ $# -ge 2 ] || die "--hosts needs a number"; hosts=$2; shift 2 ;;
+            --rate) [ $# -ge 2 ] || die "--rate needs Mbit/s"; rate=$2; shift 2 ;;
+            *) die "up: unknown option '$1' (expected --hosts H, --rate MBIT)" ;;
+        esac
+    done
+    case $hosts in ''|*[!0-9]*) die "--hosts $hosts: not a number of hosts 2-16" ;; esac
+    case $rate in ''|*[!0-9]*) die "--rate $rate: not a whole number of Mbit/s (0: unshaped)" ;; esac
+    [ "$hosts" -ge 2 ] && [ "$hosts" -le 16 ] || die "--hosts $hosts: expected 2 to 16"
+    [ "$(id -u)" = 0 ] || lack "needs root (network namespaces)"
+    if made && [ "$HOSTS" = "$hosts" ] && [ "$RATE" = "$rate" ]; then
+        echo "netcluster: up already ($hosts hosts, rate $rate Mbit/s)"
+        return 0
+    fi
+    down
+    trap 'down; exit 130' INT; trap 'down; exit 143' TERM
+    ip netns add rsn-hub 2>/dev/null || lack "cannot create a network namespace (ip netns add)"
+    ip -n rsn-hub link set lo up
+    ip -n rsn-hub link add br0 type bridge 2>/dev/null || { down; lack "no bridge device in this kernel"; }
+    ip -n rsn-hub link set br0 up
+    k=1
+    while [ $k -le "$hosts" ]; do
+        ns=rsn$k
+        ip netns add "$ns" || { down; lack "cannot create namespace $ns"; }
+        ip link add "rsn$k-e" type veth peer name "rsn$k-h" 2>/dev/null || { down; lack "no veth in this kernel"; }
+        ip link set "rsn$k-e" netns "$ns" && ip link set "rsn$k-h" netns rsn-hub || { down; lack "cannot move a veth"; }
+        ip -n rsn-hub link set "rsn$k-h" master br0 up
+        ip -n "$ns" link set lo up
+        ip -n "$ns" addr add "10.77.0.$k/24" dev "rsn$k-e"
+        ip -n "$ns" link set "rsn$k-e" up
+        if [ "$rate" -gt 0 ]; then   # both ways: the host's egress and the hub's toward it
+            for side in "$ns rsn$k-e" "rsn-hub rsn$k-h"; do
+                set -- $side
+                tc -n "$1" qdisc add dev "$2" root tbf rate "${rate}mbit" burst 256kb latency 100ms 2>/dev/null ||
+                    { down; lack "no tbf qdisc in this kernel (tc qdisc add ... tbf)"; }
+            done
+        fi
+        k=$((k + 1))
+    done
+    printf 'HOSTS=%s\nRATE=%s\n' "$hosts" "$rate" > "$state"
+    trap - INT TERM
+    echo "netcluster: up, $hosts hosts 10.77.0.1-$hosts, links $( [ "$rate" -gt 0 ] && echo "of $rate Mbit/s" || echo unshaped)"
+}
+
+hostlist() {
+    k=1 list=
+    while [ $k -le "$HOSTS" ]; do list=$list${list:+,}10.77.0.$k; k=$((k + 1)); done
+    echo "$list"
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case $cmd in up|down)   # one at a time: two ups would interleave their namespaces
+    [ "$(id -u)" = 0 ] || lack "needs root (network namespaces)"
+    exec 9> /run/rnnscale-netcluster.lock && flock 9 ;;
+esac
+case $cmd in
+    up) up "$@" ;;
+    down) [ $# -eq 0 ] || die "down takes no arguments"; down; echo "netcluster: down" ;;
+    status)
+        if made; then echo "netcluster: up, $HOSTS hosts ($(hostlist)), rate $RATE Mbit/s (0: unshaped)"
+        else echo "netcluster: down"; fi ;;
+    mpirun)
+        made || die "not up (netcluster.sh up)"
+        exec ip netns exec rsn1 mpirun --allow-run-as-root --oversubscribe -np "$HOSTS" --host "$(hostlist)" \
+            --mca plm_rsh_agent "$here/netns_agent.sh" --mca btl tcp,self \
+            --mca btl_tcp_if_include 10.77.0.0/24 --mca oob_tcp_if_include 10.77.0.0/24 "$@" ;;
+    *) die "usage: netcluster.sh up [--hosts H] [--rate MBIT] | down | status | mpirun [ARGS...]" ;;
+esac

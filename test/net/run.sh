@@ -1,0 +1,52 @@
+#!/bin/sh
+# run.sh — check-net: the small real cluster of scaling/net/netcluster.sh (network
+# namespaces on a bridge, shaped links, Open MPI across them):
+#   1. up makes H hosts whose addresses exist only in their namespaces; up again with
+#      the same settings changes nothing, with others remakes it; status says which;
+#   2. mpirun runs one rank in each host's namespace, over TCP;
+#   3. a TERM during up leaves no namespace; down removes every one; bad usage exits 2
+#      with one line and makes nothing.
+# Skips with a line where the machine forbids it (not root, no netns, veth or tbf).
+# Exits 1 on failure.
+set -u
+cd "$(dirname "$0")/../.."
+. test/lib.sh
+test_begin net
+nc=scaling/net/netcluster.sh
+sh $nc down > /dev/null 2>&1
+sh $nc up --hosts 3 --rate 100 > "$tmp/up" 2>&1; rc=$?
+if [ $rc -eq 3 ]; then
+    echo "check-net: skipped: $(cat "$tmp/up")"
+    exit 0
+fi
+[ $rc -eq 0 ] && ok "up: 3 hosts, 100 Mbit/s links" || { bad "up: exit $rc: $(cat "$tmp/up")"; exit 1; }
+ns=$(ip netns list | awk '{print $1}' | grep -c -E '^rsn([0-9]+|-hub)$')
+mine=$(ip -o -4 addr show | grep -c '10\.77\.0\.' || true)
+[ "$ns" -eq 4 ] && [ "$mine" -eq 0 ] && ok "3 host namespaces and the hub; no 10.77.0.x address outside them" ||
+    bad "$ns namespaces, $mine addresses outside"
+qd=$(ip netns exec rsn2 tc qdisc show dev rsn2-e | grep -c 'tbf.*rate 100Mbit' || true)
+[ "$qd" -eq 1 ] && ok "host 2's link shaped by tbf at 100 Mbit/s" || bad "host 2's qdisc: $(ip netns exec rsn2 tc qdisc show dev rsn2-e)"
+sh $nc up --hosts 3 --rate 100 > "$tmp/up2" 2>&1 && grep -q "up already" "$tmp/up2" && ok "up again: nothing changes" ||
+    bad "up again: $(cat "$tmp/up2")"
+sh $nc up --hosts 2 --rate 0 > /dev/null 2>&1 && sh $nc status | grep -q "up, 2 hosts .* rate 0" &&
+    [ "$(ip netns list | grep -c -E '^rsn[0-9]+')" -eq 2 ] && ok "up with other settings remakes it (2 hosts, unshaped)" ||
+    bad "remade: $(sh $nc status)"
+got=$(timeout 60 sh $nc mpirun sh -c 'ip -o -4 addr show scope global | cut -d" " -f7' 2>&1 | sort | tr '\n' ' ')
+[ "$got" = "10.77.0.1/24 10.77.0.2/24 " ] && ok "mpirun: a rank in each host's namespace" || bad "mpirun: '$got'"
+sh $nc down > /dev/null
+[ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] && sh $nc status | grep -q down && ok "down: no namespace left" ||
+    bad "down left $(ip netns list | grep -c -E '^rsn')"
+# a TERM while up builds 16 hosts: what it made is taken down
+sh $nc up --hosts 16 > /dev/null 2>&1 &
+pid=$!
+sleep 0.3; kill -TERM $pid; wait $pid; rc=$?
+sleep 0.2
+[ "$rc" -eq 143 ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] && ok "TERM during up: exit 143, nothing left" ||
+    { bad "TERM during up: exit $rc, $(ip netns list | grep -c -E '^rsn') namespaces left"; sh $nc down > /dev/null; }
+for args in "up --hosts 1" "up --hosts 99" "up --rate fast" "up --rate 1\$(id)" "up --bogus" "mpirun" "sideways"; do
+    sh $nc $args > /dev/null 2> "$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] &&
+        ok "$args: exit 2, one line, nothing made" || bad "$args: exit $rc: $(cat "$tmp/err")"
+done
+[ $fail -eq 0 ] && echo "check-net: all passed" || echo "check-net: FAILED"
+exit $fail
