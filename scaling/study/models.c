@@ -140,24 +140,41 @@ static const char *first_word(const study_run *r, const char *setting, char *buf
     return buf;
 }
 
-/* Every model at every rate of LR_LIST, the first seed. */
-static int grid(study_run *r, long classes, const char *budget)
+typedef struct {
+    long classes;
+    const char *budget;
+} plan_ctx;
+
+/* fn on every model: CELLS x HIDDEN_LIST x (class layer, full softmax).  fn's first
+ * non-zero result. */
+static int each_model(study_run *r, int (*fn)(study_run *, const char *, const char *, int, const plan_ctx *),
+                      const plan_ctx *x)
 {
-    char cells[1024], hiddens[1024], rates[1024], seed[64], name[256], *s1, *s2, *s3;
-    first_word(r, "SEEDS", seed, sizeof seed);
+    char cells[1024], hiddens[1024], *s1, *s2;
     snprintf(cells, sizeof cells, "%s", V("CELLS"));
     for (char *c = strtok_r(cells, " ", &s1); c; c = strtok_r(NULL, " ", &s1)) {
         snprintf(hiddens, sizeof hiddens, "%s", V("HIDDEN_LIST"));
         for (char *h = strtok_r(hiddens, " ", &s2); h; h = strtok_r(NULL, " ", &s2))
             for (int full = 0; full < 2; full++) {
-                snprintf(rates, sizeof rates, "%s", V("LR_LIST"));
-                char *lr = strtok_r(rates, " ", &s3);
-                do {
-                    if (add_model(r, c, h, full, lr, seed, classes, budget, name, sizeof name) != 0)
-                        return -1;
-                } while (lr && (lr = strtok_r(NULL, " ", &s3)));
+                int rc = fn(r, c, h, full, x);
+                if (rc != 0)
+                    return rc;
             }
     }
+    return 0;
+}
+
+/* A model at every rate of LR_LIST, the first seed. */
+static int grid_model(study_run *r, const char *c, const char *h, int full, const plan_ctx *x)
+{
+    char rates[1024], seed[64], name[256], *s3;
+    first_word(r, "SEEDS", seed, sizeof seed);
+    snprintf(rates, sizeof rates, "%s", V("LR_LIST"));
+    char *lr = strtok_r(rates, " ", &s3);
+    do {
+        if (add_model(r, c, h, full, lr, seed, x->classes, x->budget, name, sizeof name) != 0)
+            return -1;
+    } while (lr && (lr = strtok_r(NULL, " ", &s3)));
     return 0;
 }
 
@@ -174,37 +191,29 @@ static double final_ppl(const study_run *r, const char *name)
     return isfinite(v) ? v : INFINITY;
 }
 
-/* The other seeds, each model at its rate with the lowest valid ppl once all its rates
- * ran (the first seed's; a folder without LR_LIST: OPT_FLAGS's rate, at once). */
-static int seeds(study_run *r, long classes, const char *budget)
+/* A model's other seeds at its rate with the lowest valid ppl, once all its rates ran
+ * (the first seed's; a folder without LR_LIST: OPT_FLAGS's rate, at once). */
+static int seeds_model(study_run *r, const char *c, const char *h, int full, const plan_ctx *x)
 {
-    char cells[1024], hiddens[1024], rates[1024], seedl[1024], first[64], name[256], best[64], *s1, *s2, *s3;
+    char rates[1024], seedl[1024], first[64], name[256], best[64] = "", *s3;
     first_word(r, "SEEDS", first, sizeof first);
-    snprintf(cells, sizeof cells, "%s", V("CELLS"));
-    for (char *c = strtok_r(cells, " ", &s1); c; c = strtok_r(NULL, " ", &s1)) {
-        snprintf(hiddens, sizeof hiddens, "%s", V("HIDDEN_LIST"));
-        for (char *h = strtok_r(hiddens, " ", &s2); h; h = strtok_r(NULL, " ", &s2))
-            for (int full = 0; full < 2; full++) {
-                snprintf(rates, sizeof rates, "%s", V("LR_LIST"));
-                double low = INFINITY;
-                int pending = 0;
-                best[0] = 0;
-                for (char *lr = strtok_r(rates, " ", &s3); lr; lr = strtok_r(NULL, " ", &s3)) {
-                    snprintf(name, sizeof name, "models-%s-h%s-%s-lr%s-s%s", c, h, full ? "full" : "class", lr, first);
-                    pending |= study_point_state(r, name) == 0;
-                    double v = final_ppl(r, name);
-                    if (v < low)
-                        low = v, snprintf(best, sizeof best, "%s", lr);
-                }
-                if (V("LR_LIST")[0] && (pending || !best[0]))
-                    continue;   /* its rates still running, or none trained */
-                snprintf(seedl, sizeof seedl, "%s", V("SEEDS"));
-                char *s4, *sd = strtok_r(seedl, " ", &s4);   /* the first: already run */
-                while ((sd = strtok_r(NULL, " ", &s4)))
-                    if (add_model(r, c, h, full, best[0] ? best : NULL, sd, classes, budget, name, sizeof name) != 0)
-                        return -1;
-            }
+    snprintf(rates, sizeof rates, "%s", V("LR_LIST"));
+    double low = INFINITY;
+    int pending = 0;
+    for (char *lr = strtok_r(rates, " ", &s3); lr; lr = strtok_r(NULL, " ", &s3)) {
+        snprintf(name, sizeof name, "models-%s-h%s-%s-lr%s-s%s", c, h, full ? "full" : "class", lr, first);
+        pending |= study_point_state(r, name) == 0;
+        double v = final_ppl(r, name);
+        if (v < low)
+            low = v, snprintf(best, sizeof best, "%s", lr);
     }
+    if (V("LR_LIST")[0] && (pending || !best[0]))
+        return 0;   /* its rates still running, or none trained */
+    snprintf(seedl, sizeof seedl, "%s", V("SEEDS"));
+    char *s4, *sd = strtok_r(seedl, " ", &s4);   /* the first: already run */
+    while ((sd = strtok_r(NULL, " ", &s4)))
+        if (add_model(r, c, h, full, best[0] ? best : NULL, sd, x->classes, x->budget, name, sizeof name) != 0)
+            return -1;
     return 0;
 }
 
@@ -238,9 +247,10 @@ static int plan(study_run *r)
         classes = (long)(sqrt((double)vocab) + 0.5);
     char budget[256];
     budget_flags(r, budget, sizeof budget);
-    int before = r->added, rc = grid(r, classes, budget);
+    plan_ctx x = {classes, budget};
+    int before = r->added, rc = each_model(r, grid_model, &x);
     if (rc == 0)
-        rc = seeds(r, classes, budget);
+        rc = each_model(r, seeds_model, &x);
     if (r->added > before)
         printf("models: vocabulary %ld; class layer of %ld classes; %s per point\n", vocab, classes, budget);
     return rc;
