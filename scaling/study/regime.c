@@ -40,7 +40,7 @@ static const study_setting settings[] = {
     {"CLIP", "5", NULL, SET_TEXT, NULL},
     {"MOMENTUM_CLIP", "0", NULL, SET_TEXT, NULL},
     {"TUNE_N", "1 100", "1 16", SET_OPT_INTS, NULL},
-    {"TUNE_WARMUP", "100", "10", SET_UINT, "an integer >= 0 (the tuning's longer warmup, steps)"},
+    {"TUNE_WARMUP", "0.25", NULL, SET_POS_NUM, "a fraction of the run's cap > 0 (the tuning's long warmup)"},
     {"LONG_N", "16", NULL, SET_POS_INTS, NULL},
     {"LONG_EPOCHS", "5", "3", SET_POS_NUM, "a number of epochs > 0"},
     {"GROUP_MAX", "800", "64", SET_POS_INTS, NULL},
@@ -54,7 +54,7 @@ static const study_setting settings[] = {
 /* a folder made before these settings: no gate, no tuning, no long caps, rnn-train's
  * default clip 5 for every optimizer */
 static const char *const absent[] = {"EVAL_GATE=0",       "CLIP=5",          "MOMENTUM_CLIP=5", "TUNE_N=",
-                                     "TUNE_WARMUP=100",   "LONG_N=1000000",  "LONG_EPOCHS=1",   NULL};
+                                     "TUNE_WARMUP=0.25",  "LONG_N=1000000",  "LONG_EPOCHS=1",   NULL};
 
 #define V(name) study_value(r, name)
 

@@ -260,7 +260,8 @@ static int listed_in(const study_run *r, const char *name, long N)
 }
 
 /* tune: the grid's best rate with one thing changed each: a cosine schedule to the cap,
- * TUNE_WARMUP steps of warmup, the clip switched (CLIP <-> none). */
+ * a long warmup (TUNE_WARMUP of the cap, and more than the grid's), the clip switched
+ * (CLIP <-> none). */
 static int tune(study_run *r, const regime_targets *t, long N, const char *opt, const regime_point *best, long cap,
                 long ev)
 {
@@ -268,7 +269,8 @@ static int tune(study_run *r, const regime_targets *t, long N, const char *opt, 
         return 0;
     regime_point v[3] = {*best, *best, *best};
     snprintf(v[0].sched, sizeof v[0].sched, "cosine");
-    v[1].warmup = atol(study_value(r, "TUNE_WARMUP"));
+    long wu = (long)(atof(study_value(r, "TUNE_WARMUP")) * (double)cap + 0.5);
+    v[1].warmup = wu > best->warmup ? wu : best->warmup + 1;
     v[2].clip = best->clip > 0 ? 0 : atof(study_value(r, "CLIP"));
     int rc = 0;
     for (int i = 0; i < 3 && rc == 0; i++)

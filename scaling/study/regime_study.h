@@ -77,7 +77,7 @@ int regime_add_gemm(study_run *r);
 /* stage: "grid" (N = 1: the centre x LR_FACTORS, to REF_EPOCHS, no target; N > 1: the
  * centres), "others" (N > 1: the rest of each grid, capped at the centre's steps to the
  * hard target), "widen" (the next rate out where the best is at an edge), "tune" (at
- * TUNE_N: the best rate with a cosine schedule, with TUNE_WARMUP steps of warmup, and
+ * TUNE_N: the best rate with a cosine schedule, with TUNE_WARMUP of its cap as warmup, and
  * with the other clip), "seeds" (SEEDS at SEED_N and, at every N, for the optimizer
  * that did best there; at N >= LONG_N to the hard target or LONG_EPOCHS).
  * n1: the N = 1 phase or the N > 1 one. */

@@ -70,14 +70,14 @@ void regime_tuning_table(FILE *out, const regime_results *R)
                  "steps to the hard target is at an edge; \"below a divergence boundary\" means every larger rate "
                  "tried diverged. ", study_value(R->r, "EXTEND"));
     if (tune_n[0])
-        fprintf(out, "At TUNE_N = %s the chosen rate runs again with a cosine schedule to its cap, with %s steps of "
-                     "warmup and with the other clip (CLIP = %s, MOMENTUM_CLIP = %s). ",
+        fprintf(out, "At TUNE_N = %s the chosen rate runs again with a cosine schedule to its cap, with a long "
+                     "warmup (%s of its cap) and with the other clip (CLIP = %s, MOMENTUM_CLIP = %s). ",
                 tune_n, study_value(R->r, "TUNE_WARMUP"), study_value(R->r, "CLIP"), study_value(R->r, "MOMENTUM_CLIP"));
     else
         fprintf(out, "Schedule, warmup and clip were not tuned (TUNE_N is empty). ");
     fprintf(out, "Steps to the hard target, or the lowest ppl within the cap:\n\n| N | optimizer | rates tried "
-                 "(diverged) | chosen rate | where it sits | steps | cosine | warmup %s | other clip |\n"
-                 "|---|---|---|---|---|---|---|---|---|\n", study_value(R->r, "TUNE_WARMUP"));
+                 "(diverged) | chosen rate | where it sits | steps | cosine | long warmup | other clip |\n"
+                 "|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < R->nN; i++)
         for (int o = 0; o < R->nopt; o++) {
             if (strcmp(R->opt[o], "any") == 0)

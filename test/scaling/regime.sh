@@ -73,12 +73,12 @@ gated=$(cat "$run"/points/n*-*/log.csv | awk -F, '$5 == $11 && $11 != "" { n++ }
     bad "--eval-gate $gate: $nogate runs without it, $gated rows gated, report: $(grep -c 'eval-gate' "$run/regime_report.md")"
 
 # the tuning: at TUNE_N (QUICK: 1 16), each optimizer's best grid rate again with a cosine
-# schedule, with TUNE_WARMUP (10) steps of warmup and with the other clip; momentum's grid
+# schedule, with a long warmup (TUNE_WARMUP of the cap) and with the other clip; momentum's grid
 # runs unclipped, Adam's at CLIP 5
 tuned=$(csv_rows "$run/regime_points.csv" N,optimizer,lr,warmup,schedule,clip,role 'function emit() {
         k = v["N"] " " v["optimizer"]
         if (v["role"] == "tune") { n[k]++; lr[k] = lr[k] == "" || lr[k] == v["lr"] ? v["lr"] : "mixed"
-            what[k] = what[k] (v["schedule"] == "cosine" ? "c" : v["warmup"] == 10 ? "w" : "k") }
+            what[k] = what[k] (v["schedule"] == "cosine" ? "c" : v["clip"] != (v["optimizer"] == "momentum" ? 0 : 5) ? "k" : "w") }
         else if (v["role"] == "grid" || v["role"] ~ /^widen/) {
             if (v["clip"] != (v["optimizer"] == "momentum" ? 0 : 5)) badclip++
             rates[k] = rates[k] " " v["lr"] } }
