@@ -55,9 +55,16 @@ static void on_signal(int sig)
 
 void rs_install_signal_handler(void (*handler)(int))
 {
+    /* the handler runs on a stack of its own: JIT-compiled code (oneDNN's GEMM kernels)
+     * may keep data below its stack pointer past the ABI's red zone, where a handler's
+     * frame on the same stack would overwrite it */
+    static char alt[64 * 1024];
+    stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt, .ss_flags = 0};
+    sigaltstack(&ss, NULL);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = handler;
+    sa.sa_flags = SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);

@@ -1,6 +1,7 @@
 /* test_record.c — result tables and their writers: CSV and JSON round trips, the
  * refusal to overwrite, and no partial file after a failure in the middle. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
@@ -277,4 +278,23 @@ Test(writers, table_printer_aligns_and_marks_unset)
     cr_assert(strstr(l3, " -"), "%s", l3);
     free(buf);
     rs_table_free(t);
+}
+
+/* The stop handler runs on a stack of its own (SA_ONSTACK on an installed alternate
+ * stack): on the interrupted code's stack its frame overwrote what oneDNN's JIT GEMM
+ * kept below the stack pointer, and a stopped run aborted with a corrupted heap. */
+static void ignore_signal(int sig) { (void)sig; }
+Test(record, stop_handler_on_its_own_stack)
+{
+    rs_install_signal_handler(ignore_signal);
+    struct sigaction now;
+    stack_t ss;
+    cr_assert_eq(sigaction(SIGINT, NULL, &now), 0);
+    cr_assert_eq(sigaltstack(NULL, &ss), 0);
+    cr_expect(now.sa_flags & SA_ONSTACK, "SIGINT's handler is not on the alternate stack");
+    cr_expect(!(ss.ss_flags & SS_DISABLE) && ss.ss_size >= 16384, "no alternate stack (flags %d, %zu bytes)",
+              ss.ss_flags, ss.ss_size);
+    cr_assert_eq(sigaction(SIGTERM, NULL, &now), 0);
+    cr_expect(now.sa_flags & SA_ONSTACK, "SIGTERM's handler is not on the alternate stack");
+    signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL);
 }
