@@ -132,7 +132,7 @@ static double t975(int dof)
     return q[(dof < 1 ? 1 : dof > 10 ? 10 : dof) - 1];
 }
 
-/* The paired differences x->f - m->f over the seeds both ran at their chosen rates (f:
+/* The paired differences x->f - m->f over each seed both ran at their chosen rates (f:
  * completion accuracy, or log test ppl): their mean and 95% t interval (n - 1 degrees of
  * freedom; NAN with fewer than two pairs).  How many pairs. */
 typedef struct {

@@ -1,7 +1,7 @@
 /* regime_advise.c — `study advise`'s model held against the regime study's counts: for
  * each target and optimizer, S(B) / S(B0) predicted from B_simple alone (logged at the
  * crossing in the cheapest run that has it, advise_model.h) beside the measured ratio
- * of the seeds' mean counts, and whether the prediction is within 2x. */
+ * of the mean counts over its seeds, and whether the prediction is within 2x. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@ void regime_advise_table(FILE *out, const regime_results *R)
     double b0 = atof(study_value(R->r, "B"));
     fprintf(out, "\n**`study advise` against the counts.** S(B) / S(%g) predicted as (1 + B_simple / B) / (1 + "
                  "B_simple / %g), with B_simple logged at the crossing in the cheapest run that has it, against the "
-                 "measured ratio of the seeds' mean counts (predicted / measured; within 2x where 0.5 - 2):\n\n"
+                 "measured ratio of the mean counts over seeds (predicted / measured; within 2x where 0.5 - 2):\n\n"
                  "| target | optimizer | B_simple (N) |", b0, b0);
     for (int i = 1; i < R->nN; i++)
         fprintf(out, " N = %ld |", R->N[i]);

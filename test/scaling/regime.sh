@@ -67,7 +67,12 @@ nodiv=$(grep -L -F -- "--diverge-ppl $vocab " "$run"/points/n*-*/cmd 2>/dev/null
 easy=$(col "$run/regime_targets.csv" ppl --where name=$(sed -n '2s/,.*//p' "$run/regime_targets.csv"))
 gate=$(awk -v e="$easy" 'BEGIN { printf "%.2f", 1.2 * e }')
 nogate=$(grep -L -F -- "--eval-gate $gate " "$run"/points/n*-*/cmd 2>/dev/null | wc -l)
-gated=$(cat "$run"/points/n*-*/log.csv | awk -F, '$5 == $11 && $11 != "" { n++ } END { print n + 0 }')
+gated=0
+for log in "$run"/points/n*-*/log.csv; do   # a gated row: its ppl is its first windows'
+    k=$(csv_rows "$log" valid_ppl,first_window_ppl 'function emit() {
+            if (v["first_window_ppl"] != "" && v["valid_ppl"] == v["first_window_ppl"]) n++ } END { print n + 0 }')
+    gated=$((gated + k))
+done
 [ "$nogate" -eq 0 ] && [ "$gated" -gt 0 ] && grep -q 'under the gate.s factor, so no gated evaluation hid' "$run/regime_report.md" &&
     ok "--eval-gate $gate (QUICK's 1.2 x the easiest target $easy) on every run, $gated rows gated, the check in the report" ||
     bad "--eval-gate $gate: $nogate runs without it, $gated rows gated, report: $(grep -c 'eval-gate' "$run/regime_report.md")"

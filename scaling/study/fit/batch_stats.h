@@ -1,6 +1,6 @@
 /* batch_stats.h — what step counts to a target say about batch scaling without a model:
  * each count is known only to within its evaluations (the crossing lies after the last
- * evaluation above the target and at or before the first at or under it), and the seeds
+ * evaluation above the target and at or before the first at or under it), and several seeds
  * at a batch spread it further.  From those bounds alone: the claimed speed-up's
  * interval, the data cost E(B) / E(B0) = (B / B0) S(B) / S(B0) and the local scaling
  * exponent between neighbouring batches, -d ln S / d ln B (1: perfect scaling, 0: no
