@@ -110,6 +110,7 @@ EXTRA_CHECKS :=
 
 -include collectives/collectives.mk
 -include models/models.mk
+-include scaling/net/net.mk
 -include scaling/sim/sim.mk
 -include scaling/study/study.mk
 -include fuzz/fuzz.mk
@@ -229,7 +230,7 @@ check-ab:
 # scaling/net/netcluster.sh: network namespaces on a bridge, shaped links, mpirun across them
 # (skips with a line where the machine forbids namespaces).
 EXTRA_CHECKS += check-net
-check-net:
+check-net: $(BIN)/study $(BIN)/allreduce-bench $(BIN)/pingpong-bench
 	@echo "== test/net/run.sh scaling/net/netcluster.sh"
 	@sh test/net/run.sh
 

@@ -177,7 +177,7 @@ static double fresh_scratch_s(size_t bytes)
     return st.median / (double)bytes;
 }
 
-void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range *m,
+void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, int net, ar_model_range *m,
                   char *how, size_t howlen)
 {
     if (ar_fit_from_platform(comm, m, how, howlen))
@@ -191,7 +191,7 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
     memset(rbuf, 2, (size_t)big);
     double lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};  /* alpha, beta, gamma, copy */
 
-    if (p > 1) {
+    if (p > 1 && net) {
         enum { MAXN = 24 };
         double sz[MAXN], tpp[MAXN], trs[MAXN], trs_min[MAXN];
         int n = 0;
@@ -261,7 +261,10 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range
     m->hi = (ar_model){.alpha_s = hi[0], .beta_s_per_byte = hi[1], .gamma_s_per_byte = hi[2],
                        .copy_s_per_byte = hi[3], .overlap = 0, .scratch_s_per_byte = scratch,
                        .worst = 1};
-    if (p > 1)
+    if (p > 1 && !net)
+        snprintf(how, howlen, "network: the command line's; %s %s reduce and copy of 64 KiB-1 MiB (lo), "
+                 "%d MiB (hi)", ar_dtype_name(t), ar_op_name(op), big >> 20);
+    else if (p > 1)
         snprintf(how, howlen, "lo: best of a ping-pong rank 0 <-> %d, %s %s reduce and copy of 64 KiB-1 MiB; "
                  "hi: above ring steps (all ranks at once), all ranks reducing, copying and "
                  "taking fresh scratch of %d MiB; 8 B..%d MiB", p - 1, ar_dtype_name(t),

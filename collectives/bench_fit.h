@@ -17,8 +17,9 @@ typedef struct {
 
 /* Collective over comm; every rank gets rank 0's (lo) and the slowest rank's (hi)
  * numbers.  max_bytes bounds the buffers used (the run's largest size, at least 4 MiB
- * for the out-of-cache fits).  `how` receives one line saying what was measured. */
-void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, ar_model_range *m,
+ * for the out-of-cache fits).  `how` receives one line saying what was measured.
+ * net = 0: no ping-pong or ring steps (the caller states alpha and beta; they stay 0). */
+void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, int net, ar_model_range *m,
                   char *how, size_t howlen);
 
 /* ar_fit_model asks ar_fit_from_platform (bench_platform.h) first. */

@@ -10,6 +10,7 @@
 static const study_cmd cmds[] = {
     {"get", "one value of a CSV or JSON file (a column of a row, a dotted JSON key)", cmd_get},
     {"compare", "two tables row by row (two runs' logs): do they agree", cmd_compare},
+    {"netcheck", "allreduce on a real network against SMPI on its calibrated platform: the errors", cmd_netcheck},
     {"points", "a study's points table (points.csv) from its run folder's points/", cmd_points},
     {"took", "what a run folder's studies took: wall, job and CPU hours, over its stretches", cmd_took},
     {"advise", "how many nodes pay off: a short run's noise scale and step cost against a cluster", cmd_advise},

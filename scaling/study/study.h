@@ -22,6 +22,7 @@ int study_cmd_on_run(int argc, char **argv, const rs_opt *opts, int nopts, const
 
 int cmd_get(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_netcheck(int argc, char **argv);
 int cmd_points(int argc, char **argv);
 int cmd_took(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
