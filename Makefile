@@ -230,7 +230,7 @@ check-ab:
 # scaling/net/netcluster.sh: network namespaces on a bridge, shaped links, mpirun across them
 # (skips with a line where the machine forbids namespaces).
 EXTRA_CHECKS += check-net
-check-net: $(BIN)/study $(BIN)/allreduce-bench $(BIN)/pingpong-bench
+check-net: $(BIN)/study $(BIN)/allreduce-bench $(BIN)/pingpong-bench $(BIN)/rnn-train
 	@echo "== test/net/run.sh scaling/net/netcluster.sh"
 	@sh test/net/run.sh
 

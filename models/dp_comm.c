@@ -5,10 +5,12 @@
 #include "dp_comm.h"
 
 #include <mpi.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "allreduce.h"
 #include "check.h"
@@ -81,24 +83,94 @@ int dp_comm_split_eval(int K)
 int dp_comm_eval_ranks(void) { return eval_ranks; }
 int dp_comm_eval_index(void) { return eval_index; }
 
+/* ---- the exchange's watchdog (--exchange-timeout) ----
+ * Over TCP a rank whose peer's link is cut waits in its allreduce for ever (Open MPI
+ * noticed nothing in 5 minutes), and so does mpirun.  A thread of this rank's own
+ * wakes every second and, when one exchange or agreement has lasted past the timeout,
+ * says so in one line and ends the process: mpirun then ends the job on the hosts it
+ * still reaches.  Not under SMPI (a thread that sleeps would cost simulated time). */
+static double watch_timeout_s;
+static volatile double watch_since;   /* CLOCK_MONOTONIC seconds an exchange began; 0: none */
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#ifndef SMPI_H
+static void *watch(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        sleep(1);
+        double since = watch_since;
+        if (since > 0 && mono_s() - since > watch_timeout_s) {
+            char line[256];
+            int n = snprintf(line, sizeof line, "rnn-train: rank %d: a gradient exchange has waited %.0f s "
+                             "(--exchange-timeout): a peer, or the network to it, is gone; ending. The last "
+                             "checkpoint resumes (--resume), on the hosts that remain\n", rank,
+                             mono_s() - since);
+            if (write(2, line, (size_t)n) < 0)
+                _exit(1);
+            _exit(1);
+        }
+    }
+    return NULL;
+}
+#endif
+
+static void watch_start(double timeout_s)
+{
+#ifndef SMPI_H
+    static int running;
+    pthread_t t;
+    watch_timeout_s = timeout_s;
+    if (running || timeout_s <= 0 || !started || size < 2)
+        return;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    running = pthread_create(&t, &at, watch, NULL) == 0;
+    pthread_attr_destroy(&at);
+#else
+    (void)timeout_s;
+#endif
+}
+
+#define WATCHED(call)                                  \
+    do {                                               \
+        int outer_ = watch_since > 0;                  \
+        if (!outer_ && watch_timeout_s > 0)            \
+            watch_since = mono_s();                    \
+        call;                                          \
+        if (!outer_)                                   \
+            watch_since = 0;                           \
+    } while (0)
+
 int dp_comm_agree(int rc)
 {
     if (!started)
         return rc ? -1 : 0;
-    return ar_agree(train_comm, rc);
+    int r;
+    WATCHED(r = ar_agree(train_comm, rc));
+    return r;
 }
 
 int dp_comm_agree_all(int rc)
 {
     if (!started)
         return rc ? -1 : 0;
-    return ar_agree(MPI_COMM_WORLD, rc);
+    int r;
+    WATCHED(r = ar_agree(MPI_COMM_WORLD, rc));
+    return r;
 }
 
 void dp_comm_sum_doubles(double *v, int n)
 {
     if (started)
-        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, train_comm);
+        WATCHED(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, train_comm));
 }
 
 void dp_comm_or_u64(uint64_t *v, long n)
@@ -302,6 +374,7 @@ int dp_exchange_create(const dp_exchange_opts *xo, long max_count, long max_part
         RS_CHECK(0, "--allreduce: %s", why);
     }
     *out = x;
+    watch_start(xo->timeout_s);
     return 0;
 }
 
@@ -309,7 +382,9 @@ int dp_exchange_sum(dp_exchange *x, float *buf, long count)
 {
     if (!x)
         return 0;
-    return ar_allreduce(x->plan, MPI_IN_PLACE, buf, (size_t)count);
+    int r;
+    WATCHED(r = ar_allreduce(x->plan, MPI_IN_PLACE, buf, (size_t)count));
+    return r;
 }
 
 typedef struct {
@@ -330,7 +405,9 @@ int dp_exchange_sum_mid(dp_exchange *x, float *buf, long count, dp_mid_fn mid, v
         return 0;
     }
     mid_call c = {mid, ctx};
-    return ar_allreduce_mid(x->plan, buf, (size_t)count, call_mid, &c);
+    int r;
+    WATCHED(r = ar_allreduce_mid(x->plan, buf, (size_t)count, call_mid, &c));
+    return r;
 }
 
 int dp_exchange_sum_parts(dp_exchange *x, double *parts, long n)
@@ -338,7 +415,9 @@ int dp_exchange_sum_parts(dp_exchange *x, double *parts, long n)
     if (!x)
         return 0;
     RS_ASSERT(x->parts);
-    return ar_allreduce(x->parts, MPI_IN_PLACE, parts, (size_t)n);
+    int r;
+    WATCHED(r = ar_allreduce(x->parts, MPI_IN_PLACE, parts, (size_t)n));
+    return r;
 }
 
 int dp_exchange_check_mid(const dp_exchange_opts *xo)

@@ -45,6 +45,7 @@ void train_opts_defaults(train_opts *o)
     o->seed = 1;
     o->threads = 0;
     o->bucket_mib = 25;   /* PyTorch DDP's default bucket_cap_mb */
+    o->exchange.timeout_s = 600;
 }
 
 /* ---- signals: a flag where a safe point follows, else exit at once ----

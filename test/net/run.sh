@@ -6,7 +6,9 @@
 #   2. mpirun runs one rank in each host's namespace, over TCP;
 #   3. a TERM during up leaves no namespace; down removes every one; bad usage exits 2
 #      with one line and makes nothing;
-#   4. netcheck.sh --quick calibrates a platform from the hosts and predicts them.
+#   4. netcheck.sh --quick calibrates a platform from the hosts and predicts them;
+#   5. a host's link cut under data-parallel rnn-train ends the job within 30 s, and its
+#      checkpoint resumes in one process; a stopped peer ends it by --exchange-timeout.
 # Skips with a line where the machine forbids it (not root, no netns, veth or tbf).
 # Exits 1 on failure.
 set -u
@@ -66,6 +68,64 @@ for args in "--rate 0" "--hosts 2\$(id)" "--algo nothing" "--bogus 1"; do
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -e "$tmp/nc2" ] &&
         ok "netcheck $args: exit 2, one line, nothing made" || bad "netcheck $args: exit $rc: $(cat "$tmp/err")"
 done
+# a host's link cut under data-parallel training: the job ends, the checkpoint resumes
+# in one process; mpirun's own keepalive (netcluster.sh) or --exchange-timeout ends it
+if sh $nc up --hosts 2 --rate 100 > /dev/null 2>&1; then
+    tiny_corpus "$tmp/corpus.txt"
+    set -- "$(pwd)/build/bin/rnn-train" --corpus "$tmp/corpus.txt" --model lstm --hidden 24 --embed 16 --bptt 8 \
+        --batch 2 --optimizer adam --lr 0.02 --threads 1 --gemm openblas --checkpoint "$tmp/ck" \
+        --checkpoint-every 10
+    (cd "$tmp" && exec sh "$OLDPWD/$nc" mpirun "$@" --steps 100000000 --exchange-timeout 10 \
+        > "$tmp/cut.out" 2>&1) &
+    job=$!
+    i=0
+    while [ -z "$(ls "$tmp/ck" 2>/dev/null)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    ip -n rsn2 link set rsn2-e down
+    t0=$(date +%s) i=0
+    while kill -0 $job 2> /dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
+    took=$(( $(date +%s) - t0 ))
+    if kill -0 $job 2> /dev/null; then
+        bad "link cut: the job still runs 30 s later"; pkill -f "$tmp/corpus.txt"; pkill mpirun
+    else
+        wait $job; rc=$?
+        said=$(grep -m1 -E 'lost communication|exchange-timeout' "$tmp/cut.out" | sed 's/^ *//')
+        [ $rc -ne 0 ] && [ -n "$said" ] && ok "link cut: the job ends in $took s, exit $rc: $said" ||
+            bad "link cut: exit $rc after $took s: $(tail -n 3 "$tmp/cut.out")"
+    fi
+    last=$(ls "$tmp/ck" | tail -n 1 | tr -dc 0-9 | sed 's/^0*//')
+    "$@" --workers 2 --steps $((last + 5)) --resume > "$tmp/res.out" 2>&1 &&
+        ok "link cut: checkpoint $last resumes in one process, 2 workers" || bad "resume: $(tail -n 2 "$tmp/res.out")"
+    i=0
+    while [ -n "$(pgrep -f "$tmp/corpus.txt")" ] && [ $i -lt 30 ]; do sleep 1; i=$((i + 1)); done
+    [ -z "$(pgrep -f "$tmp/corpus.txt")" ] && ok "link cut: no rank left on the cut host ($i s after the resume)" ||
+        { bad "link cut: ranks left: $(pgrep -f "$tmp/corpus.txt")"; pkill -f "$tmp/corpus.txt"; }
+    # a peer stopped (SIGSTOP), its daemon alive: only --exchange-timeout ends the job
+    ip -n rsn2 link set rsn2-e up
+    rm -rf "$tmp/ck"
+    (cd "$tmp" && exec sh "$OLDPWD/$nc" mpirun "$@" --steps 100000000 --exchange-timeout 5 \
+        > "$tmp/stop.out" 2>&1) &
+    job=$!
+    i=0
+    while [ -z "$(ls "$tmp/ck" 2>/dev/null)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    peer=
+    for p in $(pgrep -f "$tmp/corpus.txt"); do
+        [ "$(ip netns identify "$p")" = rsn2 ] && peer=$p
+    done
+    [ -n "$peer" ] && kill -STOP "$peer"
+    t0=$(date +%s) i=0
+    while kill -0 $job 2> /dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
+    took=$(( $(date +%s) - t0 ))
+    if kill -0 $job 2> /dev/null; then
+        bad "a stopped peer: the job still runs 30 s later"
+    else
+        wait $job; rc=$?
+        said=$(grep -m1 'exchange-timeout' "$tmp/stop.out" | sed 's/^ *//')
+        [ $rc -ne 0 ] && [ -n "$said" ] && ok "a stopped peer: --exchange-timeout 5 ends the job in $took s, exit $rc" ||
+            bad "a stopped peer: exit $rc after $took s: $(tail -n 3 "$tmp/stop.out")"
+    fi
+    pkill -KILL -f "$tmp/corpus.txt"
+    sh $nc down > /dev/null
+fi
 for args in "up --hosts 1" "up --hosts 99" "up --rate fast" "up --rate 1\$(id)" "up --bogus" "mpirun" "sideways"; do
     sh $nc $args > /dev/null 2> "$tmp/err"; rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] &&
