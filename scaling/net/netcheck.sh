@@ -3,11 +3,14 @@
 # simulator held against a real network: netcluster.sh's hosts, calibrated by a
 # ping-pong, then allreduce-bench on them against study simulate on the platform made
 # from that calibration.  Into the new folder OUT:
-#   pingpong.csv/.json   half round trips, host 1 <-> 2, and alpha, beta through them
+#   pingpong.csv/.json   half round trips, host 1 <-> 2, 8 B to 4 MiB, and alpha, beta
 #   real-pP.csv/.json    allreduce-bench across P hosts (isolated mode, medians)
 #   sim.csv              study simulate: a fat-tree group of P nodes whose route has
 #                        the measured alpha (two node links of alpha/2) and beta
 #   netcheck.csv/.md     study netcheck: the prediction error per algorithm and size
+#   real-train-pP.csv    rnn-train --bench's data-parallel step across P hosts (not with
+#   sim-train.csv        --quick), and study train-sim's on the same platform;
+#   train.md             their step and exchange times side by side
 # --quick: 2 hosts, 4 KiB and 256 KiB, ring and library, a short ping-pong (a check).
 # The study beside it, if any, should be paused: ranks share the two cores with it.
 # Exit: 0 done, 1 a step failed, 2 bad usage, 3 the machine cannot make the hosts.
@@ -49,7 +52,7 @@ if [ -z "$sizes" ]; then
     sizes=$out/sizes.txt
     if [ $quick = 1 ]; then printf '%s\n' 4096 262144; else printf '%s\n' 4096 16384 65536 262144 1048576 4194304 16777216; fi > "$sizes"
 fi
-ppmax=16M ppfrom=256k
+ppmax=4M ppfrom=256k
 [ $quick = 1 ] && ppmax=1M ppfrom=128k
 up() {
     sh "$here/netcluster.sh" up --hosts "$1" --rate "$rate"; rc=$?
@@ -84,4 +87,36 @@ echo "netcheck: study simulate: fat tree, node links alpha/2 = $nodelat us, $bet
     --platform-args "--node-lat-us $nodelat --switch-lat-us 0 --node-gbytes-per-s $beta" \
     --reduce-gbytes-per-s "$gamma" --csv "$out/sim.csv" > "$out/sim.txt" 2>&1 ||
     { echo "netcheck: study simulate failed (its output: $out/sim.txt)" >&2; exit 1; }
-"$bin/study" netcheck "$@" "$out/sim.csv" --csv "$out/netcheck.csv" --md "$out/netcheck.md"
+"$bin/study" netcheck "$@" "$out/sim.csv" --csv "$out/netcheck.csv" --md "$out/netcheck.md" || exit 1
+[ $quick = 1 ] && exit 0
+
+# The data-parallel step: an LSTM-256 on a 10k vocabulary (5.65 M parameters, 22.6 MB a
+# step to exchange, about 2 s at 100 Mbit/s against ~0.2 s of compute), ring allreduce.
+set -- --model lstm --hidden 256 --vocab 10000 --batch 16 --bptt 35 --threads 1 --gemm openblas \
+    --allreduce ring --seed 1
+for h in $hosts; do
+    up "$h"
+    echo "netcheck: rnn-train --bench across $h hosts"
+    (cd "$out" && mpi "$bin/rnn-train" "$@" --bench 3 --csv "real-train-p$h.csv" > "real-train-p$h.txt" 2>&1) ||
+        { echo "netcheck: rnn-train across $h hosts failed (its output: $out/real-train-p$h.txt)" >&2; exit 1; }
+done
+sh "$here/netcluster.sh" down > /dev/null
+echo "netcheck: study train-sim on the same platform (compute sampled here)"
+"$bin/study" train-sim --platform fattree --nodes "$nodes" --allreduce ring --compute sample:3 --bench 3 \
+    --platform-args "--node-lat-us $nodelat --switch-lat-us 0 --node-gbytes-per-s $beta" \
+    --csv "$out/sim-train.csv" -- "$@" > "$out/sim-train.txt" 2>&1 ||
+    { echo "netcheck: study train-sim failed (its output: $out/sim-train.txt)" >&2; exit 1; }
+{
+    echo "| hosts | step measured (ms) | step simulated (ms) | error | exchange measured (ms) | exchange simulated (ms) | error |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|"
+    for h in $hosts; do
+        rs=$("$bin/study" get "$out/real-train-p$h.csv" step_ms_median) &&
+            re=$("$bin/study" get "$out/real-train-p$h.csv" exchange_ms) &&
+            ss=$("$bin/study" get "$out/sim-train.csv" step_ms_median --where "ranks=$h") &&
+            se=$("$bin/study" get "$out/sim-train.csv" exchange_ms --where "ranks=$h") || exit 1
+        awk -v h="$h" -v rs="$rs" -v ss="$ss" -v re="$re" -v se="$se" 'BEGIN {
+            printf "| %d | %.0f | %.0f | %+.1f%% | %.0f | %.0f | %+.1f%% |\n", h, rs, ss, 100 * (ss / rs - 1),
+                   re, se, 100 * (se / re - 1) }'
+    done
+} > "$out/train.md"
+cat "$out/train.md"

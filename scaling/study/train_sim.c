@@ -46,11 +46,14 @@ static int work_folder(const ts_opts *o, char *work, size_t len)
  * speed in flop/s as its host_gflops gives it. */
 static int platform(const ts_opts *o, const char *plat, const char *p, char *speed, size_t len)
 {
-    char xml[4400], out[8192], params[4400], gflops[256];
+    char xml[4400], out[8192], params[4400], gflops[256], words[4096], *argv[80] = {
+        (char *)o->gen, "--platform", (char *)o->platform, "--nodes", (char *)p, "--out", (char *)plat};
+    int n = 7;
+    if (o->platform_args)
+        n += ts_words(o->platform_args, words, sizeof words, argv + n, 70);
+    argv[n] = NULL;
     snprintf(xml, sizeof xml, "%s.xml", plat);
     if (access(xml, F_OK) != 0) {
-        char *argv[] = {(char *)o->gen, "--platform", (char *)o->platform, "--nodes", (char *)p, "--out",
-                        (char *)plat, NULL};
         if (proc_capture(argv, 1, out, sizeof out) != 0) {
             size_t n = strlen(out);
             while (n > 0 && out[n - 1] == '\n')

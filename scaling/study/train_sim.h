@@ -8,7 +8,7 @@
 typedef struct {
     /* the options as given (the messages and rnn-train's flags quote them) */
     const char *platform, *nodes, *algos, *sync, *compute, *fold, *bench, *eval_every, *eval_ranks,
-        *hier_max, *csv, *keep;
+        *hier_max, *csv, *keep, *platform_args;
     char **train_args;   /* rnn-train's flags, after -- */
     int ntrain;
     char train[4200], gen[4200], foldlib[4200], smpirun[4200];   /* the programs */

@@ -145,6 +145,8 @@ int ts_opts_parse(ts_opts *o, int argc, char **argv)
          "--eval-every; --bench N/K blocks of K steps with and without): the eval_* columns", 0, 0},
         {"eval-ranks", RS_OPT_STR, &o->eval_ranks, "K", "the last K of the nodes' ranks evaluate (rnn-train "
          "--eval-ranks): the other nodes train, one worker each", 0, 0},
+        {"platform-args", RS_OPT_STR, &o->platform_args, "\"ARGS\"", "more platform-gen options (e.g. "
+         "\"--node-gbytes-per-s 8\"; words split at blanks)", 0, 0},
         {"hier-max-group", RS_OPT_STR, &o->hier_max, "N", "hier's groups (default 32, as study simulate)", 0, 0},
         {"csv", RS_OPT_STR, &o->csv, "FILE", "write the rows as CSV (never overwrites; default: print them)", 0, 0},
         {"keep", RS_OPT_STR, &o->keep, "DIR", "keep the work folder (platforms, logs) in DIR", 0, 0},
