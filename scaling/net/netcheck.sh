@@ -22,9 +22,9 @@ die() { echo "netcheck: $*" >&2; exit 2; }
 
 [ $# -ge 1 ] || die "usage: netcheck.sh OUT [--hosts \"2 4\"] [--rate MBIT] [--algo LIST] [--sizes FILE]"
 out=$1; shift
-hosts="2 4" rate=100 algo=ring,segring,recdbl,rabenseifner,binomial,library sizes= quick=0
+hosts=unset rate=100 algo=unset sizes= quick=0
 while [ $# -gt 0 ]; do
-    [ "$1" = --quick ] && { quick=1 hosts=2 algo=ring,library; shift; continue; }
+    [ "$1" = --quick ] && { quick=1; shift; continue; }
     [ $# -ge 2 ] || die "$1 needs a value"
     case $1 in
         --hosts) hosts=$2 ;;
@@ -35,11 +35,24 @@ while [ $# -gt 0 ]; do
     esac
     shift 2
 done
+if [ $quick = 1 ]; then dh=2 da=ring,library; else dh="2 4" da=ring,segring,recdbl,rabenseifner,binomial,library; fi
+[ "$hosts" = unset ] && hosts=$dh
+[ "$algo" = unset ] && algo=$da
+[ -n "$hosts" ] || die "--hosts: expected host counts 2-16, e.g. \"2 4\""
 for h in $hosts; do
-    case $h in ''|*[!0-9]*) die "--hosts '$hosts': expected host counts 2-16, e.g. \"2 4\"" ;; esac
+    case $h in
+        [2-9]|1[0-6]) ;;
+        *) die "--hosts '$hosts': expected host counts 2-16, e.g. \"2 4\"" ;;
+    esac
 done
 case $rate in ''|0|*[!0-9]*) die "--rate $rate: a whole number of Mbit/s above 0 (the platform needs a rate)" ;; esac
-case $algo in *library*|*ring*|*recdbl*|*rabenseifner*|*binomial*) ;; *) die "--algo $algo: name allreduce-bench's algorithms" ;; esac
+for a in $(echo "$algo" | tr ',' ' '); do   # both sides run these: the project's and the library
+    case $a in
+        ring|segring|recdbl|rabenseifner|binomial|library) ;;
+        *) die "--algo $algo: '$a' is not one of ring, segring, recdbl, rabenseifner, binomial, library" ;;
+    esac
+done
+[ -n "$algo" ] || die "--algo: name one or more of ring, segring, recdbl, rabenseifner, binomial, library"
 [ -z "$sizes" ] || [ -f "$sizes" ] || die "--sizes $sizes: no such file (one size in bytes a line)"
 [ -e "$out" ] && die "$out exists: give a new folder (results are never overwritten)"
 for b in pingpong-bench allreduce-bench study; do

@@ -63,7 +63,7 @@ fi
 sh scaling/net/netcheck.sh "$tmp/nc q" --quick > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'exists' "$tmp/err" && ok "netcheck into an existing folder: exit 2, nothing overwritten" ||
     bad "netcheck again: exit $rc: $(cat "$tmp/err")"
-for args in "--rate 0" "--hosts 2\$(id)" "--algo nothing" "--bogus 1"; do
+for args in "--rate 0" "--hosts 2\$(id)" "--hosts 1" "--algo nothing" "--algo ring,hier" "--bogus 1"; do
     sh scaling/net/netcheck.sh "$tmp/nc2" $args > /dev/null 2> "$tmp/err"; rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -e "$tmp/nc2" ] &&
         ok "netcheck $args: exit 2, one line, nothing made" || bad "netcheck $args: exit $rc: $(cat "$tmp/err")"
