@@ -152,6 +152,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     if (rc == 0 && (n = parse_sizes(sizes)) <= 0)
         rc = -1;
+    if (rc == 0 && (n < 2 || sizes[n - 2] < opt.fit_from)) {
+        rs_seterr("--sizes %s: the rate needs two sizes from --fit-from %ld up; widen --sizes or lower --fit-from",
+                  opt.sizes, opt.fit_from);
+        rc = -1;
+    }
     if (rc == 0 && p < 2) {
         rs_seterr("needs two ranks or more (mpirun -np 2)");
         rc = -1;
@@ -167,6 +172,16 @@ int main(int argc, char **argv)
     }
     int peer = me == 0 ? p - 1 : me == p - 1 ? 0 : -1;
     char *buf = calloc(1, (size_t)sizes[n - 1]);
+    int have = buf != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!have) {
+        if (me == 0)
+            fprintf(stderr, "pingpong-bench: no memory for a %ld-byte message on some rank: lower --sizes' MAX\n",
+                    sizes[n - 1]);
+        free(buf);
+        MPI_Finalize();
+        return 2;
+    }
     double med[MAX_SIZES], lo[MAX_SIZES];
     long wrong = 0;
     for (int i = 0; i < n; i++) {
