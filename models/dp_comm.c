@@ -176,7 +176,7 @@ void dp_comm_sum_doubles(double *v, int n)
 void dp_comm_or_u64(uint64_t *v, long n)
 {
     if (started)
-        MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, train_comm);
+        WATCHED(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UNSIGNED_LONG_LONG, MPI_BOR, train_comm));
 }
 
 int dp_comm_same_u64(uint64_t v)
@@ -184,7 +184,7 @@ int dp_comm_same_u64(uint64_t v)
     if (!started)
         return 1;
     unsigned long long mine[2] = {v, ~v}, agg[2];
-    MPI_Allreduce(mine, agg, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, train_comm);
+    WATCHED(MPI_Allreduce(mine, agg, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, train_comm));
     return agg[0] == v && agg[1] == ~v;   /* max == min == v */
 }
 
@@ -194,7 +194,7 @@ void dp_comm_gather_floats(const float *mine, long n, float *all)
         memcpy(all, mine, (size_t)n * sizeof(float));
         return;
     }
-    MPI_Gather(mine, (int)n, MPI_FLOAT, all, (int)n, MPI_FLOAT, 0, train_comm);
+    WATCHED(MPI_Gather(mine, (int)n, MPI_FLOAT, all, (int)n, MPI_FLOAT, 0, train_comm));
 }
 
 /* ---- the link to the evaluation ranks (--eval-ranks) ---- */
@@ -441,12 +441,12 @@ void dp_comm_gather_blocks(float *a, long off, long len)
     int *disp = rank == 0 ? malloc(sizeof(int) * 2 * (size_t)size) : NULL;
     int *cnt = disp ? disp + size : NULL;
     RS_ASSERT(rank != 0 || disp);
-    MPI_Gather(&o, 1, MPI_INT, disp, 1, MPI_INT, 0, train_comm);
-    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, train_comm);
+    WATCHED(MPI_Gather(&o, 1, MPI_INT, disp, 1, MPI_INT, 0, train_comm));
+    WATCHED(MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, train_comm));
     if (rank == 0)   /* its own block is in place already */
-        MPI_Gatherv(MPI_IN_PLACE, 0, MPI_FLOAT, a, cnt, disp, MPI_FLOAT, 0, train_comm);
+        WATCHED(MPI_Gatherv(MPI_IN_PLACE, 0, MPI_FLOAT, a, cnt, disp, MPI_FLOAT, 0, train_comm));
     else
-        MPI_Gatherv(a + off, n, MPI_FLOAT, NULL, NULL, NULL, MPI_FLOAT, 0, train_comm);
+        WATCHED(MPI_Gatherv(a + off, n, MPI_FLOAT, NULL, NULL, NULL, MPI_FLOAT, 0, train_comm));
     free(disp);
 }
 

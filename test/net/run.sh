@@ -115,8 +115,10 @@ if sh $nc up --hosts 2 --rate 100 > /dev/null 2>&1; then
     t0=$(date +%s) i=0
     while kill -0 $job 2> /dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
     took=$(( $(date +%s) - t0 ))
-    if kill -0 $job 2> /dev/null; then
-        bad "a stopped peer: the job still runs 30 s later"
+    if [ -z "$peer" ]; then
+        bad "a stopped peer: no rank found in host 2's namespace"
+    elif kill -0 $job 2> /dev/null; then
+        bad "a stopped peer: the job still runs 30 s later: $(tail -n 2 "$tmp/stop.out")"
     else
         wait $job; rc=$?
         said=$(grep -m1 'exchange-timeout' "$tmp/stop.out" | sed 's/^ *//')
