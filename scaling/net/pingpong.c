@@ -9,7 +9,8 @@
  * the smallest size; 1/beta the least-squares slope of the medians over the sizes from
  * --fit-from up, where the rate, not the latency, sets the time.  Every message is
  * checked: the receiver finds the pattern the sender wrote, else exit 1.
- * Exit: 0 ok, 1 a wrong message or a fit that is not a rate, 2 bad usage. */
+ * Exit: 0 ok, 1 a wrong message, 2 bad usage, 3 medians that do not rise with the size
+ * (a stall in the fit's range: the measurement, not the answer, failed; run it again). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,10 +105,13 @@ static int report(int argc, char **argv, int p, const long *sizes, const double 
 {
     int used;
     double slope = fit_slope(sizes, med, n, &used), alpha = med[0];
-    if (slope <= 0) {
-        fprintf(stderr, "pingpong-bench: no rate: %d sizes from --fit-from %ld; lower it or widen --sizes\n", used,
-                opt.fit_from);
-        return 1;
+    if (slope <= 0) {   /* the medians say why: a stall in the fit's range, or no link to time */
+        fprintf(stderr, "pingpong-bench: no rate: the medians from --fit-from %ld do not rise (", opt.fit_from);
+        for (int i = 0; i < n; i++)
+            if (sizes[i] >= opt.fit_from)
+                fprintf(stderr, "%s%ld B %.4g us", sizes[i] > opt.fit_from ? ", " : "", sizes[i], med[i] * 1e6);
+        fprintf(stderr, "); run it again, or widen --sizes\n");
+        return 3;
     }
     static const rs_col cols[] = {{"bytes", RS_INT, 0}, {"median_us", RS_DBL, 5}, {"min_us", RS_DBL, 5},
                                   {"line_us", RS_DBL, 5}, {"line_error", RS_DBL, 3}};

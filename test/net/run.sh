@@ -47,18 +47,20 @@ sleep 0.2
 [ "$rc" -eq 143 ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] && ok "TERM during up: exit 143, nothing left" ||
     { bad "TERM during up: exit $rc, $(ip netns list | grep -c -E '^rsn') namespaces left"; sh $nc down > /dev/null; }
 # the simulator against the hosts: a calibrated platform predicts a network-bound 4 KiB
-# ring within 25% (measured +1 to +3%); at 256 KiB some runs go at 2/3 of the rate
-# (scaling/net/README.md), so there only a prediction more than 25% slow fails
+# ring within 25% (measured +1 to +3%); at 256 KiB Open MPI's two-way exchange runs at
+# 0.4-1 of the rate (scaling/net/README.md), so there only a prediction more than 25% slow
+# fails.  A failure shows the tools' own lines, not only mpirun's last words.
 st=build/bin/study
+said() { grep -E '^(netcheck|pingpong-bench|allreduce-bench|netcluster|study)' "$1" | tail -4 | tr '\n' ' '; }
 if sh scaling/net/netcheck.sh "$tmp/nc q" --quick > "$tmp/nc.out" 2>&1; then
     e4=$($st get "$tmp/nc q/netcheck.csv" error --where algo=ring,bytes=4096)
     e256=$($st get "$tmp/nc q/netcheck.csv" error --where algo=ring,bytes=262144)
-    awk -v a="$e4" -v b="$e256" 'BEGIN { exit !(a >= -0.25 && a <= 0.25 && b >= -0.5 && b <= 0.25) }' &&
+    awk -v a="$e4" -v b="$e256" 'BEGIN { exit !(a >= -0.25 && a <= 0.25 && b <= 0.25) }' &&
         [ -s "$tmp/nc q/netcheck.md" ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] &&
         ok "netcheck --quick: ring 4 KiB error $e4, 256 KiB $e256; the hosts taken down" ||
-        bad "netcheck --quick: errors $e4 and $e256: $(tail -3 "$tmp/nc.out")"
+        bad "netcheck --quick: errors $e4 and $e256: $(said "$tmp/nc.out")"
 else
-    bad "netcheck --quick failed: $(tail -3 "$tmp/nc.out")"
+    bad "netcheck --quick failed: $(said "$tmp/nc.out")"
 fi
 sh scaling/net/netcheck.sh "$tmp/nc q" --quick > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'exists' "$tmp/err" && ok "netcheck into an existing folder: exit 2, nothing overwritten" ||
