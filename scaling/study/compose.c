@@ -53,24 +53,37 @@ static const study_setting settings[] = {
 
 #define V(name) study_value(r, name)
 
-const char *compose_conv(const study_run *r, const char *name)
+/* A setting saved in RUN/<study>_settings.txt, read once ("" if absent). */
+static const char *saved(const study_run *r, const char *study, const char *name)
 {
     static struct {
-        char name[32];
+        char key[64];
         char *value;
-    } seen[32];
+    } seen[48];
     static int nseen;
+    char key[64];
+    snprintf(key, sizeof key, "%s %s", study, name);
     for (int i = 0; i < nseen; i++)
-        if (strcmp(seen[i].name, name) == 0)
+        if (strcmp(seen[i].key, key) == 0)
             return seen[i].value ? seen[i].value : "";
     char file[2300];
-    snprintf(file, sizeof file, "%s/converge_settings.txt", r->dir);
+    snprintf(file, sizeof file, "%s/%s_settings.txt", r->dir, study);
     char *v = study_saved_value(file, name);
-    if (nseen < 32) {
-        snprintf(seen[nseen].name, sizeof seen[nseen].name, "%s", name);
+    if (nseen < 48) {
+        snprintf(seen[nseen].key, sizeof seen[nseen].key, "%s", key);
         seen[nseen++].value = v;
     }
     return v ? v : "";
+}
+
+const char *compose_conv(const study_run *r, const char *name)
+{
+    return saved(r, "converge", name);
+}
+
+const char *compose_regime(const study_run *r, const char *name)
+{
+    return saved(r, "regime", name);
 }
 
 long compose_measured_batch(long b, long most)

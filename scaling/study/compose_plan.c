@@ -42,6 +42,10 @@ static void bench_cmd(const study_run *r, const char *optimizer, study_argv *c)
     sa_opt(c, "--threads", "%s", C("THREADS"));
     sa_opt(c, "--seed", "%s", C("SEED"));
     sa_opt(c, "--optimizer", "%s", optimizer);
+    if (*compose_regime(r, "CORPUS")) {
+        sa_opt(c, "--corpus", "%s", compose_regime(r, "CORPUS"));
+        sa_opt(c, "--vocab", "%s", compose_regime(r, "VOCAB"));
+    }
     sa_opt(c, "--bench", "%s", V("BENCH_STEPS"));
     sa_words(c, "--csv bench.csv");
 }
@@ -60,11 +64,8 @@ static int plan_measured(study_run *r, long b0)
     for (char *t = strtok_r(list, " \t", &save); t && nb < 512; t = strtok_r(NULL, " \t", &save))
         if (atol(t) > 0 && strong % atol(t) == 0)
             batches[nb++] = (double)compose_measured_batch(strong / atol(t), atol(V("COMPUTE_MAX_B")));
-    char file[2300], *rb;   /* the regime study's per-node batch, where it ran here */
-    snprintf(file, sizeof file, "%s/regime_settings.txt", r->dir);
-    if ((rb = study_saved_value(file, "B")) && atol(rb) > 0 && nb < 512)
-        batches[nb++] = (double)compose_measured_batch(atol(rb), atol(V("COMPUTE_MAX_B")));
-    free(rb);
+    if (atol(compose_regime(r, "B")) > 0 && nb < 512)
+        batches[nb++] = (double)compose_measured_batch(atol(compose_regime(r, "B")), atol(V("COMPUTE_MAX_B")));
     nb = distinct(batches, nb);
     /* interleaved, so that a change in the machine's load touches every b alike */
     for (int k = 1; k <= atoi(V("REPEATS")); k++)

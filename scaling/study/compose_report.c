@@ -242,12 +242,16 @@ static int section_writer(FILE *f, void *ctx)
     char tensors[32] = "";
     if (ntensor > 0)
         snprintf(tensors, sizeof tensors, "%d", ntensor);
+    char data[512] = "";
+    if (*compose_regime(r, "CORPUS"))
+        snprintf(data, sizeof data, " on the regime study's data, `--corpus %s --vocab %s`",
+                 compose_regime(r, "CORPUS"), compose_regime(r, "VOCAB"));
     fprintf(f, "## Weak and strong scaling, time to target\n\n"
                "The step at N nodes is composed: T(N) = compute(b) + optimizer + exposed exchange(N) +\n"
                "exposed evaluation. compute and the optimizer (momentum) are `rnn-train --bench` on this\n"
-               "machine, one thread (`%s`), at every per-node batch b, the fastest of %s interleaved\n"
+               "machine, one thread (`%s`%s), at every per-node batch b, the fastest of %s interleaved\n"
                "repeats (the machine was loaded; compute per b, fastest - slowest: ",
-            compose_conv(r, "MODEL"), S("REPEATS"));
+            compose_conv(r, "MODEL"), data, S("REPEATS"));
     spread(f, x->strong, x->weak);
     fprintf(f, "); the exchange is the model's\n"
                "own gradient (%s tensors, compose_preset.txt) simulated under SMPI on the TaihuLight model\n"

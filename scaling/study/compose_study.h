@@ -14,6 +14,10 @@ extern const study_def compose_study;
 int compose_plan(study_run *r);
 /* The convergence study's setting NAME, from RUN/converge_settings.txt ("" if absent). */
 const char *compose_conv(const study_run *r, const char *name);
+/* The regime study's setting NAME, from RUN/regime_settings.txt ("" where it did not run
+ * here): its per-node batch B is measured and tabled too, and its corpus is the data the
+ * step is measured on (the two studies share the model; the corpus sets the class sizes). */
+const char *compose_regime(const study_run *r, const char *name);
 /* The model's tensors in RUN/compose_preset.txt, in layout order: their sizes in bytes
  * (up to `most`); the count, or -1 (rs_lasterr) when the file cannot be read. */
 int compose_preset_bytes(const study_run *r, double *bytes, int most);

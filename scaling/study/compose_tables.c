@@ -447,16 +447,14 @@ static int setup(const study_run *r, const compose_facts *f, grid *g, char *b0, 
     for (char *t = strtok_r(list, " \t", &save); t && g->nb < 64; t = strtok_r(NULL, " \t", &save))
         snprintf(g->b_text[g->nb++], sizeof g->b_text[0], "%s", t);
     snprintf(b0, len, "%s", g->nb ? g->b_text[0] : "");
-    char file[2300], *rb;   /* weak scaling at the regime study's per-node batch too, where it ran here */
-    snprintf(file, sizeof file, "%s/regime_settings.txt", r->dir);
-    if ((rb = study_saved_value(file, "B")) && atol(rb) > 0 && g->nb < 64) {
+    long rb = atol(compose_regime(r, "B"));   /* weak scaling at the regime's b too */
+    if (rb > 0 && g->nb < 64) {
         int known = 0;
         for (int i = 0; i < g->nb; i++)
-            known |= atol(g->b_text[i]) == atol(rb);
+            known |= atol(g->b_text[i]) == rb;
         if (!known)
-            snprintf(g->b_text[g->nb++], sizeof g->b_text[0], "%ld", atol(rb));
+            snprintf(g->b_text[g->nb++], sizeof g->b_text[0], "%ld", rb);
     }
-    free(rb);
     composer *c = &g->c;
     c->f = f;
     c->G_text = study_value(r, "NODE_GFLOPS");

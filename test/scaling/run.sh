@@ -19,7 +19,8 @@
 #      parts and per-tensor's sum, time to target = steps x step time from the best
 #      point, the composition check's arithmetic, the report section replaced on a
 #      rerun, a missing compute point: exit 2 and one line; compose.sh's bad settings:
-#      exit 2 and one line, before any point runs;
+#      exit 2 and one line, before any point runs; where the regime study ran, every
+#      measured point on its corpus and at its b too;
 #   5. study run models at a 1 s budget (hidden 8, 16): rows with finite perplexities,
 #      completion accuracy in [0, 1], the budget spent; a rerun runs no point and the
 #      report holds its section once; bad settings (CORPUS, OPT_FLAGS, SEED, ...): exit
@@ -351,6 +352,15 @@ for s in "STRONG_B=0" "NODE_GFLOPS=fast" "CHECK_ALGOS=ring" "EVAL_ASYNC=yes"; do
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -f "$tmp/f2/compose_settings.txt" ] && [ ! -d "$tmp/f2/points" ] &&
         ok "compose.sh $s: exit 2, one line, nothing run" || bad "compose.sh $s: exit $rc: $(cat "$tmp/err")"
 done
+# where the regime study ran, the step is measured on its data and at its b (the two
+# studies share the model; the corpus sets the class sizes): the plan, then a stop
+mkdir "$tmp/f5" && { cat "$tmp/f1/converge_settings.txt"; printf 'THREADS="1"\nSEED="1"\n'; } > "$tmp/f5/converge_settings.txt"
+printf 'CORPUS="mobydick"\nVOCAB="500"\nB="4"\n' > "$tmp/f5/regime_settings.txt"
+QUICK=1 JOBS=1 timeout 5 build/bin/study run compose "$tmp/f5" > /dev/null 2>&1
+n=$(grep -c -e '--corpus mobydick --vocab 500 ' "$tmp/f5/compose_points.txt" 2>/dev/null)
+[ "$n" -ge 5 ] && [ "$n" -eq "$(grep -c rnn-train "$tmp/f5/compose_points.txt")" ] &&
+    grep -q '^compute-b4-r1 ' "$tmp/f5/compose_points.txt" && ok "the regime's data and b in every measured point ($n)" ||
+    bad "compose's points on the regime's data: $n of $(grep -c rnn-train "$tmp/f5/compose_points.txt" 2>/dev/null)"
 echo "== study run models: class layer against full softmax at a tiny budget"
 # models.sh with two tiny hidden sizes, 1 s each, into folder $1 (the convergence
 # study's c1: the report holds both sections)
