@@ -41,6 +41,7 @@
 #include "ar_hooks.h"
 #include "bench_fit.h"
 #include "bench_platform.h"
+#include "check.h"
 #include "stats.h"
 
 /* Batches per measurement: noise on a shared machine comes in spells, and 11 batches
@@ -186,12 +187,14 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, int net, ar_mo
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
     const int big = quick ? 4 << 20 : 64 << 20;  /* two such buffers per rank: past the LLC */
-    char *sbuf = ar_big_malloc((size_t)big), *rbuf = ar_big_malloc((size_t)big);
-    memset(sbuf, 1, (size_t)big);
-    memset(rbuf, 2, (size_t)big);
+    char *sbuf = NULL, *rbuf = NULL;
     double lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};  /* alpha, beta, gamma, copy */
 
     if (p > 1 && net) {
+        sbuf = ar_big_malloc((size_t)big), rbuf = ar_big_malloc((size_t)big);
+        RS_ASSERT(sbuf && rbuf);   /* 128 MiB a rank at most */
+        memset(sbuf, 1, (size_t)big);
+        memset(rbuf, 2, (size_t)big);
         enum { MAXN = 24 };
         double sz[MAXN], tpp[MAXN], trs[MAXN], trs_min[MAXN];
         int n = 0;
@@ -263,7 +266,7 @@ void ar_fit_model(MPI_Comm comm, ar_dtype t, ar_op op, int quick, int net, ar_mo
                        .worst = 1};
     if (p > 1 && !net)
         snprintf(how, howlen, "network: the command line's; %s %s reduce and copy of 64 KiB-1 MiB (lo), "
-                 "%d MiB (hi)", ar_dtype_name(t), ar_op_name(op), big >> 20);
+                 "64 MiB (hi)", ar_dtype_name(t), ar_op_name(op));
     else if (p > 1)
         snprintf(how, howlen, "lo: best of a ping-pong rank 0 <-> %d, %s %s reduce and copy of 64 KiB-1 MiB; "
                  "hi: above ring steps (all ranks at once), all ranks reducing, copying and "

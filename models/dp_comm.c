@@ -6,6 +6,8 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "allreduce.h"
 #include "check.h"
 #include "optim.h"
+#include "timer.h"
 #include "train_platform.h"
 
 static int started, rank, size = 1, thread_level;
@@ -83,21 +86,18 @@ int dp_comm_split_eval(int K)
 int dp_comm_eval_ranks(void) { return eval_ranks; }
 int dp_comm_eval_index(void) { return eval_index; }
 
-/* ---- the exchange's watchdog (--exchange-timeout) ----
+/* ---- the watchdog (--exchange-timeout) ----
  * Over TCP a rank whose peer's link is cut waits in its allreduce for ever (Open MPI
  * noticed nothing in 5 minutes), and so does mpirun.  A thread of this rank's own
- * wakes every second and, when one exchange or agreement has lasted past the timeout,
- * says so in one line and ends the process: mpirun then ends the job on the hosts it
- * still reaches.  Not under SMPI (a thread that sleeps would cost simulated time). */
+ * wakes every second and, when one collective (an exchange, an agreement, a gather) has
+ * lasted past the timeout, says so in one line and ends the process: mpirun then ends
+ * the job on the hosts it still reaches.  A wait includes what a peer does before it
+ * joins (rank 0's evaluation or checkpoint write), so the timeout must exceed those.
+ * One slot for the process: a collective begun while another waits (the bucketed
+ * communication thread's) is timed from the first's start.  Not under SMPI (a thread
+ * that sleeps would cost simulated time). */
 static double watch_timeout_s;
-static volatile double watch_since;   /* CLOCK_MONOTONIC seconds an exchange began; 0: none */
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static _Atomic uint64_t watch_since;   /* rs_now_ns() when a collective began; 0: none */
 
 #ifndef SMPI_H
 static void *watch(void *arg)
@@ -105,15 +105,15 @@ static void *watch(void *arg)
     (void)arg;
     for (;;) {
         sleep(1);
-        double since = watch_since;
-        if (since > 0 && mono_s() - since > watch_timeout_s) {
+        uint64_t since = watch_since;
+        double waited = since ? 1e-9 * (double)(rs_now_ns() - since) : 0;
+        if (waited > watch_timeout_s) {
             char line[256];
-            int n = snprintf(line, sizeof line, "rnn-train: rank %d: a gradient exchange has waited %.0f s "
+            int n = snprintf(line, sizeof line, "rnn-train: rank %d: a collective has waited %.0f s "
                              "(--exchange-timeout): a peer, or the network to it, is gone; ending. The last "
-                             "checkpoint resumes (--resume), on the hosts that remain\n", rank,
-                             mono_s() - since);
-            if (write(2, line, (size_t)n) < 0)
-                _exit(1);
+                             "checkpoint resumes (--resume), on the hosts that remain\n", rank, waited);
+            ssize_t w = write(2, line, (size_t)n);
+            (void)w;   /* ending either way */
             _exit(1);
         }
     }
@@ -129,11 +129,18 @@ static void watch_start(double timeout_s)
     watch_timeout_s = timeout_s;
     if (running || timeout_s <= 0 || !started || size < 2)
         return;
+    /* every signal stays with the trainer's threads: the thread starts with all blocked */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     running = pthread_create(&t, &at, watch, NULL) == 0;
     pthread_attr_destroy(&at);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!running && rank == 0)
+        fprintf(stderr, "rnn-train: --exchange-timeout: no thread to watch with; a lost peer is waited for\n");
 #else
     (void)timeout_s;
 #endif
@@ -141,9 +148,9 @@ static void watch_start(double timeout_s)
 
 #define WATCHED(call)                                  \
     do {                                               \
-        int outer_ = watch_since > 0;                  \
+        int outer_ = watch_since != 0;                 \
         if (!outer_ && watch_timeout_s > 0)            \
-            watch_since = mono_s();                    \
+            watch_since = rs_now_ns();                 \
         call;                                          \
         if (!outer_)                                   \
             watch_since = 0;                           \

@@ -75,8 +75,8 @@ typedef struct {
     int group_size;      /* --group-size: hier's ranks per group, torus2d's row (0: default) */
     int group_max;       /* --group-max (hier) */
     const char *inner;   /* --inner (hier) */
-    double timeout_s;    /* --exchange-timeout: a rank waiting longer in one exchange ends the
-                          * run (a peer or its link is gone; 0: wait for ever) */
+    double timeout_s;    /* --exchange-timeout: a rank waiting longer in one collective ends
+                          * the run (a peer or its link is gone; 0: wait for ever) */
 } dp_exchange_opts;
 
 typedef struct dp_exchange dp_exchange;

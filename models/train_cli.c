@@ -117,7 +117,7 @@ static int parse_flags(int argc, char **argv, train_opts *o, flag_values *f)
         {"group-size", RS_OPT_INT, &f->group_size, "G", "hier: ranks per group (default: the node); torus2d: row length", 1, 1 << 20},
         {"group-max", RS_OPT_INT, &f->group_max, "G", "hier: cut unequal or larger groups into equal ones of at most G ranks", 1, 1 << 20},
         {"inner", RS_OPT_STR, &o->exchange.inner, "NAME", "hier: allreduce among groups [rabenseifner]", 0, 0},
-        {"exchange-timeout", RS_OPT_DBL, &o->exchange.timeout_s, "S", "under mpirun: a rank that waits more than S seconds in one gradient exchange or agreement ends the run with one line (a peer, or the network to it, is gone; the last checkpoint resumes); 0 waits for ever [600]", 0, 1e7},
+        {"exchange-timeout", RS_OPT_DBL, &o->exchange.timeout_s, "S", "under mpirun: a rank that waits more than S seconds in one collective (an exchange, an agreement, a gather) ends the run with one line (a peer, or the network to it, is gone; the last checkpoint resumes); S must exceed rank 0's longest evaluation or checkpoint write, which the others wait for; 0 waits for ever [600]", 0, 1e7},
         {"check-args", RS_OPT_FLAG, &f->check_args, NULL, "check every flag, the corpus name, the GEMM name or plan and the output files as a run would, then exit 0 (or 2 with the one line) without reading the corpus or writing anything", 0, 0},
         {"pipeline", RS_OPT_FLAG, &f->pipeline, NULL, "time the forward with the output layer of step t overlapping the recurrence of t+1 (2 threads) against the sequential order; --bench N windows [10]", 0, 0},
         RS_COMMON_OPTS(f->co),

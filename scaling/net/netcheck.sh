@@ -45,22 +45,27 @@ for h in $hosts; do
         *) die "--hosts '$hosts': expected host counts 2-16, e.g. \"2 4\"" ;;
     esac
 done
-case $rate in ''|0|*[!0-9]*) die "--rate $rate: a whole number of Mbit/s above 0 (the platform needs a rate)" ;; esac
+# no leading zero: the shell's arithmetic would read it as octal
+case $rate in ''|0*|*[!0-9]*) die "--rate $rate: a whole number of Mbit/s above 0, e.g. 100 (the platform needs a rate)" ;; esac
 for a in $(echo "$algo" | tr ',' ' '); do   # both sides run these: the project's and the library
     case $a in
         ring|segring|recdbl|rabenseifner|binomial|library) ;;
         *) die "--algo $algo: '$a' is not one of ring, segring, recdbl, rabenseifner, binomial, library" ;;
     esac
 done
-[ -n "$algo" ] || die "--algo: name one or more of ring, segring, recdbl, rabenseifner, binomial, library"
+[ -n "$(echo "$algo" | tr -d ', ')" ] || die "--algo: name one or more of ring, segring, recdbl, rabenseifner, binomial, library"
 [ -z "$sizes" ] || [ -f "$sizes" ] || die "--sizes $sizes: no such file (one size in bytes a line)"
 [ -e "$out" ] && die "$out exists: give a new folder (results are never overwritten)"
-for b in pingpong-bench allreduce-bench study; do
+need="pingpong-bench allreduce-bench allreduce-bench-smpi study"
+[ $quick = 1 ] || need="$need rnn-train rnn-train-smpi"
+for b in $need; do
     [ -x "$bin/$b" ] || die "$bin/$b is missing: run make first"
 done
 mkdir -p "$out" || die "cannot make $out"
-trap 'sh "$here/netcluster.sh" down > /dev/null 2>&1; exit 130' INT
-trap 'sh "$here/netcluster.sh" down > /dev/null 2>&1; exit 143' TERM
+# the hosts come down however this ends: done, a failed step, or a signal
+trap 'sh "$here/netcluster.sh" down > /dev/null 2>&1' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 if [ -z "$sizes" ]; then
     sizes=$out/sizes.txt
     if [ $quick = 1 ]; then printf '%s\n' 4096 262144; else printf '%s\n' 4096 16384 65536 262144 1048576 4194304 16777216; fi > "$sizes"
@@ -97,7 +102,7 @@ for h in $hosts; do
     set -- "$@" "$out/real-p$h.csv"
     nodes=$nodes${nodes:+,}$h
 done
-sh "$here/netcluster.sh" down > /dev/null
+sh "$here/netcluster.sh" down > /dev/null   # before the simulation: its cores are free again
 gamma=$("$bin/study" get "$out/real-p${hosts%% *}.json" meta.model_lo_reduce_gbytes_per_s) || exit 1
 simalgo=$(echo "$algo" | sed 's/library/smpi:ompi/')
 simsizes=$(tr '\n' ',' < "$sizes" | sed 's/,*$//')

@@ -3,9 +3,9 @@
 # (rsn1..rsnH, address 10.77.0.K/24), joined by veth pairs to a bridge that lives in a
 # namespace of its own (rsn-hub), so no address or route touches the machine's own
 # network.  Each link is shaped by TBF to --rate Mbit/s both ways (0: the veth's own
-# speed); its latency is what the veth gives (allreduce-bench's ping-pong fit measures
-# it across the hosts).  Open MPI
-# runs across the hosts over TCP, launched by netns_agent.sh (its plm_rsh_agent).
+# speed); its latency is what the veth gives (pingpong-bench measures it across the
+# hosts).  Open MPI runs across the hosts over TCP, launched by netns_agent.sh (its
+# plm_rsh_agent).
 #
 #   netcluster.sh up [--hosts H] [--rate MBIT]   make it (again if it differs; idempotent)
 #   netcluster.sh down                            remove every namespace it made
@@ -40,8 +40,9 @@ up() {
             *) die "up: unknown option '$1' (expected --hosts H, --rate MBIT)" ;;
         esac
     done
-    case $hosts in ''|*[!0-9]*) die "--hosts $hosts: not a number of hosts 2-16" ;; esac
-    case $rate in ''|*[!0-9]*) die "--rate $rate: not a whole number of Mbit/s (0: unshaped)" ;; esac
+    # no leading zeros: the shell's arithmetic would read 010 as octal
+    case $hosts in ''|0*|*[!0-9]*) die "--hosts $hosts: not a number of hosts 2-16" ;; esac
+    case $rate in ''|0?*|*[!0-9]*) die "--rate $rate: not a whole number of Mbit/s, e.g. 100 (0: unshaped)" ;; esac
     [ "$hosts" -ge 2 ] && [ "$hosts" -le 16 ] || die "--hosts $hosts: expected 2 to 16"
     [ "$(id -u)" = 0 ] || lack "needs root (network namespaces)"
     if made && [ "$HOSTS" = "$hosts" ] && [ "$RATE" = "$rate" ]; then

@@ -8,7 +8,8 @@
  * speed, so the fastest sample is not the rate a stream sees).  alpha is the median at
  * the smallest size; 1/beta the least-squares slope of the medians over the sizes from
  * --fit-from up, where the rate, not the latency, sets the time.  Every message is
- * checked: the receiver finds the pattern the sender wrote, else exit 1.
+ * checked: its first and last bytes carry the round trip's mark both ways, else exit 1
+ * (a message cut short or stale; the allreduce benchmarks check every element).
  * Exit: 0 ok, 1 a wrong message, 2 bad usage, 3 medians that do not rise with the size
  * (a stall in the fit's range: the measurement, not the answer, failed; run it again). */
 #include <mpi.h>
@@ -42,7 +43,7 @@ static const rs_opt options[] = {
 static const char usage[] = "usage: mpirun -np P pingpong-bench [options]\n"
     "Half round trips between ranks 0 and P-1 per size, and the line alpha + m/beta through\n"
     "their medians (beta from the sizes >= --fit-from).\n"
-    "Exit: 0 ok, 1 a wrong message or no rate, 2 bad usage.";
+    "Exit: 0 ok, 1 a wrong message, 2 bad usage, 3 no rate (medians that do not rise: run again).";
 
 static int parse_sizes(long *sizes)
 {

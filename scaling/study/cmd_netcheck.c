@@ -17,6 +17,7 @@
 #include "opts.h"
 #include "record.h"
 #include "study.h"
+#include "study_def.h"
 
 #define MOST_FILES 8
 #define MOST_KEYS 64
@@ -39,13 +40,11 @@ typedef struct {
     char s[64];
 } text;
 
-/* A cell as text ("" when unset or absent). */
+/* A cell as text ("" when unset or absent), as a value: several in one expression. */
 static text cell(const rs_table *t, int r, const char *col)
 {
-    text out = {""};
-    int c = rs_table_col_index(t, col);
-    if (c >= 0)
-        rs_cell_text(t, r, c, out.s, sizeof out.s);
+    text out;
+    study_cell_at(t, r, col, out.s, sizeof out.s);
     return out;
 }
 
@@ -73,14 +72,13 @@ static int sim_row(const rs_table *s, const char *algo, const char *p, const cha
     return -1;
 }
 
-static int add_key(char keys[][32], int *n, const char *k)
+static void add_key(char keys[][32], int *n, const char *k)
 {
     for (int i = 0; i < *n; i++)
         if (strcmp(keys[i], k) == 0)
-            return 0;
+            return;
     if (*n < MOST_KEYS)
         snprintf(keys[(*n)++], 32, "%s", k);
-    return 0;
 }
 
 static int by_number(const void *a, const void *b)
@@ -168,22 +166,20 @@ int cmd_netcheck(int argc, char **argv)
     if (rc != 0)
         return fprintf(stderr, "study netcheck: %s\n", rs_lasterr()), 2;
     rs_table *real[MOST_FILES], *sim = NULL;
-    int n = npos - 1, ok = 1;
-    for (int i = 0; i < npos && ok; i++) {
+    int n = npos - 1;
+    for (int i = 0; i < npos; i++) {
         rs_table *t = rs_table_read_csv_text(pos[i]);
-        ok = t && has_cols(t, pos[i]) == 0;
+        if (!t || has_cols(t, pos[i]) != 0) {   /* the ones read so far, and this one, go */
+            fprintf(stderr, "study netcheck: %s\n", rs_lasterr());
+            rs_table_free(t);
+            for (int j = 0; j < i; j++)
+                rs_table_free(real[j]);
+            return 2;
+        }
         if (i < n)
             real[i] = t;
         else
             sim = t;
-        if (!ok && t)
-            rs_table_free(t), n = i;
-    }
-    if (!ok) {
-        fprintf(stderr, "study netcheck: %s\n", rs_lasterr());
-        for (int i = 0; i < n && i < npos - 1; i++)
-            rs_table_free(real[i]);
-        return 2;
     }
     rs_table *t = match(real, n, sim);
     int rows = rs_table_nrows(t);

@@ -8,6 +8,7 @@
  * Exit: 0 ok, 1 a simulation failed (the tail of its stderr is shown), 2 bad usage (one
  * line), 130 interrupted. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +33,17 @@ static const char *const added[] = {"platform", "compute", "folded", "wall_s", "
 
 static int work_folder(const ts_opts *o, char *work, size_t len)
 {
-    if (o->keep) {
+    if (o->keep) {   /* a new or empty folder: what a run leaves there is never reused */
         RS_CHECK(rs_mkdir_p(o->keep) == 0 && realpath(o->keep, work), "--keep: cannot create %s", o->keep);
+        DIR *d = opendir(work);
+        struct dirent *e;
+        int empty = d != NULL;
+        while (d && empty && (e = readdir(d)))
+            empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+        if (d)
+            closedir(d);
+        RS_CHECK(empty, "--keep %s is not empty: give a new folder (what a run leaves there is never "
+                 "overwritten or reused)", o->keep);
         return 0;
     }
     const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";

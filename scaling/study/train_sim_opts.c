@@ -149,7 +149,7 @@ int ts_opts_parse(ts_opts *o, int argc, char **argv)
          "\"--node-gbytes-per-s 8\"; words split at blanks)", 0, 0},
         {"hier-max-group", RS_OPT_STR, &o->hier_max, "N", "hier's groups (default 32, as study simulate)", 0, 0},
         {"csv", RS_OPT_STR, &o->csv, "FILE", "write the rows as CSV (never overwrites; default: print them)", 0, 0},
-        {"keep", RS_OPT_STR, &o->keep, "DIR", "keep the work folder (platforms, logs) in DIR", 0, 0},
+        {"keep", RS_OPT_STR, &o->keep, "DIR", "keep the work folder (platforms, logs) in DIR, a new or empty folder", 0, 0},
     };
     int rest = argc, rc = rs_opts_parse_rest(argc, argv, options, RS_ARRAY_LEN(options), usage, NULL, NULL, &rest);
     if (rc < 0) {

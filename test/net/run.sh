@@ -55,7 +55,9 @@ said() { grep -E '^(netcheck|pingpong-bench|allreduce-bench|netcluster|study)' "
 if sh scaling/net/netcheck.sh "$tmp/nc q" --quick > "$tmp/nc.out" 2>&1; then
     e4=$($st get "$tmp/nc q/netcheck.csv" error --where algo=ring,bytes=4096)
     e256=$($st get "$tmp/nc q/netcheck.csv" error --where algo=ring,bytes=262144)
-    awk -v a="$e4" -v b="$e256" 'BEGIN { exit !(a >= -0.25 && a <= 0.25 && b <= 0.25) }' &&
+    # both rows present and numbers (awk compares a missing one as text, which passes)
+    awk -v a="$e4" -v b="$e256" 'BEGIN { exit !(a ~ /^-?[0-9.]+(e-?[0-9]+)?$/ && b ~ /^-?[0-9.]+(e-?[0-9]+)?$/ &&
+        a >= -0.25 && a <= 0.25 && b + 0 > -1 && b + 0 <= 0.25) }' &&
         [ -s "$tmp/nc q/netcheck.md" ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] &&
         ok "netcheck --quick: ring 4 KiB error $e4, 256 KiB $e256; the hosts taken down" ||
         bad "netcheck --quick: errors $e4 and $e256: $(said "$tmp/nc.out")"
@@ -65,7 +67,8 @@ fi
 sh scaling/net/netcheck.sh "$tmp/nc q" --quick > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'exists' "$tmp/err" && ok "netcheck into an existing folder: exit 2, nothing overwritten" ||
     bad "netcheck again: exit $rc: $(cat "$tmp/err")"
-for args in "--rate 0" "--hosts 2\$(id)" "--hosts 1" "--algo nothing" "--algo ring,hier" "--bogus 1"; do
+for args in "--rate 0" "--rate 08" "--hosts 2\$(id)" "--hosts 1" "--algo nothing" "--algo ring,hier" "--algo ," \
+    "--bogus 1"; do
     sh scaling/net/netcheck.sh "$tmp/nc2" $args > /dev/null 2> "$tmp/err"; rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -e "$tmp/nc2" ] &&
         ok "netcheck $args: exit 2, one line, nothing made" || bad "netcheck $args: exit $rc: $(cat "$tmp/err")"
@@ -87,7 +90,7 @@ if sh $nc up --hosts 2 --rate 100 > /dev/null 2>&1; then
     while kill -0 $job 2> /dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
     took=$(( $(date +%s) - t0 ))
     if kill -0 $job 2> /dev/null; then
-        bad "link cut: the job still runs 30 s later"; pkill -f "$tmp/corpus.txt"; pkill mpirun
+        bad "link cut: the job still runs 30 s later"; pkill -f "$tmp/corpus.txt"; pkill -P $job; kill $job
     else
         wait $job; rc=$?
         said=$(grep -m1 -E 'lost communication|exchange-timeout' "$tmp/cut.out" | sed 's/^ *//')
@@ -129,8 +132,11 @@ if sh $nc up --hosts 2 --rate 100 > /dev/null 2>&1; then
     fi
     pkill -KILL -f "$tmp/corpus.txt"
     sh $nc down > /dev/null
+else
+    bad "up --hosts 2 --rate 100 failed: the link-cut and stopped-peer checks did not run"
 fi
-for args in "up --hosts 1" "up --hosts 99" "up --rate fast" "up --rate 1\$(id)" "up --bogus" "mpirun" "sideways"; do
+for args in "up --hosts 1" "up --hosts 99" "up --hosts 010" "up --rate fast" "up --rate 08" "up --rate 1\$(id)" \
+    "up --bogus" "mpirun" "sideways"; do
     sh $nc $args > /dev/null 2> "$tmp/err"; rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] &&
         ok "$args: exit 2, one line, nothing made" || bad "$args: exit $rc: $(cat "$tmp/err")"
