@@ -127,7 +127,7 @@ $(BUILD)/lib/libxsmmext.so.1: $(LIBXSMM_A)
 endif
 
 
-.PHONY: all deps peers check-peers check-report check-faults check-load check-signals check-likwid check-net test check bench figures simulate scaling help clean features FORCE
+.PHONY: all deps peers check-peers check-report check-faults check-load check-signals check-likwid check-net check-slurm test check bench figures simulate scaling help clean features FORCE
 .DEFAULT_GOAL := all
 
 all: features $(PROGRAMS)
@@ -161,7 +161,8 @@ $(OBJ)/test/test_peak.o $(OBJ)/test/test_gemm.o: INC += $(MB_INC)
 # ---- set-up -------------------------------------------------------------------------
 DEB_PKGS := gcc make pkg-config openmpi-bin libopenmpi-dev libopenblas-dev libblis-dev \
             libsleef-dev libpapi-dev papi-tools likwid libcriterion-dev gnuplot-nox \
-            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv nettle-dev libcjson-dev parallel
+            libsimgrid-dev libxsmm-dev libdnnl-dev bible-kjv nettle-dev libcjson-dev parallel \
+            slurmctld slurmd slurm-client munge
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 deps:
@@ -233,6 +234,14 @@ EXTRA_CHECKS += check-net
 check-net: $(BIN)/study $(BIN)/allreduce-bench $(BIN)/pingpong-bench $(BIN)/rnn-train
 	@echo "== test/net/run.sh scaling/net/netcluster.sh"
 	@sh test/net/run.sh
+
+# scaling/slurm/slurmlocal.sh: munged, slurmctld and slurmd on this machine; a study's points
+# as a job array, scancel and resubmission, a time limit (skips with a line where a daemon
+# refuses or the packages are missing).
+EXTRA_CHECKS += check-slurm
+check-slurm: $(BIN)/study $(BIN)/rnn-train
+	@echo "== test/slurm/run.sh scaling/slurm/slurmlocal.sh"
+	@sh test/slurm/run.sh
 
 # The report's target lines and the verdicts on the two studies' claims on hand-made run folders.
 EXTRA_CHECKS += check-report
