@@ -20,7 +20,8 @@
 
 static const report_section sections[] = {
     report_machine, report_peak,     report_exp,  report_softmax, report_gemm,         report_allreduce,
-    report_roofline, report_train,   report_dp,   report_peer,    report_scaling,      report_reproduction,
+    report_roofline, report_train,   report_dp,   report_peer,    report_net,          report_scaling,
+    report_reproduction,
 };
 
 /* The report: the body's opening (up to its first "## " section), the summary, the

@@ -37,6 +37,7 @@ void report_dp(report_ctx *r);           /* report_dp.c: the exchange, P = 2 and
 /* report_dp.c: the step on simulated nodes alone, for make simulate's simulate_report.md */
 void report_dp_simulated(report_ctx *r);
 void report_peer(report_ctx *r);         /* report_peer.c: against PyTorch */
+void report_net(report_ctx *r);          /* report_net.c: the simulator against a real network */
 void report_scaling(report_ctx *r);      /* report_repro.c: the scaling sections, Reproduction */
 void report_reproduction(report_ctx *r);
 

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "json.h"
+#include "report.h"
 #include "simulate.h"
 #include "fsio.h"
 
@@ -277,5 +278,12 @@ int sim_report(const char *run, FILE *f)
     sim_report_caffe(run, f);
     sim_report_placement(run, f);
     sim_report_platforms(run, f);
+    char net_dir[4300];   /* the simulator against a real network, where it ran */
+    snprintf(net_dir, sizeof net_dir, "%s/netcheck", run);
+    if (access(net_dir, F_OK) == 0) {
+        report_ctx net = {run, f, 0};
+        fprintf(f, "\n");
+        report_net(&net);
+    }
     return ferror(f) ? -1 : 0;
 }

@@ -147,6 +147,31 @@ mkdir -p "$tmp/broken"; printf 'algo,p\nring\n' > "$tmp/broken/allreduce.csv"
 $bin/study report "$tmp/broken" 2> "$tmp/err"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "allreduce.csv" "$tmp/err" && grep -q "^## Reproduction" "$tmp/broken/report.md" &&
     ok "a malformed CSV: exit 1, one line naming it, the rest of the report written" || bad "a malformed CSV: exit $rc, $(cat "$tmp/err")"
+echo "== held against a real network: netcheck.sh --quick's folder"
+# netfolder RUN ERR4K: a netcheck/ as netcheck.sh leaves it, the 4 KiB ring's error ERR4K
+netfolder() {
+    mkdir -p "$1/netcheck"
+    printf 'algo,p,bytes,real_us,sim_us,error\nring,2,4096,360,%s,%s\nring,2,262144,28000,23000,-0.18\n' \
+        "$3" "$2" > "$1/netcheck/netcheck.csv"
+    printf '\nPrediction error at p = 2:\n\n| bytes | ring |\n|---:|---:|\n| 4096 | x |\n\n' > "$1/netcheck/netcheck.md"
+    printf '{"study": "pingpong", "meta": {"alpha_us": "9.8", "link_gbytes_per_s": "0.0112"}, "rows": []}\n' \
+        > "$1/netcheck/pingpong.json"
+    echo "netcheck: done" > "$1/netcheck.txt"
+}
+netfolder "$tmp/netok" 0.074 387
+expect "$tmp/netok" "^- target: the 4 KiB ring at p = 2 \(latency-bound\) predicted within 15%: \+7.4% — met$" "the 4 KiB ring 7.4% off: met"
+grep -q "alpha 9.8 us, 1/beta 0.0112 GB/s" "$tmp/out" && grep -q "^| 4096 | x |" "$tmp/out" &&
+    ok "the calibration and study netcheck's table in the section" || bad "the net section: $(grep -A3 'real network' "$tmp/out")"
+netfolder "$tmp/netbad" -0.3 252
+expect "$tmp/netbad" "within 15%: -30.0% — NOT met$" "the 4 KiB ring 30% off: NOT met"
+mkdir -p "$tmp/netno" && printf 'netcluster: cannot create a network namespace (ip netns add)\n' > "$tmp/netno/netcheck.txt"
+expect "$tmp/netno" "^Not run here: netcluster: cannot create a network namespace" "no hosts here: the reason, no target line"
+# where simulate_report.md carries the section (make bench runs netcheck first), once
+printf '## Allreduce at scale\n\n## Held against a real network\n\n- target: x — met\n' > "$tmp/netok/simulate_report.md"
+$bin/study report "$tmp/netok" --body --out - > "$tmp/out" 2>&1
+[ "$(grep -c '^## Held against a real network' "$tmp/out")" -eq 1 ] && ok "in simulate_report.md already: the section once" ||
+    bad "the net section $(grep -c '^## Held against a real network' "$tmp/out") times"
+
 $bin/study report "$tmp/none" 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "no such folder: exit 2, one line" || bad "no such folder: exit $rc"
 
