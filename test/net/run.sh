@@ -8,7 +8,8 @@
 #      with one line and makes nothing;
 #   4. netcheck.sh --quick calibrates a platform from the hosts and predicts them;
 #   5. a host's link cut under data-parallel rnn-train ends the job within 30 s, and its
-#      checkpoint resumes in one process; a stopped peer ends it by --exchange-timeout.
+#      checkpoint resumes in one process; a stopped peer, and a link throttled to
+#      8 kbit/s, end it by --exchange-timeout.
 # Skips with a line where the machine forbids it (not root, no netns, veth or tbf).
 # Exits 1 on failure.
 set -u
@@ -74,25 +75,38 @@ for args in "--rate 0" "--rate 08" "--hosts 2\$(id)" "--hosts 1" "--algo nothing
         ok "netcheck $args: exit 2, one line, nothing made" || bad "netcheck $args: exit $rc: $(cat "$tmp/err")"
 done
 # a host's link cut under data-parallel training: the job ends, the checkpoint resumes
-# in one process; mpirun's own keepalive (netcluster.sh) or --exchange-timeout ends it
+# in one process; mpirun's own keepalive (netcluster.sh) or --exchange-timeout ends it.
+# start_job OUT TIMEOUT TRAINER...: the trainer across the hosts in the background ($job),
+# returning once its first checkpoint is written; ended JOB WHAT: waits up to 30 s, then
+# 0 when the job ended ($rc, $took), else 1 with the job killed and a FAIL line.
+start_job() {
+    out=$1 to=$2; shift 2
+    rm -rf "$tmp/ck"
+    (cd "$tmp" && exec sh "$OLDPWD/$nc" mpirun "$@" --steps 100000000 --exchange-timeout "$to" > "$out" 2>&1) &
+    job=$!
+    i=0
+    while [ -z "$(ls "$tmp/ck" 2>/dev/null)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+}
+ended() {
+    t0=$(date +%s) i=0
+    while kill -0 $job 2> /dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
+    took=$(( $(date +%s) - t0 ))
+    if kill -0 $job 2> /dev/null; then
+        bad "$1: the job still runs 30 s later: $(tail -n 2 "$out")"
+        pkill -KILL -f "$tmp/corpus.txt"; pkill -P $job; kill $job; wait $job
+        return 1
+    fi
+    wait $job; rc=$?
+    return 0
+}
 if sh $nc up --hosts 2 --rate 100 > /dev/null 2>&1; then
     tiny_corpus "$tmp/corpus.txt"
     set -- "$(pwd)/build/bin/rnn-train" --corpus "$tmp/corpus.txt" --model lstm --hidden 24 --embed 16 --bptt 8 \
         --batch 2 --optimizer adam --lr 0.02 --threads 1 --gemm openblas --checkpoint "$tmp/ck" \
         --checkpoint-every 10
-    (cd "$tmp" && exec sh "$OLDPWD/$nc" mpirun "$@" --steps 100000000 --exchange-timeout 10 \
-        > "$tmp/cut.out" 2>&1) &
-    job=$!
-    i=0
-    while [ -z "$(ls "$tmp/ck" 2>/dev/null)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    start_job "$tmp/cut.out" 10 "$@"
     ip -n rsn2 link set rsn2-e down
-    t0=$(date +%s) i=0
-    while kill -0 $job 2> /dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
-    took=$(( $(date +%s) - t0 ))
-    if kill -0 $job 2> /dev/null; then
-        bad "link cut: the job still runs 30 s later"; pkill -f "$tmp/corpus.txt"; pkill -P $job; kill $job
-    else
-        wait $job; rc=$?
+    if ended "link cut"; then
         said=$(grep -m1 -E 'lost communication|exchange-timeout' "$tmp/cut.out" | sed 's/^ *//')
         [ $rc -ne 0 ] && [ -n "$said" ] && ok "link cut: the job ends in $took s, exit $rc: $said" ||
             bad "link cut: exit $rc after $took s: $(tail -n 3 "$tmp/cut.out")"
@@ -106,34 +120,36 @@ if sh $nc up --hosts 2 --rate 100 > /dev/null 2>&1; then
         { bad "link cut: ranks left: $(pgrep -f "$tmp/corpus.txt")"; pkill -f "$tmp/corpus.txt"; }
     # a peer stopped (SIGSTOP), its daemon alive: only --exchange-timeout ends the job
     ip -n rsn2 link set rsn2-e up
-    rm -rf "$tmp/ck"
-    (cd "$tmp" && exec sh "$OLDPWD/$nc" mpirun "$@" --steps 100000000 --exchange-timeout 5 \
-        > "$tmp/stop.out" 2>&1) &
-    job=$!
-    i=0
-    while [ -z "$(ls "$tmp/ck" 2>/dev/null)" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    start_job "$tmp/stop.out" 5 "$@"
     peer=
     for p in $(pgrep -f "$tmp/corpus.txt"); do
         [ "$(ip netns identify "$p")" = rsn2 ] && peer=$p
     done
     [ -n "$peer" ] && kill -STOP "$peer"
-    t0=$(date +%s) i=0
-    while kill -0 $job 2> /dev/null && [ $i -lt 60 ]; do sleep 0.5; i=$((i + 1)); done
-    took=$(( $(date +%s) - t0 ))
     if [ -z "$peer" ]; then
         bad "a stopped peer: no rank found in host 2's namespace"
-    elif kill -0 $job 2> /dev/null; then
-        bad "a stopped peer: the job still runs 30 s later: $(tail -n 2 "$tmp/stop.out")"
-    else
-        wait $job; rc=$?
+    elif ended "a stopped peer"; then
         said=$(grep -m1 'exchange-timeout' "$tmp/stop.out" | sed 's/^ *//')
         [ $rc -ne 0 ] && [ -n "$said" ] && ok "a stopped peer: --exchange-timeout 5 ends the job in $took s, exit $rc" ||
             bad "a stopped peer: exit $rc after $took s: $(tail -n 3 "$tmp/stop.out")"
     fi
     pkill -KILL -f "$tmp/corpus.txt"
+    # a link throttled to 8 kbit/s both ways (the ~20 KB gradient takes ~20 s): TCP still
+    # delivers, so no keepalive fires; --exchange-timeout ends the job
+    start_job "$tmp/slow.out" 5 "$@"
+    ip netns exec rsn2 tc qdisc change dev rsn2-e root tbf rate 8kbit burst 3028 latency 100ms &&
+        ip netns exec rsn-hub tc qdisc change dev rsn2-h root tbf rate 8kbit burst 3028 latency 100ms ||
+        bad "throttle: tc qdisc change failed"
+    if ended "a link at 8 kbit/s"; then
+        said=$(grep -m1 'exchange-timeout' "$tmp/slow.out" | sed 's/^ *//')
+        [ $rc -ne 0 ] && [ -n "$said" ] &&
+            ok "a link throttled to 8 kbit/s: --exchange-timeout 5 ends the job in $took s, exit $rc" ||
+            bad "a throttled link: exit $rc after $took s: $(tail -n 3 "$tmp/slow.out")"
+    fi
+    pkill -KILL -f "$tmp/corpus.txt"
     sh $nc down > /dev/null
 else
-    bad "up --hosts 2 --rate 100 failed: the link-cut and stopped-peer checks did not run"
+    bad "up --hosts 2 --rate 100 failed: the link-cut, stopped-peer and throttled-link checks did not run"
 fi
 for args in "up --hosts 1" "up --hosts 99" "up --hosts 010" "up --rate fast" "up --rate 08" "up --rate 1\$(id)" \
     "up --bogus" "mpirun" "sideways"; do
