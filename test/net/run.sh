@@ -52,15 +52,28 @@ sleep 0.2
 # 0.4-1 of the rate (scaling/net/README.md), so there only a prediction more than 25% slow
 # fails.  A failure shows the tools' own lines, not only mpirun's last words.
 st=build/bin/study
+# busy: other work holds the cores (under half of them idle over 0.5 s, from /proc/stat):
+# the ranks then wait for a core at every message, and the measured side is the
+# machine's load, not the network
+busy() {
+    a=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+    sleep 0.5
+    b=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " ");
+        exit !(y[2] > x[2] && (y[1] - x[1]) / (y[2] - x[2]) < 0.5) }'
+}
 said() { grep -E '^(netcheck|pingpong-bench|allreduce-bench|netcluster|study)' "$1" | tail -4 | tr '\n' ' '; }
+loaded=0; busy && loaded=1
 if sh scaling/net/netcheck.sh "$tmp/nc q" --quick > "$tmp/nc.out" 2>&1; then
     e4=$($st get "$tmp/nc q/netcheck.csv" error --where algo=ring,bytes=4096)
     e256=$($st get "$tmp/nc q/netcheck.csv" error --where algo=ring,bytes=262144)
-    # both rows present and numbers (awk compares a missing one as text, which passes)
-    awk -v a="$e4" -v b="$e256" 'BEGIN { exit !(a ~ /^-?[0-9.]+(e-?[0-9]+)?$/ && b ~ /^-?[0-9.]+(e-?[0-9]+)?$/ &&
-        a >= -0.25 && a <= 0.25 && b + 0 > -1 && b + 0 <= 0.25) }' &&
+    # both rows present and numbers (awk compares a missing one as text, which passes);
+    # the bounds only where the cores were free
+    awk -v a="$e4" -v b="$e256" -v l=$loaded 'BEGIN { exit !(a ~ /^-?[0-9.]+(e-?[0-9]+)?$/ &&
+        b ~ /^-?[0-9.]+(e-?[0-9]+)?$/ && (l || (a >= -0.25 && a <= 0.25 && b + 0 > -1 && b + 0 <= 0.25))) }' &&
         [ -s "$tmp/nc q/netcheck.md" ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] &&
-        ok "netcheck --quick: ring 4 KiB error $e4, 256 KiB $e256; the hosts taken down" ||
+        ok "netcheck --quick: ring 4 KiB error $e4, 256 KiB $e256; the hosts taken down$([ $loaded = 1 ] &&
+            echo "; other work held the cores, so the 25% bounds were not checked")" ||
         bad "netcheck --quick: errors $e4 and $e256: $(said "$tmp/nc.out")"
 else
     bad "netcheck --quick failed: $(said "$tmp/nc.out")"
