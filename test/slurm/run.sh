@@ -54,7 +54,10 @@ wait_job() {   # wait_job ID SECONDS: 0 when no task of it is left
     while [ -n "$(squeue --noheader -j "$1" 2>/dev/null)" ] && [ $i -lt $(($2 * 5)) ]; do sleep 0.2; i=$((i + 1)); done
     [ -z "$(squeue --noheader -j "$1" 2>/dev/null)" ]
 }
-done_count() { $st status "$1" "$1/pts.txt" --tally | cut -d ' ' -f 1; }
+done_count() {   # study status --tally prints "DONE TOTAL"
+    set -- $($st status "$1" "$1/pts.txt" --tally)
+    echo "${1:-0}"
+}
 
 # 4. (submitted first, as it takes the time limit's minute: the others run beside it on
 # the second CPU) past the time limit Slurm stops the point; the array again continues it
