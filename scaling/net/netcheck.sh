@@ -10,7 +10,8 @@
 #   netcheck.csv/.md     study netcheck: the prediction error per algorithm and size
 #   real-train-pP.csv    rnn-train --bench's data-parallel step across P hosts (not with
 #   sim-train.csv        --quick), and study train-sim's on the same platform;
-#   train.md             their step and exchange times side by side
+#   train.md, netcheck-train.csv
+#                        study netcheck on those: step and exchange times side by side
 # --quick: 2 hosts, 4 KiB and 256 KiB, ring and library, a short ping-pong (a check).
 # The study beside it, if any, should be paused: ranks share the two cores with it.
 # Exit: 0 done, 1 a step failed, 2 bad usage, 3 the machine cannot make the hosts.
@@ -130,17 +131,7 @@ echo "netcheck: study train-sim on the same platform (compute sampled here)"
     --platform-args "--node-lat-us $nodelat --switch-lat-us 0 --node-gbytes-per-s $beta" \
     --csv "$out/sim-train.csv" -- "$@" > "$out/sim-train.txt" 2>&1 ||
     { echo "netcheck: study train-sim failed (its output: $out/sim-train.txt)" >&2; exit 1; }
-{
-    echo "| hosts | step measured (ms) | step simulated (ms) | error | exchange measured (ms) | exchange simulated (ms) | error |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|"
-    for h in $hosts; do
-        rs=$("$bin/study" get "$out/real-train-p$h.csv" step_ms_median) &&
-            re=$("$bin/study" get "$out/real-train-p$h.csv" exchange_ms) &&
-            ss=$("$bin/study" get "$out/sim-train.csv" step_ms_median --where "ranks=$h") &&
-            se=$("$bin/study" get "$out/sim-train.csv" exchange_ms --where "ranks=$h") || exit 1
-        awk -v h="$h" -v rs="$rs" -v ss="$ss" -v re="$re" -v se="$se" 'BEGIN {
-            printf "| %d | %.0f | %.0f | %+.1f%% | %.0f | %.0f | %+.1f%% |\n", h, rs, ss, 100 * (ss / rs - 1),
-                   re, se, 100 * (se / re - 1) }'
-    done
-} > "$out/train.md"
-cat "$out/train.md"
+set --   # the real trainer's tables, one argument each
+for h in $hosts; do set -- "$@" "$out/real-train-p$h.csv"; done
+"$bin/study" netcheck "$@" "$out/sim-train.csv" --csv "$out/netcheck-train.csv" --md "$out/train.md" || exit 1
+

@@ -6,6 +6,9 @@
  * row: both medians (p50_us) and the prediction error, simulated / measured - 1.
  * Prints the errors as a Markdown table per rank count (--md writes it), the count
  * within --within, and writes every row with --csv.
+ * Given rnn-train CSVs instead (a step_ms_median column: rnn-train across the hosts,
+ * and study train-sim on the same platform), rows are matched by ranks, and the error
+ * is that of the step's median and of its exchange.
  * Exit: 0 ok, 1 no row matched, 2 bad usage or an unreadable table. */
 #include <math.h>
 #include <stdio.h>
@@ -34,7 +37,8 @@ static const rs_opt options[] = {
 };
 static const char usage[] = "usage: study netcheck REAL.csv [REAL.csv...] SIM.csv [options]\n"
     "Real allreduce-bench medians against SMPI's on the calibrated platform: the error\n"
-    "simulated / measured - 1 per (algo, p, bytes); smpi:ompi stands for library.";
+    "simulated / measured - 1 per (algo, p, bytes); smpi:ompi stands for library.\n"
+    "Given rnn-train CSVs and study train-sim's: the step's and the exchange's error per ranks.";
 
 typedef struct {
     char s[64];
@@ -53,12 +57,14 @@ static int is(const rs_table *t, int r, const char *col, const char *want)
     return strcmp(cell(t, r, col).s, want) == 0;
 }
 
-static int has_cols(const rs_table *t, const char *path)
+/* Every table of one kind, the first's: allreduce-bench / study simulate, or rnn-train. */
+static int has_cols(const rs_table *t, const char *path, int train)
 {
-    static const char *need[] = {"algo", "p", "bytes", "p50_us"};
-    for (int i = 0; i < 4; i++)
-        RS_CHECK(rs_table_col_index(t, need[i]) >= 0, "%s has no column '%s' (an allreduce-bench or study "
-                 "simulate CSV?)", path, need[i]);
+    static const char *ar[] = {"algo", "p", "bytes", "p50_us"}, *tr[] = {"ranks", "step_ms_median", "exchange_ms"};
+    const char **need = train ? tr : ar;
+    for (int i = 0; i < (train ? 3 : 4); i++)
+        RS_CHECK(rs_table_col_index(t, need[i]) >= 0, "%s has no column '%s' (%s CSV?)", path, need[i],
+                 train ? "like the first, an rnn-train or study train-sim" : "an allreduce-bench or study simulate");
     return 0;
 }
 
@@ -153,6 +159,54 @@ static rs_table *match(rs_table **real, int nreal, const rs_table *sim)
     return t;
 }
 
+/* rnn-train across the hosts against study train-sim: a row per rank count. */
+static rs_table *match_train(rs_table **real, int nreal, const rs_table *sim)
+{
+    static const rs_col cols[] = {{"ranks", RS_INT, 0},        {"real_step_ms", RS_DBL, 5},
+                                  {"sim_step_ms", RS_DBL, 5},  {"step_error", RS_DBL, 4},
+                                  {"real_exchange_ms", RS_DBL, 5}, {"sim_exchange_ms", RS_DBL, 5},
+                                  {"exchange_error", RS_DBL, 4}};
+    rs_table *t = rs_table_new("netcheck_train", cols, 7);
+    for (int i = 0; i < nreal; i++)
+        for (int r = 0; r < rs_table_nrows(real[i]); r++) {
+            text ranks = cell(real[i], r, "ranks");
+            int s = -1;
+            for (int k = 0; k < rs_table_nrows(sim) && s < 0; k++)
+                if (is(sim, k, "ranks", ranks.s) && !is(sim, k, "step_ms_median", ""))
+                    s = k;
+            double rs = atof(cell(real[i], r, "step_ms_median").s), re = atof(cell(real[i], r, "exchange_ms").s);
+            if (s < 0 || !(rs > 0) || !(re > 0))
+                continue;
+            double ss = atof(cell(sim, s, "step_ms_median").s), se = atof(cell(sim, s, "exchange_ms").s);
+            int row = rs_table_row(t);
+            rs_set_int(t, row, "ranks", atol(ranks.s));
+            rs_set_dbl(t, row, "real_step_ms", rs);
+            rs_set_dbl(t, row, "sim_step_ms", ss);
+            rs_set_dbl(t, row, "step_error", ss / rs - 1);
+            rs_set_dbl(t, row, "real_exchange_ms", re);
+            rs_set_dbl(t, row, "sim_exchange_ms", se);
+            rs_set_dbl(t, row, "exchange_error", se / re - 1);
+        }
+    return t;
+}
+
+static int train_table(FILE *f, void *ctx)
+{
+    const rs_table *t = ctx;
+    fprintf(f, "| hosts | step measured (ms) | step simulated (ms) | error | exchange measured (ms) | "
+               "exchange simulated (ms) | error |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int r = 0; r < rs_table_nrows(t); r++) {
+        double v[6];
+        static const char *col[] = {"real_step_ms", "sim_step_ms", "step_error", "real_exchange_ms",
+                                    "sim_exchange_ms", "exchange_error"};
+        for (int i = 0; i < 6; i++)
+            v[i] = atof(cell(t, r, col[i]).s);
+        fprintf(f, "| %s | %.0f | %.0f | %+.1f%% | %.0f | %.0f | %+.1f%% |\n", cell(t, r, "ranks").s, v[0], v[1],
+                100 * v[2], v[3], v[4], 100 * v[5]);
+    }
+    return 0;
+}
+
 int cmd_netcheck(int argc, char **argv)
 {
     char *pos[MOST_FILES + 1];
@@ -166,10 +220,12 @@ int cmd_netcheck(int argc, char **argv)
     if (rc != 0)
         return fprintf(stderr, "study netcheck: %s\n", rs_lasterr()), 2;
     rs_table *real[MOST_FILES], *sim = NULL;
-    int n = npos - 1;
+    int n = npos - 1, train = 0;
     for (int i = 0; i < npos; i++) {
         rs_table *t = rs_table_read_csv_text(pos[i]);
-        if (!t || has_cols(t, pos[i]) != 0) {   /* the ones read so far, and this one, go */
+        if (t && i == 0)
+            train = rs_table_col_index(t, "step_ms_median") >= 0;
+        if (!t || has_cols(t, pos[i], train) != 0) {   /* the ones read so far, and this one, go */
             fprintf(stderr, "study netcheck: %s\n", rs_lasterr());
             rs_table_free(t);
             for (int j = 0; j < i; j++)
@@ -181,10 +237,11 @@ int cmd_netcheck(int argc, char **argv)
         else
             sim = t;
     }
-    rs_table *t = match(real, n, sim);
+    rs_table *t = train ? match_train(real, n, sim) : match(real, n, sim);
     int rows = rs_table_nrows(t);
-    tables(stdout, t);
-    int wrc = (opt.md && rs_write_atomic(opt.md, tables, t) != 0) || (opt.csv && rs_table_write_csv(t, opt.csv) != 0);
+    int (*md)(FILE *, void *) = train ? train_table : tables;
+    md(stdout, t);
+    int wrc = (opt.md && rs_write_atomic(opt.md, md, t) != 0) || (opt.csv && rs_table_write_csv(t, opt.csv) != 0);
     if (wrc)
         fprintf(stderr, "study netcheck: %s\n", rs_lasterr());
     for (int i = 0; i < n; i++)

@@ -172,6 +172,20 @@ $bin/study report "$tmp/netok" --body --out - > "$tmp/out" 2>&1
 [ "$(grep -c '^## Held against a real network' "$tmp/out")" -eq 1 ] && ok "in simulate_report.md already: the section once" ||
     bad "the net section $(grep -c '^## Held against a real network' "$tmp/out") times"
 
+echo "== study netcheck: the trainer across the hosts against study train-sim"
+printf 'model,ranks,step_ms_median,exchange_ms\nlstm,2,100,50\n' > "$tmp/rt2.csv"
+printf 'model,ranks,step_ms_median,exchange_ms\nlstm,4,200,160\n' > "$tmp/rt4.csv"
+printf 'model,ranks,step_ms_median,exchange_ms,platform\nlstm,2,110,40,fattree\nlstm,4,150,168,fattree\n' > "$tmp/st.csv"
+$bin/study netcheck "$tmp/rt2.csv" "$tmp/rt4.csv" "$tmp/st.csv" --md "$tmp/train.md" --csv "$tmp/train.csv" > /dev/null
+[ "$(sed -n 3p "$tmp/train.md")" = "| 2 | 100 | 110 | +10.0% | 50 | 40 | -20.0% |" ] &&
+    [ "$(sed -n 4p "$tmp/train.md")" = "| 4 | 200 | 150 | -25.0% | 160 | 168 | +5.0% |" ] &&
+    [ "$($bin/study get "$tmp/train.csv" step_error --where ranks=4)" = "-0.25" ] &&
+    ok "planted steps: errors +10% / -20% at 2 ranks, -25% / +5% at 4, in the table and the CSV" ||
+    bad "study netcheck on trainer CSVs: $(cat "$tmp/train.md")"
+$bin/study netcheck "$tmp/rt2.csv" "$tmp/netok/netcheck/netcheck.csv" 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "no column 'ranks'" "$tmp/err" &&
+    ok "a trainer CSV beside an allreduce one: exit 2, one line" || bad "mixed kinds: exit $rc, $(cat "$tmp/err")"
+
 $bin/study report "$tmp/none" 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "no such folder: exit 2, one line" || bad "no such folder: exit $rc"
 
