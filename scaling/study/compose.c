@@ -13,6 +13,9 @@
  *   eval            one evaluation of the validation split (EVAL_STREAMS streams)
  *   exchange-rdb    the gradient and each tensor under SMPI's rdb (train-sim's library)
  *   exchange-hier   the gradient under hier
+ *   exchange-platform-V  the gradient as Open MPI would choose it at the largest N, on the
+ *                   platform with bandwidths (bw2, bwhalf) or latencies (lat2, lathalf)
+ *                   off by 2x: the efficiencies' band
  *   check-nN-ALGO   study train-sim at CHECK_N (flops mode at NODE_GFLOPS)
  * The plan: compose_plan.c; the tables: compose_tables.c (from compose_facts.c);
  * figures and report section: compose_report.c. */

@@ -87,6 +87,8 @@ static void add_exchange(compose_facts *f, const rs_table *t, int row, const cha
     study_cell_at(t, row, "algo", x.algo, sizeof x.algo);
     if (strcmp(point, "exchange-hier-g16") == 0)   /* hier's other group size, told apart */
         snprintf(x.algo, sizeof x.algo, "hier-g16");
+    if (strncmp(point, "exchange-platform-", 18) == 0)   /* the platform's band: smpi:ompi@bw2 */
+        snprintf(x.algo + strlen(x.algo), sizeof x.algo - strlen(x.algo), "@%.8s", point + 18);
     if (isnan(x.p) || isnan(x.bytes) || isnan(x.us))
         return;
     f->x = grow(f->x, f->nx, sizeof *f->x);

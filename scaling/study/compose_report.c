@@ -158,6 +158,23 @@ static void spread(FILE *f, const rs_table *strong, const rs_table *weak)
         }
 }
 
+/* The platform's band under a weak or strong table: each fused-library row that has one
+ * (the largest N), its efficiency with the range beside it. */
+static void band_lines(FILE *f, const rs_table *t, const char *kind)
+{
+    char k[32], lo[32], b[32], n[32];
+    int any = 0;
+    for (int row = 0; t && row < rs_table_nrows(t); row++)
+        if (!strcmp(cell(t, row, "node", k, sizeof k), kind) && *cell(t, row, "efficiency_lo", lo, sizeof lo) &&
+            ++any)
+            fprintf(f, "- fused-library, b = %s, N = %s: efficiency %.3f, **%.3f-%.3f** with the platform's "
+                       "bandwidths or its latencies off by 2x each way\n",
+                    cell(t, row, "b", b, sizeof b), cell(t, row, "nodes", n, sizeof n), num(t, row, "efficiency"),
+                    num(t, row, "efficiency_lo"), num(t, row, "efficiency_hi"));
+    if (any)
+        fprintf(f, "\n");
+}
+
 static int by_batch(const void *a, const void *b)
 {
     double x = ((const compose_batch *)a)->batch, y = ((const compose_batch *)b)->batch;
@@ -285,12 +302,14 @@ static int section_writer(FILE *f, void *ctx)
         fprintf(f, "### Weak scaling, %s node (per-node batch fixed): step ms, efficiency\n\n", kinds[k]);
         by_scheme(f, x->weak, kinds[k], "compute_ms", "compute ms", step_eff, 2);
         fprintf(f, "\n");
+        band_lines(f, x->weak, kinds[k]);
     }
     for (int k = 0; k < 2; k++) {
         fprintf(f, "### Strong scaling, %s node (global batch %s, b = %s / N): step ms, efficiency\n\n",
                 kinds[k], S("STRONG_B"), S("STRONG_B"));
         by_scheme(f, x->strong, kinds[k], "compute_ms", "compute ms", step_eff, 2);
         fprintf(f, "\n");
+        band_lines(f, x->strong, kinds[k]);
     }
     fprintf(f, "### Time to target (steps of the study's best point x T(N)), seconds\n\n");
     for (int k = 0; k < 2; k++) {

@@ -19,7 +19,9 @@
  * of NODE_GFLOPS: compute = the step's flops / NODE_GFLOPS, optimizer = its memory
  * traffic at the platform's gamma rate (as train-sim charges it), evaluation scaled by
  * this core's GFLOP/s over NODE_GFLOPS.  A part that a missing point would give leaves
- * its row out (counted on stderr).  Numbers are written with 6 significant digits. */
+ * its row out (counted on stderr).  Numbers are written with 6 significant digits.
+ * efficiency_lo/_hi, on fused-library rows at the largest N: the efficiency's range with
+ * that exchange simulated on the platform with its bandwidths or latencies x2 and /2. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,7 +110,7 @@ static double fastest_ms(composer *c, const char *prefix, double N, double bytes
     for (int i = 0; i < c->f->nx; i++) {
         const compose_exchange *x = &c->f->x[i];
         if (x->p == N && x->bytes == bytes && strncmp(x->algo, prefix, strlen(prefix)) == 0 &&
-            !(x->us / 1e3 >= best)) {
+            !strchr(x->algo, '@') && !(x->us / 1e3 >= best)) {   /* not the band's platforms */
             best = x->us / 1e3;
             snprintf(c->algo, sizeof c->algo, "%s", x->algo);
         }
@@ -151,6 +153,26 @@ static double exchange_ms(composer *c, int scheme, double N)
     return c->f->bptt * sum;
 }
 
+/* The platform's band (compose_plan.c): the step of the last step() with its fused
+ * library exchange simulated on the platform with bandwidths and latencies x2 and /2
+ * instead, lo and hi of the efficiency that step gives (eff(step)); 0 where a variant is
+ * missing (only the largest N has them). */
+static int band(const composer *c, double N, double (*eff)(const void *, double), const void *ctx, double *lo,
+                double *hi)
+{
+    static const char *const v[] = {"smpi:ompi@bw2", "smpi:ompi@bwhalf", "smpi:ompi@lat2", "smpi:ompi@lathalf"};
+    double base = c->pc + c->po + c->pe;
+    *lo = INFINITY, *hi = -INFINITY;
+    for (int i = 0; i < 4; i++) {
+        double x = simulated_ms(c, v[i], N, c->f->params * 4), e = eff(ctx, base + x);
+        if (isnan(x))
+            return 0;
+        *lo = e < *lo ? e : *lo;
+        *hi = e > *hi ? e : *hi;
+    }
+    return 1;
+}
+
 /* The step (ms) and its parts, or NAN (counted) when a part is missing. */
 static double step(composer *c, int core, double b, const char *o, int scheme, double N, double ev)
 {
@@ -179,7 +201,7 @@ static const rs_col step_cols[] = {
     {"global_batch", RS_INT, 0}, {"scheme", RS_STR, 0}, {"algo", RS_STR, 0}, {"compute_ms", RS_DBL, 6},
     {"optimizer_ms", RS_DBL, 6}, {"exchange_ms", RS_DBL, 6}, {"eval_ms", RS_DBL, 6}, {"step_ms", RS_DBL, 6},
     {"compute_ms_min", RS_STR, 0}, {"compute_ms_max", RS_STR, 0}, {"tokens_per_s", RS_DBL, 6},
-    {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}};
+    {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}, {"efficiency_lo", RS_DBL, 6}, {"efficiency_hi", RS_DBL, 6}};
 
 /* One row of the weak or strong table, up to tokens/s: its index. */
 static int step_row(rs_table *t, const composer *c, int core, const char *b, double N, double bv, int scheme,
@@ -222,6 +244,33 @@ typedef struct {
     double strong_b;
 } grid;
 
+/* The efficiency of a step of st ms: weak scaling's (tokens/s over N = 1's, per node)
+ * and strong scaling's (N = 1's step over N steps). */
+typedef struct {
+    double N, b, bptt, base;     /* base: N = 1's tokens/s (weak) or step ms (strong) */
+} eff_ctx;
+static double weak_eff(const void *ctx, double st)
+{
+    const eff_ctx *e = ctx;
+    return e->N * e->b * e->bptt / st * 1e3 / e->base / e->N;
+}
+static double strong_eff(const void *ctx, double st)
+{
+    const eff_ctx *e = ctx;
+    return e->base / st / e->N;
+}
+
+/* A fused-library row's band, where the platform's variants were simulated. */
+static void set_band(rs_table *t, int row, const composer *c, int scheme, double (*eff)(const void *, double),
+                     const eff_ctx *e)
+{
+    double lo, hi;
+    if (scheme == FUSED_LIBRARY && band(c, e->N, eff, e, &lo, &hi)) {
+        rs_set_dbl(t, row, "efficiency_lo", lo);
+        rs_set_dbl(t, row, "efficiency_hi", hi);
+    }
+}
+
 /* Per-node batch b fixed: speedup and efficiency in tokens/s against N = 1 (none in
  * rows before N = 1's). */
 static void weak(grid *g, rs_table *t, int core, int bi, int scheme)
@@ -239,6 +288,7 @@ static void weak(grid *g, rs_table *t, int core, int bi, int scheme)
         if (tok1 != 0) {
             rs_set_dbl(t, row, "speedup", tok / tok1);
             rs_set_dbl(t, row, "efficiency", tok / tok1 / N);
+            set_band(t, row, c, scheme, weak_eff, &(eff_ctx){N, b, c->f->bptt, tok1});
         }
     }
 }
@@ -263,6 +313,7 @@ static void strong(grid *g, rs_table *t, int core, int scheme)
         if (st1 != 0) {
             rs_set_dbl(t, row, "speedup", st1 / st);
             rs_set_dbl(t, row, "efficiency", st1 / st / N);
+            set_band(t, row, c, scheme, strong_eff, &(eff_ctx){N, b, c->f->bptt, st1});
         }
     }
 }
@@ -340,7 +391,7 @@ static const rs_col regime_cols[] = {
     {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"scheme", RS_STR, 0}, {"target", RS_STR, 0},
     {"optimizer", RS_STR, 0}, {"nodes", RS_INT, 0}, {"global_batch", RS_INT, 0}, {"b", RS_DBL, 6},
     {"steps_to_target", RS_INT, 0}, {"step_ms", RS_DBL, 6}, {"time_to_target_s", RS_DBL, 6},
-    {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}};
+    {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}, {"efficiency_lo", RS_DBL, 6}, {"efficiency_hi", RS_DBL, 6}};
 
 /* The regime study's rows at every N of the grid: of its counts of (target, optimizer),
  * S(B) at each B it measured, the B whose S(B) x T(N, b = B / N) is least (b whole, its

@@ -260,6 +260,11 @@ fake() {
       for p in 2 4; do echo "smpi:ompi,$p,4000,100"; echo "smpi:ompi,$p,96,10"; echo "smpi:ompi,$p,4128,$((150 * p))"
                        echo "smpi:mpich,$p,4128,$((250 * p))"; done; } > "$P/exchange-library/exchange.csv"
     printf 'algo,p,bytes,p50_us\nsmpi:lr,2,4128,120\nsmpi:lr,4,4128,700\n' > "$P/exchange-builtin/exchange.csv"
+    # the platform's band at the largest N: Open MPI's choice at 600 us there, 400-1000 off by 2x
+    for v in bw2:400 bwhalf:1000 lat2:620 lathalf:590; do
+        mkdir -p "$P/exchange-platform-${v%%:*}"
+        printf 'algo,p,bytes,p50_us\nsmpi:ompi,4,4128,%s\n' "${v#*:}" > "$P/exchange-platform-${v%%:*}/exchange.csv"
+    done
     printf 'workers,allreduce,compute,step_ms_median,compute_ms,exchange_exposed_ms,optimizer_ms\n4,library,flops:10,6,5,0.8,0.0008\n' \
         > "$P/check-n4-library/check.csv"
     printf 'workers,allreduce,compute,step_ms_median,compute_ms,exchange_exposed_ms,optimizer_ms\n2,hier,flops:10,9,5,4,0.0008\n' \
@@ -287,6 +292,15 @@ rows_ok "$tmp/f1/scaling_weak.csv" 'v["node"] != "core" || (v["compute_ms_min"] 
 rows_ok "$tmp/f1/scaling_weak.csv" 'v["scheme"] != "per-tensor" || v["nodes"] != 2 || v["exchange_ms"] == 0.55' &&
     ok "per-tensor at N = 2: bptt x the tensors' allreduces (5 x 110 us)" || bad "per-tensor exchange"
 rows_ok "$tmp/f1/scaling_strong.csv" 'v["nodes"] != 4 || v["b"] == 2' && ok "strong: b = STRONG_B / N" || bad "strong: per-node batch"
+# the band: weak, this core, b = 2, N = 4: a step of 21 ms + the exchange, so 21 / 22 and
+# 21 / 21.4 with the exchange at 1000 and 400 us; only fused-library rows at N = 4 have it,
+# and fused-best never picks a band's platform
+rows_ok "$tmp/f1/scaling_weak.csv" '(v["scheme"] == "fused-library" && v["nodes"] == 4) == (v["efficiency_lo"] != "") &&
+    (v["node"] != "core" || v["efficiency_lo"] == "" || (near(v["efficiency_lo"], 21 / 22) &&
+    near(v["efficiency_hi"], 21 / 21.4) && near(v["efficiency"], 21 / 21.6))) && v["algo"] !~ /@/' &&
+    grep -q "^- fused-library, b = 2, N = 4: efficiency 0.972, \*\*0.955-0.981\*\* with the platform" "$tmp/f1/scaling_compose.md" &&
+    ok "the platform band: weak at N = 4, 0.955-0.981 around 0.972, in the table and the report" ||
+    bad "the platform band: $(grep -m2 'fused-library, b' "$tmp/f1/scaling_compose.md")"
 # the regime study's rows: its best rate per (target, optimizer, N) x T(N), the speedup
 # against N = 1 of the same target and optimizer
 fake "$tmp/f4"; printf 'B="2"\n' > "$tmp/f4/regime_settings.txt"

@@ -372,6 +372,17 @@ else
     bad "--eval-ranks 1: runs differ or exposed ${xr:-nothing} ms not below serial ${xs:-nothing} ms"
 fi
 
+echo "== platform-gen: the sensitivity factors"
+# x2 bandwidth and /2 latencies as factors make the platform the values given outright make
+"$gen" --platform taihulight --nodes 300 --bandwidth-factor 2 --latency-factor 0.5 --out "$tmp/fac" > /dev/null &&
+    "$gen" --platform taihulight --nodes 300 --node-gbytes-per-s 32 --node-lat-us 0.2 --switch-lat-us 0.1 \
+        --uplink-lat-us 0.25 --central-lat-us 0.25 --out "$tmp/given" > /dev/null &&
+    "$gen" --platform taihulight --nodes 300 --out "$tmp/base" > /dev/null &&
+    cmp -s "$tmp/fac.xml" "$tmp/given.xml" && ! cmp -s "$tmp/fac.xml" "$tmp/base.xml" &&
+    "$gen" --platform taihulight --describe --latency-factor 0.5 | grep -q "^node_lat_us 0.2 .*times 0.5 (--latency-factor)" &&
+    ok "--bandwidth-factor 2 --latency-factor 0.5: the platform of 32 GB/s and halved latencies, said in --describe" ||
+    bad "platform-gen's factors: $(diff "$tmp/fac.xml" "$tmp/given.xml" | head -n 4 | tr '\n' ' ')"
+
 echo "== bad input: exit 2, one line on stderr"
 expect2() { # FRAGMENT CMD...
     frag=$1; shift
@@ -382,6 +393,7 @@ expect2() { # FRAGMENT CMD...
 }
 expect2 "impossible" "$gen" --platform taihulight --nodes 64 --node-gbytes-per-s 0 --out "$tmp/x"
 expect2 "impossible" "$gen" --platform fattree --nodes 64 --oversubscription -2 --out "$tmp/x"
+expect2 "impossible" "$gen" --platform taihulight --nodes 64 --latency-factor 0 --out "$tmp/x"
 expect2 "larger than the platform" "$gen" --platform taihulight --nodes 2048 --groups 4 --out "$tmp/x"
 expect2 "larger than the platform" "$gen" --platform torus --torus 4x4 --nodes 17 --out "$tmp/x"
 expect2 "not a torus" "$gen" --platform torus --torus 8x --nodes 8 --out "$tmp/x"

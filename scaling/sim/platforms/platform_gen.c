@@ -76,6 +76,8 @@ static struct {
     double central_lat_us;   /* --central-lat-us: the central network */
     double reduce_gbs;       /* --reduce-gbytes-per-s: the gamma model */
     double host_gflops;      /* --host-gflops: host speed (only scales flops, see README) */
+    double bw_factor;        /* --bandwidth-factor: every bandwidth, given or default, times this */
+    double lat_factor;       /* --latency-factor: every latency, given or default, times this */
     const char *torus;       /* --torus XxYxZ */
     const char *placement;   /* --placement consecutive|roundrobin|random */
     long seed;               /* --seed for random */
@@ -83,7 +85,7 @@ static struct {
     int describe;            /* --describe: print the parameters and exit */
 } opt = {.placement = "consecutive", .seed = 1, .node_gbs = UNSET, .oversub = UNSET,
          .node_lat_us = UNSET, .switch_lat_us = UNSET, .uplink_lat_us = UNSET,
-         .central_lat_us = UNSET, .reduce_gbs = UNSET, .host_gflops = UNSET};
+         .central_lat_us = UNSET, .reduce_gbs = UNSET, .host_gflops = UNSET, .bw_factor = 1, .lat_factor = 1};
 
 static const rs_opt options[] = {
     {"platform", RS_OPT_STR, &opt.platform, "NAME", "taihulight, fattree or torus", 0, 0},
@@ -98,6 +100,8 @@ static const rs_opt options[] = {
     {"central-lat-us", RS_OPT_DBL, &opt.central_lat_us, "US", "latency of the central network (default 0.5)", 0, 0},
     {"reduce-gbytes-per-s", RS_OPT_DBL, &opt.reduce_gbs, "X", "gamma model: bytes reduced per second per node, GB/s (default 30)", 0, 0},
     {"host-gflops", RS_OPT_DBL, &opt.host_gflops, "F", "host speed in GFLOP/s (default 3060, SW26010)", 0, 0},
+    {"bandwidth-factor", RS_OPT_DBL, &opt.bw_factor, "F", "every network bandwidth (node links, uplinks, backbones) times F (default 1)", 0, 0},
+    {"latency-factor", RS_OPT_DBL, &opt.lat_factor, "F", "every link and switch latency times F (default 1)", 0, 0},
     {"torus", RS_OPT_STR, &opt.torus, "XxYxZ", "torus dimensions, 2 or 3 (default 8x8x16)", 0, 0},
     {"placement", RS_OPT_STR, &opt.placement, "HOW", "consecutive, roundrobin or random (default consecutive)", 0, 0},
     {"seed", RS_OPT_INT, &opt.seed, "N", "seed of the random placement (default 1)", 0, 1e18},
@@ -128,6 +132,17 @@ static void set(int i, const char *key, double given, double dflt, const char *s
     par[i].v = given != UNSET ? given : dflt;
     par[i].src = given != UNSET ? "given on the command line" : src;
 }
+/* --bandwidth-factor or --latency-factor on parameter i (f != 1), said in its source. */
+static void scale(int i, double f, const char *option)
+{
+    static char why[P_N][320];
+    if (f == 1)
+        return;
+    par[i].v *= f;
+    snprintf(why[i], sizeof why[i], "%s, times %g (%s)", par[i].src, f, option);
+    par[i].src = why[i];
+}
+
 /* A quantity derived from the others. */
 static void derive(int i, const char *key, double v, const char *how)
 {
@@ -167,7 +182,8 @@ static int resolve(void)
         {"node-gbytes-per-s", opt.node_gbs, 0}, {"oversubscription", opt.oversub, 0},
         {"reduce-gbytes-per-s", opt.reduce_gbs, 0}, {"host-gflops", opt.host_gflops, 0},
         {"node-lat-us", opt.node_lat_us, 1}, {"switch-lat-us", opt.switch_lat_us, 1},
-        {"uplink-lat-us", opt.uplink_lat_us, 1}, {"central-lat-us", opt.central_lat_us, 1}};
+        {"uplink-lat-us", opt.uplink_lat_us, 1}, {"central-lat-us", opt.central_lat_us, 1},
+        {"bandwidth-factor", opt.bw_factor, 0}, {"latency-factor", opt.lat_factor, 0}};
     for (int i = 0; i < RS_ARRAY_LEN(q); i++) {
         if (q[i].v == UNSET)
             continue; /* not given */
@@ -180,6 +196,9 @@ static int resolve(void)
         "Sunway TaihuLight node injection 16 GB/s (Dongarra 2016, UT-EECS-16-742); the same nodes on every platform");
     set(P_LNODE, "node_lat_us", opt.node_lat_us, 0.4, "assumption: NIC + cable, so that nearest nodes are ~1 us apart");
     set(P_LSWITCH, "switch_lat_us", opt.switch_lat_us, 0.2, "assumption: one switch traversal");
+    scale(P_B, opt.bw_factor, "--bandwidth-factor");   /* the uplinks and backbones follow B */
+    scale(P_LNODE, opt.lat_factor, "--latency-factor");
+    scale(P_LSWITCH, opt.lat_factor, "--latency-factor");
     set(P_REDUCE, "reduce_gbytes_per_s", opt.reduce_gbs, 30,
         "assumption: reduction on the CPE clusters at ~90 GB/s of DMA bandwidth per node, 3 bytes moved per byte reduced");
     set(P_SPEED, "host_gflops", opt.host_gflops, TL_NODE_GFLOPS,
@@ -228,6 +247,8 @@ static int resolve(void)
         set(P_LUP, "uplink_lat_us", opt.uplink_lat_us, 0.5, "assumption: a cable to the central network");
         set(P_LCENTRAL, "central_lat_us", opt.central_lat_us, 0.5,
             tl ? "assumption: the central network's switches" : "assumption: a spine switch");
+        scale(P_LUP, opt.lat_factor, "--latency-factor");
+        scale(P_LCENTRAL, opt.lat_factor, "--latency-factor");
         derive(P_ALPHA, "alpha_us", 2 * par[P_LNODE].v + par[P_LSWITCH].v,
                "nearest nodes: node link + switch + node link");
         derive(P_ALPHA_HI, "alpha_hi_us",
