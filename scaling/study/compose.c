@@ -30,6 +30,7 @@
 #include "compose_study.h"
 #include "fsio.h"
 #include "proc.h"
+#include "smpi_launch.h"
 
 #define DEFAULT_WHY                                                                          \
     "the default: an SW26010, the platform's node, 3060 GFLOP/s peak, at 3.3%, the fraction " \
@@ -181,7 +182,7 @@ static int check(study_run *r)
     const char *only = getenv("STUDY_CHECK");
     RS_CHECK((only && *only) || access(file, R_OK) == 0,
              "%s missing: run study run converge on %s first", file, r->dir);
-    if (have_programs() != 0)
+    if (have_programs() != 0 || smpi_run_ok(r->dir) != 0)   /* its exchange points run smpirun */
         return -1;
     static const char *const ints[] = {"STRONG_B", "COMPUTE_MAX_B", "EVAL_EVERY", "BENCH_STEPS", "REPEATS"};
     for (int i = 0; i < 5; i++)

@@ -71,6 +71,11 @@ static int run_one(const char *work, const sim_job *j, const char *sizes, const 
     if (j->fold)
         sa_add(&c.argv, "--no-check");
     sa_opt(&c.argv, "--csv", "%s", out);
+    if (smpi_cmd_check(&c) != 0) {
+        fprintf(stderr, "%s\n", rs_lasterr());
+        smpi_cmd_free(&c);
+        return 2;
+    }
     double cp = 0;
     int rc = proc_run(c.argv.v, smpi_cmd_envp(&c), log, err, 1, &cp);
     smpi_cmd_free(&c);

@@ -12,6 +12,7 @@
 #include "meta.h"
 #include "opts.h"
 #include "simulate.h"
+#include "smpi_launch.h"
 #include "study_def.h"
 
 /* The project's algorithms simulate runs (collectives/allreduce.c's registry, but
@@ -321,6 +322,8 @@ int sim_opts_parse(sim_opts *o, int argc, char **argv)
         return -1;
     RS_CHECK(!(o->plan || o->run_ids || o->collect) || o->keep,
              "--plan, --run-job and --collect need --keep DIR (the planned folder)");
+    if (o->keep && smpi_path_ok(o->keep, "--keep") != 0)   /* its platforms and logs go to smpirun */
+        return -1;
     RS_CHECK(!o->run_ids || o->run_ids[strspn(o->run_ids, "abcdefghijklmnopqrstuvwxyz0123456789,")] == 0,
              "--run-job: '%s' is not a list of simulation ids (e.g. j0001,j0002)", o->run_ids);
     return 0;

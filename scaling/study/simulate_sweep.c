@@ -7,7 +7,8 @@
  * run as one list of points (the pool, pool.c: a rerun with the same RUN resumes), the
  * longest first, the cheap ones of a part grouped so that no point is more than a small
  * share of the sweep and few are tiny; then the collect (simulate_sweep_out.c).  A part
- * whose CSV or JSON is in RUN is left alone: results are never overwritten. */
+ * whose CSV or JSON is in RUN is left alone: results are never overwritten.  NETCHECK=1
+ * (not QUICK) runs the real-network check into RUN/netcheck before the simulations. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "proc.h"
 #include "simulate.h"
 #include "simulate_sweep.h"
+#include "smpi_launch.h"
 #include "study.h"
 #include "fsio.h"
 
@@ -30,7 +32,31 @@ static const study_setting settings[] = {
      * (study train-sim): weak scaling at these node counts (empty: none); 800 nodes
      * needs the big corpus */
     {"DP_SIM_NODES", "1 16 100 800", "1 16", SET_OPT_INTS, NULL},
+    /* 1: the simulator held against a real network first (netcheck_first), 0: not; make
+     * bench runs that itself before its QUICK simulate */
+    {"NETCHECK", "1", "0", SET_TEXT, NULL},
 };
+
+/* NETCHECK=1 and no RUN/netcheck yet: scaling/net/netcheck.sh --quick into it (two
+ * namespace hosts on 100 Mbit/s links against study simulate on their calibrated
+ * platform, ~30 s), before any simulation takes the cores; its output in
+ * RUN/netcheck.txt, whose last line the report gives where the machine cannot make the
+ * hosts (exit 3).  A failure is said and does not stop the sweep. */
+static void netcheck_first(study_run *r)
+{
+    char script[4200], out[4200], txt[4200];
+    snprintf(out, sizeof out, "%s/netcheck", r->dir);
+    snprintf(txt, sizeof txt, "%s/netcheck.txt", r->dir);
+    if (strcmp(study_value(r, "NETCHECK"), "1") != 0 || access(out, F_OK) == 0)
+        return;
+    snprintf(script, sizeof script, "%s/scaling/net/netcheck.sh", study_root());
+    char *argv[] = {"sh", script, out, "--quick", NULL};
+    printf("simulate: held against a real network first (scaling/net/netcheck.sh --quick, ~30 s)\n");
+    fflush(stdout);
+    int rc = proc_run(argv, NULL, txt, txt, 0, NULL);
+    if (rc != 0 && rc != 3)
+        fprintf(stderr, "simulate: netcheck.sh ended with exit %d (its output: %s); the sweep goes on\n", rc, txt);
+}
 
 /* The data-parallel step's exchanges: fused, bucketed (1 MiB buckets), bucketed with
  * the embedding's touched rows alone, fused with each node updating its block. */
@@ -119,6 +145,10 @@ int sim_self(const sim_part *p, const char *const *more, const char *out, const 
 static int check(study_run *r)
 {
     sweep.t0 = (long long)time(NULL);
+    const char *nc = study_value(r, "NETCHECK");
+    RS_CHECK(!strcmp(nc, "0") || !strcmp(nc, "1"), "NETCHECK=%s: expected 1 (the real-network check first) or 0", nc);
+    if (smpi_run_ok(r->dir) != 0)
+        return -1;
     sim_part *parts;
     int n = sim_parts(r, &parts);
     if (n < 0)
@@ -294,6 +324,7 @@ static int plan(study_run *r)
     sweep.planned = 1;
     if (sweep.t0 == 0)
         sweep.t0 = (long long)time(NULL);
+    netcheck_first(r);
     sim_part *parts;
     int n = sim_parts(r, &parts);
     if (n < 0)

@@ -1,5 +1,32 @@
 /* smpi_launch.c — one smpirun's argument vector and environment (smpi_launch.h). */
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
 #include "smpi_launch.h"
+
+int smpi_path_ok(const char *path, const char *what)
+{
+    RS_CHECK(!path[strcspn(path, " \t\n")],
+             "%s '%s' has a space: SimGrid's smpirun splits its arguments at spaces; give one without", what, path);
+    return 0;
+}
+
+int smpi_run_ok(const char *dir)
+{
+    char cwd[4096];
+    if (dir[0] != '/' && getcwd(cwd, sizeof cwd) && smpi_path_ok(cwd, "the folder of RUN") != 0)
+        return -1;
+    return smpi_path_ok(dir, "RUN");
+}
+
+int smpi_cmd_check(const smpi_cmd *c)
+{
+    for (int i = 0; i < c->argv.n; i++)
+        if (smpi_path_ok(c->argv.v[i], "the simulation's argument") != 0)
+            return -1;
+    return 0;
+}
 
 void smpi_cmd_start(smpi_cmd *c, const study_argv *prefix, const char *smpirun, long p, const char *plat, long eager,
                     const char *first_cfg)

@@ -26,6 +26,14 @@ typedef struct {
  * bytes; the caller adds its own --cfg=..., the program and its flags. */
 void smpi_cmd_start(smpi_cmd *c, const study_argv *prefix, const char *smpirun, long p, const char *plat, long eager,
                     const char *first_cfg);
+/* 0, or -1 (rs_lasterr: what and why) where smpirun would split an argument: its shell
+ * script expands the hostfile and the program's arguments unquoted, so a path or value
+ * with a space became two (a run folder "a b": "Unable to open 'b/.../p2.hosts'"). */
+int smpi_path_ok(const char *path, const char *what);
+int smpi_cmd_check(const smpi_cmd *c);
+/* A run folder whose stage runs smpirun: smpi_path_ok on it (and on the working folder
+ * where it is relative). */
+int smpi_run_ok(const char *dir);
 /* The folded-run settings: the block size, RS_SMPI_FOLD_BYTES and LD_PRELOAD=foldlib. */
 void smpi_cmd_fold(smpi_cmd *c, const char *foldlib);
 void smpi_cmd_free(smpi_cmd *c);

@@ -114,6 +114,11 @@ static int launch(const ts_opts *o, const char *plat, const char *out, const cha
         sa_opt(&c.argv, "--eval-every", "%s", o->eval_every);
     if (strtol(o->eval_ranks, NULL, 10) != 0)
         sa_opt(&c.argv, "--eval-ranks", "%s", o->eval_ranks);
+    if (smpi_cmd_check(&c) != 0) {
+        fprintf(stderr, "%s\n", rs_lasterr());
+        smpi_cmd_free(&c);
+        return 2;
+    }
     int rc = proc_run(c.argv.v, smpi_cmd_envp(&c), log, err, 0, NULL);
     smpi_cmd_free(&c);
     return rc;

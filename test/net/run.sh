@@ -6,7 +6,8 @@
 #   2. mpirun runs one rank in each host's namespace, over TCP;
 #   3. a TERM during up leaves no namespace; down removes every one; bad usage exits 2
 #      with one line and makes nothing;
-#   4. netcheck.sh --quick calibrates a platform from the hosts and predicts them;
+#   4. netcheck.sh --quick, run by study run simulate (make simulate), calibrates a
+#      platform from the hosts and predicts them, and the simulate report shows it;
 #   5. a host's link cut under data-parallel rnn-train ends the job within 30 s, and its
 #      checkpoint resumes in one process; a stopped peer, and a link throttled to
 #      8 kbit/s, end it by --exchange-timeout.
@@ -70,22 +71,29 @@ said() {
     grep -E '^(netcheck|pingpong-bench|allreduce-bench|netcluster|study|mpirun|==[0-9]+==|SUMMARY)' "$1" |
         tail -6 | tr '\n' ' '
 }
+# through make simulate (study run simulate, NETCHECK=1): netcheck.sh --quick into
+# RUN/netcheck first, its output in RUN/netcheck.txt, then a tiny sweep whose report
+# carries the section
 loaded=0; busy && loaded=1
-if sh scaling/net/netcheck.sh "$tmp/nc q" --quick > "$tmp/nc.out" 2>&1; then
-    e4=$($st get "$tmp/nc q/netcheck.csv" error --where algo=ring,bytes=4096)
-    e256=$($st get "$tmp/nc q/netcheck.csv" error --where algo=ring,bytes=262144)
+printf 'simulate_small --nodes 2 --algo ring --sizes 4\n' > "$tmp/part"
+nq="$tmp/simq/netcheck"
+if NETCHECK=1 DP_SIM_NODES= SIM_PARTS="$tmp/part" SIM_JOBS=1 $st run simulate "$tmp/simq" > "$tmp/sim.out" 2>&1 &&
+    [ -f "$nq/netcheck.csv" ]; then
+    e4=$($st get "$nq/netcheck.csv" error --where algo=ring,bytes=4096)
+    e256=$($st get "$nq/netcheck.csv" error --where algo=ring,bytes=262144)
     # both rows present and numbers (awk compares a missing one as text, which passes);
     # the bounds only where the cores were free
     awk -v a="$e4" -v b="$e256" -v l=$loaded 'BEGIN { exit !(a ~ /^-?[0-9.]+(e-?[0-9]+)?$/ &&
         b ~ /^-?[0-9.]+(e-?[0-9]+)?$/ && (l || (a >= -0.25 && a <= 0.25 && b + 0 > -1 && b + 0 <= 0.25))) }' &&
-        [ -s "$tmp/nc q/netcheck.md" ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] &&
-        ok "netcheck --quick: ring 4 KiB error $e4, 256 KiB $e256; the hosts taken down$([ $loaded = 1 ] &&
+        [ -s "$nq/netcheck.md" ] && [ "$(ip netns list | grep -c -E '^rsn')" -eq 0 ] &&
+        grep -q "^## Held against a real network" "$tmp/simq/simulate_report.md" &&
+        ok "make simulate's netcheck --quick: ring 4 KiB error $e4, 256 KiB $e256; the hosts taken down; the report's section$([ $loaded = 1 ] &&
             echo "; other work held the cores, so the 25% bounds were not checked")" ||
-        bad "netcheck --quick: errors $e4 and $e256: $(said "$tmp/nc.out")"
+        bad "netcheck --quick: errors $e4 and $e256: $(said "$tmp/simq/netcheck.txt")"
 else
-    bad "netcheck --quick failed: $(said "$tmp/nc.out")"
+    bad "make simulate's netcheck --quick failed: $(said "$tmp/simq/netcheck.txt") $(tail -n 2 "$tmp/sim.out" | tr '\n' ' ')"
 fi
-sh scaling/net/netcheck.sh "$tmp/nc q" --quick > /dev/null 2> "$tmp/err"; rc=$?
+sh scaling/net/netcheck.sh "$nq" --quick > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'exists' "$tmp/err" && ok "netcheck into an existing folder: exit 2, nothing overwritten" ||
     bad "netcheck again: exit $rc: $(cat "$tmp/err")"
 for args in "--rate 0" "--rate 08" "--hosts 2\$(id)" "--hosts 1" "--algo nothing" "--algo ring,hier" "--algo ," \
