@@ -121,6 +121,10 @@ void sim_summary(const sim_opts *o, const rs_table *rows, FILE *f);
  * simulate.csv or caffe.csv in RUN). */
 int sim_report(const char *run, FILE *f);
 void sim_report_caffe(const char *run, FILE *f);
+/* The 20x's band: the lowest and highest improvement at p nodes of caffe_style [0] and
+ * caffe_style_cell [1] over RUN's caffe_platform_{bw2,bwhalf,lat2,lathalf}.csv (the
+ * experiment on the platform off by 2x each way); 1, or 0 where one is missing. */
+int sim_caffe_band(const char *run, double p, double lo[2], double hi[2]);
 void sim_report_placement(const char *run, FILE *f);
 void sim_report_platforms(const char *run, FILE *f);
 /* Bytes for people: "4 B", "64 KiB", "1 MiB". */

@@ -12,7 +12,8 @@
  * curves end earlier): 4 and 64 MiB at 1024 nodes, the costliest points (the verdicts
  * are at 800 nodes); and at 800 nodes the ring-like points but smpi:lr at 64 MiB, the
  * best SMPI built-in there (its verdict compares hier with it): ring at 4 and 64 MiB,
- * smpi:lr at 4 MiB. */
+ * smpi:lr at 4 MiB.  The experiment at 800 nodes again on the platform with its bandwidths
+ * or latencies x2 and /2 (caffe_platform_*): the 20x's band, beside it in the reports. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,11 @@ static const char full[] =    /* FULL=1: every algorithm at every size and node 
     "simulate_placement_random --platform taihulight --nodes 800 --sizes 4,64k,1M,4M,64M --placement random --algo recdbl,rabenseifner,hier,torus2d,smpi:rab_rdb,smpi:mvapich2,bound\n"
     "simulate_platforms_fattree --platform fattree --nodes 64,512 --sizes 4,64k,4M,64M --algo recdbl,rabenseifner,hier,torus2d,smpi:ompi,smpi:rab_rdb,bound\n"
     "simulate_platforms_torus --platform torus --nodes 64,512 --sizes 4,64k,4M,64M --algo recdbl,rabenseifner,hier,torus2d,smpi:ompi,smpi:rab_rdb,bound\n"
-    "caffe --experiment caffe --nodes 1,2,4,8,16,32,64,128,256,512,800\n";
+    "caffe --experiment caffe --nodes 1,2,4,8,16,32,64,128,256,512,800\n"
+    "caffe_platform_bw2 --experiment caffe --nodes 800 --platform-args \"--bandwidth-factor 2\"\n"
+    "caffe_platform_bwhalf --experiment caffe --nodes 800 --platform-args \"--bandwidth-factor 0.5\"\n"
+    "caffe_platform_lat2 --experiment caffe --nodes 800 --platform-args \"--latency-factor 2\"\n"
+    "caffe_platform_lathalf --experiment caffe --nodes 800 --platform-args \"--latency-factor 0.5\"\n";
 
 static const char standard[] =
     "simulate_small --platform taihulight --nodes 2,4,8,16,32,64,128,256 --sizes 4:64M:4 --algo project,smpi:rdb,smpi:rab1,smpi:rab_rdb,smpi:lr,smpi:ompi,smpi:mvapich2,bound --skip-ring-repeats\n"
@@ -43,6 +48,10 @@ static const char standard[] =
     "simulate_large_smpi --platform taihulight --nodes 800 --sizes 4,64k,1M,4M,16M,64M --algo smpi:rdb,smpi:rab_rdb\n"
     "simulate_ring --platform taihulight --nodes 800 --sizes 64M --algo smpi:lr\n"
     "caffe --experiment caffe --nodes 1,2,4,8,16,32,64,128,256,512,800\n"
+    "caffe_platform_bw2 --experiment caffe --nodes 800 --platform-args \"--bandwidth-factor 2\"\n"
+    "caffe_platform_bwhalf --experiment caffe --nodes 800 --platform-args \"--bandwidth-factor 0.5\"\n"
+    "caffe_platform_lat2 --experiment caffe --nodes 800 --platform-args \"--latency-factor 2\"\n"
+    "caffe_platform_lathalf --experiment caffe --nodes 800 --platform-args \"--latency-factor 0.5\"\n"
     "simulate_placement_random --platform taihulight --nodes 800 --sizes 4M,64M --placement random --algo rabenseifner,hier,bound\n"
     "simulate_platforms_fattree --platform fattree --nodes 64,512 --sizes 64k,4M,64M --algo rabenseifner,hier,torus2d,smpi:ompi,bound\n"
     "simulate_platforms_torus --platform torus --nodes 64,512 --sizes 64k,4M,64M --algo rabenseifner,hier,torus2d,smpi:ompi,bound\n";

@@ -1,8 +1,10 @@
 /* simulate_report_more.c — the rest of the allreduce-at-scale section (simulate_report.c):
- * the Sunway TaihuLight study's experiment (caffe.csv) and its 20x target, the placements
+ * the Sunway TaihuLight study's experiment (caffe.csv) and its 20x target with the
+ * platform's band (caffe_platform_*.csv), the placements
  * at 800 nodes (simulate_placement.csv beside simulate.csv's consecutive rows), and the
  * other networks (simulate_platforms.csv). */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,27 @@ static void times_x(const char *s, char *buf, size_t len)
         snprintf(buf, len, "%.3gx", atof(s));
     else
         snprintf(buf, len, "-");
+}
+
+int sim_caffe_band(const char *run, double p, double lo[2], double hi[2])
+{
+    static const char *const v[] = {"bw2", "bwhalf", "lat2", "lathalf"}, *const base[] = {"caffe_style",
+                                                                                       "caffe_style_cell"};
+    lo[0] = lo[1] = INFINITY, hi[0] = hi[1] = -INFINITY;
+    for (int i = 0; i < 4; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "caffe_platform_%s.csv", v[i]);
+        rs_table *t = load(run, name);
+        for (int k = 0; k < 2; k++) {
+            const char *x = t ? at(t, base[k], p, "improvement") : "";
+            double y = atof(x);
+            lo[k] = y < lo[k] ? y : lo[k], hi[k] = y > hi[k] ? y : hi[k];
+            if (!*x)
+                lo[k] = NAN;
+        }
+        rs_table_free(t);
+    }
+    return !isnan(lo[0]) && !isnan(lo[1]);
 }
 
 void sim_report_caffe(const char *run, FILE *f)
@@ -82,6 +105,11 @@ void sim_report_caffe(const char *run, FILE *f)
         fprintf(f, "Target (fused hier >= 20x faster than the Caffe-style baseline at 800 nodes), at %d nodes: "
                    "caffe_style %.3gx (%s); the milder caffe_style_cell %.3gx (%s).\n",
                 (int)top, a, a >= 20 ? "met" : "NOT met", c, c >= 20 ? "met" : "not met");
+        double lo[2], hi[2];
+        if (sim_caffe_band(run, top, lo, hi))
+            fprintf(f, "With the platform's bandwidths or its latencies off by 2x each way (caffe_platform_*.csv): "
+                       "caffe_style **%.3gx-%.3gx**, caffe_style_cell **%.3gx-%.3gx**.\n",
+                    lo[0], hi[0], lo[1], hi[1]);
     }
     fprintf(f, "\n");
     rs_table_free(t);

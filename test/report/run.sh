@@ -129,6 +129,13 @@ mkdir -p "$tmp/caffe"
 { echo "algo,p,improvement"; echo "fused_hier,16,44.1"; echo "fused_hier,800,12.5"; } > "$tmp/caffe/caffe.csv"
 expect "$tmp/caffe" "MPI_Allreduce mapped.*800 simulated TaihuLight nodes: 12.5x — NOT met" "20x allreduce: judged at the largest p, 12.5x: NOT met"
 expect "$tmp/caffe" "100x fewer iterations.*Not in this run" "a claim without its files: not in this run"
+# the band: the experiment on the platform off by 2x each way, lowest and highest
+for v in bw2:30.5 bwhalf:9.25 lat2:12.6 lathalf:12.4; do
+    { echo "algo,p,improvement"; echo "caffe_style,800,${v#*:}"; echo "caffe_style_cell,800,3"; } > "$tmp/caffe/caffe_platform_${v%%:*}.csv"
+done
+expect "$tmp/caffe" "TaihuLight nodes: 12.5x \(9.2x-30.5x with the platform off by 2x each way\) — NOT met" "20x: the platform's band beside it, 9.2x-30.5x"
+rm "$tmp/caffe/caffe_platform_lat2.csv"
+expect "$tmp/caffe" "TaihuLight nodes: 12.5x — NOT met" "20x: one of the band's four missing, no band"
 mkdir -p "$tmp/conv"
 # as build/bin/scaling-fit writes it: b = 4 fitted, b = 16 not (left out of the claim)
 printf '{"study": "scaling_fit", "fits": [{"b": 4, "points": 8, "s_min": 49.3, "e_min": 1062, "b_crit": 21.5, "r2": 0.9935, "claim": {"n": 100, "steps_n1": 320, "steps_n": 58, "ratio": 5.517241379310345}}, {"b": 16, "points": 2, "no_fit": "2 points: at least 3 needed", "claim": {"n": 100, "steps_n1": 100, "steps_n": 60, "ratio": 1.6666666666666667}}]}\n' > "$tmp/conv/scaling_fit.json"
