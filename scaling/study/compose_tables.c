@@ -391,7 +391,7 @@ static const rs_col regime_cols[] = {
     {"node", RS_STR, 0}, {"node_gflops", RS_STR, 0}, {"scheme", RS_STR, 0}, {"target", RS_STR, 0},
     {"optimizer", RS_STR, 0}, {"nodes", RS_INT, 0}, {"global_batch", RS_INT, 0}, {"b", RS_DBL, 6},
     {"steps_to_target", RS_INT, 0}, {"step_ms", RS_DBL, 6}, {"time_to_target_s", RS_DBL, 6},
-    {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}, {"efficiency_lo", RS_DBL, 6}, {"efficiency_hi", RS_DBL, 6}};
+    {"speedup", RS_DBL, 6}, {"efficiency", RS_DBL, 6}};
 
 /* The regime study's rows at every N of the grid: of its counts of (target, optimizer),
  * S(B) at each B it measured, the B whose S(B) x T(N, b = B / N) is least (b whole, its

@@ -60,7 +60,7 @@ static int run_one(const char *work, const sim_job *j, const char *sizes, const 
         sa_add(&c.env, "RS_SMPI_GROUPS=%s.groups", plat);
     if (j->fold)
         smpi_cmd_fold(&c, v[6]);
-    sa_add(&c.argv, "%s", v[5]);
+    smpi_cmd_program(&c, v[5]);
     sa_opt(&c.argv, "--algo", "%s", j->algos);
     sa_opt(&c.argv, "--sizes", "%s", sizes);
     /* one call per point: a simulated call takes the same time every time, so a checked

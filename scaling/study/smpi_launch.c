@@ -20,10 +20,18 @@ int smpi_run_ok(const char *dir)
     return smpi_path_ok(dir, "RUN");
 }
 
+void smpi_cmd_program(smpi_cmd *c, const char *program)
+{
+    c->program = c->argv.n;
+    sa_add(&c->argv, "%s", program);
+}
+
 int smpi_cmd_check(const smpi_cmd *c)
 {
-    for (int i = 0; i < c->argv.n; i++)
-        if (smpi_path_ok(c->argv.v[i], "the simulation's argument") != 0)
+    if (smpi_path_ok(c->argv.v[c->hostfile], "the simulation's hostfile") != 0)
+        return -1;
+    for (int i = c->program ? c->program + 1 : c->argv.n; i < c->argv.n; i++)
+        if (smpi_path_ok(c->argv.v[i], "the simulated program's argument") != 0)
             return -1;
     return 0;
 }
@@ -38,6 +46,7 @@ void smpi_cmd_start(smpi_cmd *c, const study_argv *prefix, const char *smpirun, 
     sa_opt(&c->argv, "-np", "%ld", p);
     sa_opt(&c->argv, "-platform", "%s.xml", plat);
     sa_opt(&c->argv, "-hostfile", "%s.hosts", plat);
+    c->hostfile = c->argv.n - 1;
     if (first_cfg)
         sa_words(&c->argv, first_cfg);
     sa_words(&c->argv, "--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=smpi/wtime:0 "

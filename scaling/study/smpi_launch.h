@@ -17,8 +17,10 @@
 #define SMPI_BLOCK_BYTES (256L << 20)      /* one shared-malloc block: any folded buffer */
 
 typedef struct {
-    study_argv argv;   /* [GNU time ...] smpirun -np P -platform X -hostfile H --cfg=... */
+    study_argv argv;   /* [GNU time ...] smpirun -np P -platform X -hostfile H --cfg=... PROGRAM ARGS */
     study_argv env;    /* NAME=VALUE, added to the environment */
+    int hostfile;      /* argv's index of H */
+    int program;       /* argv's index of PROGRAM (smpi_cmd_program), 0 before */
 } smpi_cmd;
 
 /* smpirun's head for P ranks on PLAT (PLAT.xml, PLAT.hosts), behind prefix (GNU time
@@ -26,9 +28,12 @@ typedef struct {
  * bytes; the caller adds its own --cfg=..., the program and its flags. */
 void smpi_cmd_start(smpi_cmd *c, const study_argv *prefix, const char *smpirun, long p, const char *plat, long eager,
                     const char *first_cfg);
+/* The program smpirun runs; its arguments follow. */
+void smpi_cmd_program(smpi_cmd *c, const char *program);
 /* 0, or -1 (rs_lasterr: what and why) where smpirun would split an argument: its shell
- * script expands the hostfile and the program's arguments unquoted, so a path or value
- * with a space became two (a run folder "a b": "Unable to open 'b/.../p2.hosts'"). */
+ * script expands the hostfile and the program's arguments unquoted (the platform and the
+ * program's path it quotes), so a path or value with a space became two (a run folder
+ * "a b": "Unable to open 'b/.../p2.hosts'"). */
 int smpi_path_ok(const char *path, const char *what);
 int smpi_cmd_check(const smpi_cmd *c);
 /* A run folder whose stage runs smpirun: smpi_path_ok on it (and on the working folder

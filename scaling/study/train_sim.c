@@ -101,7 +101,7 @@ static int launch(const ts_opts *o, const char *plat, const char *out, const cha
     if (folded)
         smpi_cmd_fold(&c, o->foldlib);
     /* rnn-train's flags: ours, --gemm blocked (a later --gemm replaces it), the user's */
-    sa_add(&c.argv, "%s", o->train);
+    smpi_cmd_program(&c, o->train);
     sa_opt(&c.argv, "--bench", "%s", o->bench);
     sa_opt(&c.argv, "--sync", "%s", o->sync);
     sa_opt(&c.argv, "--allreduce", "%s", algo);
