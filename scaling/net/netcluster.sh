@@ -28,6 +28,12 @@ down() {
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^rsn([0-9]+|-hub)$'); do
         ip netns del "$ns" 2>/dev/null
     done
+    # a veth pair made but not yet moved into its namespaces (a signal between the two)
+    # is still in this one, and the next up could not make it again
+    for l in $(ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' |
+               grep -E '^rsn[0-9]+-[eh]$'); do
+        ip link del "$l" 2>/dev/null
+    done
     rm -f "$state"
 }
 
