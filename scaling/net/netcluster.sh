@@ -30,9 +30,10 @@ down() {
     done
     # a veth pair made but not yet moved into its namespaces (a signal between the two)
     # is still in this one, and the next up could not make it again
-    for l in $(ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' |
-               grep -E '^rsn[0-9]+-[eh]$'); do
-        ip link del "$l" 2>/dev/null
+    k=1
+    while [ $k -le 16 ]; do   # up makes at most 16; deleting one end takes its peer
+        ip link del "rsn$k-e" 2>/dev/null || ip link del "rsn$k-h" 2>/dev/null
+        k=$((k + 1))
     done
     rm -f "$state"
 }
