@@ -5,7 +5,10 @@
  * regime, composition and model-size studies run in turn in RUN (default: a new
  * results/runs/<stamp>-<host>/; RUN from the argument or the environment), then
  * points.csv, took.csv and report.md are written from what they left.  A study that
- * failed a point does not stop the next; bad settings (2) and a stop (130/143) do. */
+ * failed a point does not stop the next; bad settings (2) and a stop (130/143) do.
+ * PLAN=1 stops at the first round of points with status 4, the points written for a
+ * cluster's job array (driver.c; scaling/slurm/scaling.sh submits them and goes on);
+ * the studies are collected only once none has a round left. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +40,7 @@ int cmd_scaling(int argc, char **argv)
         printf("usage: study scaling [RUN]\nThe convergence, regime, composition and model-size studies "
                "in one run folder\n(RUN, or $RUN, or a new results/runs/<stamp>-<host>/), then points.csv, "
                "took.csv and report.md.\nSettings: the environment (scaling/study/studies.md); QUICK=1 the quick "
-               "grids; JOBS=K points at once.\n");
+               "grids; JOBS=K points at once;\nPLAN=1 each round's points written for a job array, exit 4 (scaling/slurm/scaling.sh).\n");
         return 0;
     }
     if (argc > 2) {
@@ -75,13 +78,24 @@ int cmd_scaling(int argc, char **argv)
         return 2;
     }
     int status = 0;
+    /* PLAN=1: every study's rounds first, none collected; the collects once all are done */
+    const char *plan = getenv("PLAN");
+    for (int i = 0; plan && strcmp(plan, "1") == 0 && i < NORDER; i++) {
+        int rc = study_drive(order[i], run, STUDY_NO_COLLECT);
+        if (rc < 0) {
+            fprintf(stderr, "%s: %s\n", order[i]->name, rs_lasterr());
+            return 2;
+        }
+        if (rc == 130 || rc == 143 || rc == STUDY_PLANNED)
+            return rc;
+    }
     for (int i = 0; i < NORDER; i++) {
         int rc = study_drive(order[i], run, 0);
         if (rc < 0) {
             fprintf(stderr, "%s: %s\n", order[i]->name, rs_lasterr());
             return 2;
         }
-        if (rc == 130 || rc == 143)
+        if (rc == 130 || rc == 143 || rc == STUDY_PLANNED)
             return rc;
         status |= rc != 0;
     }

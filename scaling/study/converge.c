@@ -84,21 +84,6 @@ typedef struct {
     conv_base base;
 } conv_state;
 
-/* PLAN=1: the base grid's points are written for a cluster's job array. */
-static int plan_only(const study_run *r)
-{
-    FILE *f = rs_fopen_read(r->points);
-    char line[8192];
-    int n = 0;
-    while (f && fgets(line, sizeof line, f))
-        n += line[0] != '\n';
-    if (f)
-        fclose(f);
-    printf("converge: PLAN=1: %d points in %s, none run yet (build/bin/study point %s %s K runs the K-th; "
-           "RUN=%s make scaling finishes)\n", n, r->points, r->dir, r->points, r->dir);
-    return STUDY_PLAN_STOP;
-}
-
 static int stage(study_run *r, void *state)
 {
     conv_state *s = state;
@@ -130,8 +115,7 @@ static int stage(study_run *r, void *state)
     case ST_GEMM:
         return strcmp(V("GEMM"), "plan") == 0 ? conv_gemm_points(r) : 0;
     case ST_GRID:
-        rc = conv_base_grid(r, &s->base);
-        return rc == 0 && getenv("PLAN") && *getenv("PLAN") ? plan_only(r) : rc;
+        return conv_base_grid(r, &s->base);
     case ST_REFINE:
         if (!(rows = conv_rows_read(r, &s->base)))
             return -1;

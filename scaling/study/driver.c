@@ -1,8 +1,11 @@
 /* driver.c — every study run the same way (study_def.h): the run folder, the settings
  * (checked before anything is created; saved once, kept by a resumed folder), then
  * plan -> points -> plan ... -> collect.  Points run in the pool (pool.c: resume,
- * JOBS at once, a failure recorded while the others run).  study_drive returns the exit
- * status, or -1 for bad settings (rs_lasterr: the caller prints it, exit 2). */
+ * JOBS at once, a failure recorded while the others run).  With PLAN=1 (a cluster,
+ * scaling/slurm/scaling.sh) a round's points are written to WORK/array_points.txt for a
+ * job array instead, and the driver stops; run again after the array, it goes on from
+ * what the array left.  study_drive returns the exit status, or -1 for bad settings
+ * (rs_lasterr: the caller prints it, exit 2). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -197,9 +200,46 @@ int study_drive(const study_def *d, const char *run_arg, int collect_only)
     return rc;
 }
 
+static int jobs_writer(FILE *f, void *ctx)
+{
+    return fprintf(f, "%d\n", ((const study_run *)ctx)->jobs) > 0 ? 0 : -1;
+}
+
+/* PLAN=1: the round's points still to run, for a job array (STUDY_PLANNED), or 0 when
+ * none is left (the next round is planned, or the tables written, here). */
+static int plan_round(study_run *r)
+{
+    char array[2400], jobs[2400];
+    snprintf(array, sizeof array, "%s/array_points.txt", r->work);
+    snprintf(jobs, sizeof jobs, "%s/array_jobs.txt", r->work);
+    int failed = 0, n = study_array_points(r->work, r->points, array, &failed);
+    if (n < 0)
+        return -1;
+    if (failed)
+        printf("%s: PLAN=1: %d failed points left out of the array (a run here retries them; their logs are in "
+               "%s/points/)\n", r->def->name, failed, r->work);
+    if (n == 0) {
+        unlink(jobs);
+        return failed ? 1 : 0;
+    }
+    /* the study's JOBS: the array's tasks at once (timed points want 1) */
+    RS_CHECK(unlink(jobs) == 0 || errno == ENOENT, "cannot replace %s: %s", jobs, strerror(errno));
+    if (rs_write_atomic(jobs, jobs_writer, r) != 0)
+        return -1;
+    printf("%s: PLAN=1: %d points to run in %s, %d at once, none run here:\n"
+           "  sbatch --array=1-%d%%%d scaling/slurm/point.sh '%s' '%s'\n"
+           "then the same command again (scaling/slurm/scaling.sh does both until the tables are written)\n",
+           r->def->name, n, array, r->jobs, n, r->jobs, r->work, array);
+    fflush(stdout);
+    return STUDY_PLANNED;
+}
+
 static int drive(study_run *r, const char *run_arg, int collect_only)
 {
     const study_def *d = r->def;
+    int no_collect = collect_only == STUDY_NO_COLLECT;
+    if (no_collect)
+        collect_only = 0;
     if (run_arg && *run_arg)
         snprintf(r->dir, sizeof r->dir, "%s", run_arg);
     else
@@ -243,6 +283,10 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
         return -1;
     RS_CHECK(jenv == NULL || (jobs > 0 && jobs <= 1024 && jenv[strspn(jenv, "0123456789")] == 0),
              "%s=%s: '%s' is not a positive integer (e.g. %s=2)", jvar, jenv, jenv, jvar);
+    const char *plan_env = getenv("PLAN");
+    int plan = plan_env && strcmp(plan_env, "1") == 0;
+    RS_CHECK(!plan_env || !*plan_env || plan || strcmp(plan_env, "0") == 0,
+             "PLAN=%s: expected 1 (each round's points written for a job array, none run here) or 0", plan_env);
     if (getenv("STUDY_CHECK") && *getenv("STUDY_CHECK"))
         return 0;
     if (!run_arg || !*run_arg) {
@@ -270,15 +314,18 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
         int rc = d->plan(r);
         if (rc < 0)
             return -1;
-        if (rc == STUDY_PLAN_STOP)
-            return 0;
         if (rc > 0) {
             fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
             return 1;
         }
         if ((r->added == 0 && !first) || access(r->points, F_OK) != 0)
             break;   /* nothing added, or nothing to run at all */
-        rc = study_run_points(r->work, r->points, r->jobs, -1);
+        if (plan) {
+            rc = plan_round(r);
+            if (rc == STUDY_PLANNED)
+                return rc;
+        } else
+            rc = study_run_points(r->work, r->points, r->jobs, -1);
         if (rc < 0)
             return -1;
         if (rc == 130 || rc == 143) {
@@ -291,6 +338,8 @@ static int drive(study_run *r, const char *run_arg, int collect_only)
         fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());
         return 1;
     }
+    if (no_collect)
+        return status;
     int rc = d->collect(r);
     if (rc < 0)
         fprintf(stderr, "%s: %s\n", d->name, rs_lasterr());

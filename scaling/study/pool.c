@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fsio.h"
 #include "point_exec.h"
 #include "study_def.h"
 
@@ -200,4 +201,44 @@ int study_run_points(const char *run, const char *points, int jobs, int out_fd)
         close(saved_out);
     }
     return rc;
+}
+
+typedef struct {
+    const char *run;
+    const pf_points *pts;
+    int n, failed;
+} array_ctx;
+
+static int array_writer(FILE *f, void *vctx)
+{
+    array_ctx *c = vctx;
+    fprintf(f, "# the points still to run of one round, a job array's tasks (study point)\n");
+    for (int i = 0; i < c->pts->n; i++) {
+        const pf_point *p = &c->pts->p[i];
+        pf_state s = pf_state_of(c->run, p);
+        if (s == PF_INFEASIBLE)
+            point_infeasible(c->run, p);
+        c->failed += s == PF_FAILED;
+        if (s == PF_PENDING || s == PF_DAMAGED) {
+            fprintf(f, "%s %.17g %s %s\n", p->name, p->weight, p->ok, p->command);
+            c->n++;
+        }
+    }
+    return 0;
+}
+
+int study_array_points(const char *run, const char *points, const char *out, int *failed)
+{
+    pf_points pts;
+    RS_CHECK(unlink(out) == 0 || errno == ENOENT, "cannot replace %s: %s", out, strerror(errno));
+    if (pf_read(points, &pts) != 0)
+        return -1;
+    pf_mark_sealed(run);
+    array_ctx c = {run, &pts, 0, 0};
+    int rc = rs_write_atomic(out, array_writer, &c);
+    pf_free(&pts);
+    if (rc == 0 && c.n == 0)   /* nothing to submit: no file that asks for an array */
+        unlink(out);
+    *failed = c.failed;
+    return rc != 0 ? -1 : c.n;
 }

@@ -36,7 +36,9 @@ typedef struct {
 #define STUDY_MAX_SETTINGS 32
 #define STUDY_MOST_INT 1000000   /* a count setting's bound (N, b, hidden size, seeds) */
 #define STUDY_MOST_LIST 256      /* values in a list setting */
-#define STUDY_PLAN_STOP 2
+/* study_drive's status (the exit status) when PLAN=1 left a round's points in
+ * WORK/array_points.txt for a cluster's job array (scaling/slurm/scaling.sh) */
+#define STUDY_PLANNED 4
 
 typedef struct study_def study_def;
 
@@ -70,16 +72,18 @@ struct study_def {
     int (*prepare)(study_run *r, int saved);
     int (*check)(study_run *r);            /* 0, or -1 (rs_lasterr: the setting and why) */
     /* 0 (the driver runs what it added and calls it again), 1 a point it needed failed
-     * (rs_lasterr says which), -1 bad input, STUDY_PLAN_STOP: the points are written
-     * for another runner (a cluster's job array), nothing runs, exit 0 */
+     * (rs_lasterr says which), -1 bad input */
     int (*plan)(study_run *r);
     /* 0, 1 (nothing to tabulate, or a file failed), -1 bad input (rs_lasterr) */
     int (*collect)(study_run *r);
 };
 
 /* Runs study d in folder run (NULL: a new results/runs/ folder), or only its collect
- * (collect_only 1; 2: of the finished points alone, the others left out): the exit
- * status, or -1 for bad settings (rs_lasterr). */
+ * (collect_only 1; 2: of the finished points alone, the others left out), or its points
+ * without the collect (STUDY_NO_COLLECT: study scaling's PLAN=1 rounds, which must not
+ * collect a finished study again at every round): the exit status, or -1 for bad
+ * settings (rs_lasterr). */
+#define STUDY_NO_COLLECT 3
 int study_drive(const study_def *d, const char *run, int collect_only);
 
 /* 0 when a run folder's path has no quote, backslash or control character (spaces are
@@ -91,6 +95,10 @@ void study_new_run_name(char *buf, size_t len);
  * prints to out_fd, unless -1): 0 all done, 1 some failed, 130/143 stopped (every point
  * stopped too), 2 or -1 a file could not be read or written (rs_lasterr). */
 int study_run_points(const char *dir, const char *points, int jobs, int out_fd);
+/* PLAN=1's round: the points of POINTS still to run in DIR (pending, or damaged) written
+ * to OUT, a points file for a job array (none: OUT removed); failed: those that failed,
+ * left out (a run here retries them).  The count, or -1 (rs_lasterr). */
+int study_array_points(const char *dir, const char *points, const char *out, int *failed);
 
 /* The run folder RUN locked for this process's life (run_lock.c): 0, or -1 naming the
  * holder (rs_lasterr).  doing: what the lock file says of the holder. */

@@ -285,23 +285,35 @@ int study_keep_aside(const study_run *r, const char *path)
     return 0;
 }
 
-/* The section between its marks. */
+/* The section between its marks, laid out as converge_report.c writes the sections it
+ * keeps (the file's trailing newlines trimmed to one), so the report is the same bytes
+ * whichever study was collected last, and again. */
 static void put_section(FILE *out, const char *begin, const char *end, const char *md)
 {
-    char buf[8192];
-    size_t n;
-    fputs(begin, out);
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
     FILE *m = rs_fopen_read(md);
-    while (m && (n = fread(buf, 1, sizeof buf, m)) > 0)
-        fwrite(buf, 1, n, out);
+    for (; m; len += n) {
+        if (len + 8192 > cap && !(buf = realloc(buf, cap = 2 * cap + 8192)))
+            RS_ASSERT(!"out of memory");
+        if ((n = fread(buf + len, 1, 8192, m)) == 0)
+            break;
+    }
     if (m)
         fclose(m);
+    while (len > 0 && buf[len - 1] == '\n')
+        len--;
+    fputs(begin, out);
+    if (len)
+        fwrite(buf, 1, len, out);
+    fputs("\n", out);
     fputs(end, out);
+    free(buf);
 }
 
 /* Copies the report with the NAME section replaced where it stands (so the sections
- * keep their order whichever study is collected last), or added at the end (a[3]
- * non-NULL: at the start). */
+ * keep their order whichever study is collected last), or added at the end after a
+ * blank line (a[3] non-NULL: at the start, a blank line after it). */
 static int section_writer(FILE *out, void *ctx)
 {
     const char **a = ctx;   /* report, name, md, first */
@@ -314,8 +326,10 @@ static int section_writer(FILE *out, void *ctx)
         put |= strcmp(line, begin) == 0;
     if (f && a[3])
         rewind(f);
-    if (a[3] && !put)
+    if (a[3] && !put) {
         put_section(out, begin, end, a[2]);
+        fputs("\n", out);
+    }
     put = a[3] && !put;
     while (f && fgets(line, sizeof line, f)) {
         if (strcmp(line, begin) == 0 && !put) {
@@ -329,8 +343,10 @@ static int section_writer(FILE *out, void *ctx)
     }
     if (f)
         fclose(f);
-    if (!put)
+    if (!put) {
+        fputs("\n", out);
         put_section(out, begin, end, a[2]);
+    }
     return ferror(out) ? -1 : 0;
 }
 

@@ -9,8 +9,11 @@
 #      done before are not run again (their sealed results untouched), the rest finish;
 #   4. a point past its job's time limit (--time=1) is stopped by Slurm, keeps its
 #      checkpoint and stays pending, and the array submitted again continues from it;
-#   5. point.sh outside an array and with bad arguments: exit 2, one line; down stops
-#      every daemon and removes the folder.
+#   5. scaling.sh (a whole study, each round of points a job array) on a tiny convergence
+#      study: the same report and steps-to-target as study run converge here, no planning
+#      file left, nothing run again by a second call;
+#   6. point.sh and scaling.sh outside an array and with bad arguments: exit 2, one line;
+#      down stops every daemon and removes the folder.
 # Skips with a line where the machine cannot (not root, no packages, a daemon refuses).
 # Exits 1 on failure.
 set -u
@@ -114,13 +117,39 @@ from=$(grep -m1 '^resume' "$tmp/T/points/p1/stdout.txt" | sed 's/:.*//; s/^resum
     ok "past --time=1: stopped with $ck (pending); the array again continued from it" ||
     bad "time limit: checkpoint '$ck', pending '$pending', resumed from '$from': $(tail -n 2 "$tmp/T/points/p1/stdout.txt")"
 
-# 5. bad usage, then down
+# 5. a whole study by scaling.sh, each round an array, against study run here (GEMM
+# fixed: each side timing its own plan could round differently)
+tiny() {
+    N_LIST='1 2 4' B_LIST=2 LR_FACTORS=1 TARGET_X=2.3 OPT_N='' WARMUP_N='' EXTEND=0 JOBS=2 CAP_X=30 GEMM=openblas \
+    MODEL='--model lstm --hidden 16 --classes 50 --bptt 20' EVAL_STREAMS=4 "$@"
+}
+tiny sh scaling/slurm/scaling.sh --study converge "$tmp/S s" > "$tmp/S.out" 2>&1; rc=$?
+tiny $st run converge "$tmp/L2" > /dev/null 2>&1
+rounds=$(grep -c "^scaling.sh: submitting" "$tmp/S.out")
+steps() { $st get "$1/scaling_convergence.csv" point,steps_to_target --all 2> /dev/null; }
+[ $rc -eq 0 ] && [ "$rounds" -ge 2 ] && cmp -s "$tmp/S s/scaling_report.md" "$tmp/L2/scaling_report.md" &&
+    [ -n "$(steps "$tmp/L2")" ] && [ "$(steps "$tmp/S s")" = "$(steps "$tmp/L2")" ] &&
+    [ ! -e "$tmp/S s/array_points.txt" ] && [ ! -e "$tmp/S s/array_jobs.txt" ] &&
+    ok "scaling.sh --study converge: $rounds arrays, then the same report and steps as study run here" ||
+    bad "scaling.sh: exit $rc, $rounds arrays, report $(cmp -s "$tmp/S s/scaling_report.md" "$tmp/L2/scaling_report.md" && echo same || echo differs): $(tail -n 3 "$tmp/S.out")"
+tiny sh scaling/slurm/scaling.sh --study converge "$tmp/S s" > "$tmp/S2.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && ! grep -q "^scaling.sh: submitting" "$tmp/S2.out" && ok "scaling.sh again on the finished folder: no array, exit 0" ||
+    bad "scaling.sh again: exit $rc: $(grep submitting "$tmp/S2.out")"
+PLAN=yes $st run converge "$tmp/S s" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "PLAN=yes: exit 2, one line" || bad "PLAN=yes: exit $rc: $(cat "$tmp/err")"
+
+# 6. bad usage, then down
 sh scaling/slurm/point.sh "$tmp/A" "$tmp/A/pts.txt" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "point.sh outside an array: exit 2, one line" ||
     bad "point.sh outside an array: exit $rc: $(cat "$tmp/err")"
 SLURM_ARRAY_TASK_ID=1 sh scaling/slurm/point.sh "$tmp/A" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "point.sh with one argument: exit 2, one line" ||
     bad "point.sh with one argument: exit $rc: $(cat "$tmp/err")"
+for args in "" "--study nope R" "-x R"; do
+    sh scaling/slurm/scaling.sh $args > /dev/null 2> "$tmp/err"; rc=$?
+    [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "scaling.sh '$args': exit 2, one line" ||
+        bad "scaling.sh '$args': exit $rc: $(cat "$tmp/err")"
+done
 for args in "up --bogus" "sideways" "down now"; do
     sh $sl $args > /dev/null 2> "$tmp/err"; rc=$?
     [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "slurmlocal $args: exit 2, one line" ||
