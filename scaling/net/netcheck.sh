@@ -90,8 +90,8 @@ pingpong; rc=$?
 [ $rc -eq 3 ] && { echo "netcheck: the ping-pong found no rate; once more" >&2; pingpong; rc=$?; }
 [ $rc -eq 0 ] || { echo "netcheck: the ping-pong failed (exit $rc)" >&2; exit 1; }
 alpha=$("$bin/study" get "$out/pingpong.json" meta.alpha_us) &&
-    beta=$("$bin/study" get "$out/pingpong.json" meta.link_gbytes_per_s) || exit 1
-nodelat=$(awk -v a="$alpha" 'BEGIN { printf "%.6g", a / 2 }')
+    beta=$("$bin/study" get "$out/pingpong.json" meta.link_gbytes_per_s) &&
+    nodelat=$("$bin/study" get "$out/pingpong.json" meta.node_lat_us) || exit 1
 nodes=
 set --   # the real tables, one argument each
 for h in $hosts; do

@@ -25,13 +25,13 @@ lack() { echo "netcluster: $*" >&2; exit 3; }
 made() { [ -f "$state" ] && . "$state" && [ -n "${HOSTS:-}" ]; }
 
 down() {
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^rsn([0-9]+|-hub)$'); do
-        ip netns del "$ns" 2>/dev/null
-    done
-    # a veth pair made but not yet moved into its namespaces (a signal between the two)
-    # is still in this one, and the next up could not make it again
+    ip netns del rsn-hub 2>/dev/null
+    # every name up can make (at most 16 hosts), none read back from ip's output; a veth
+    # pair made but not yet moved into its namespaces (a signal between the two) is still
+    # in this one, and the next up could not make it again
     k=1
-    while [ $k -le 16 ]; do   # up makes at most 16; deleting one end takes its peer
+    while [ $k -le 16 ]; do   # deleting one end of a pair takes its peer
+        ip netns del "rsn$k" 2>/dev/null
         ip link del "rsn$k-e" 2>/dev/null || ip link del "rsn$k-h" 2>/dev/null
         k=$((k + 1))
     done

@@ -125,6 +125,9 @@ static int report(int argc, char **argv, int p, const long *sizes, const double 
     rs_table_meta(t, "p", v);
     snprintf(v, sizeof v, "%.6g", alpha * 1e6);
     rs_table_meta(t, "alpha_us", v);
+    /* a path through one switch crosses two node links: a platform's link latency */
+    snprintf(v, sizeof v, "%.6g", alpha * 1e6 / 2);
+    rs_table_meta(t, "node_lat_us", v);
     snprintf(v, sizeof v, "%.6g", 1e-9 / slope);
     rs_table_meta(t, "link_gbytes_per_s", v);
     snprintf(v, sizeof v, "%ld", opt.fit_from);

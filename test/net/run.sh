@@ -3,7 +3,8 @@
 # namespaces on a bridge, shaped links, Open MPI across them):
 #   1. up makes H hosts whose addresses exist only in their namespaces; up again with
 #      the same settings changes nothing, with others remakes it; status says which;
-#   2. mpirun runs one rank in each host's namespace, over TCP;
+#   2. tcpring.py streams plain TCP around the hosts; mpirun runs one rank in each
+#      host's namespace, over TCP;
 #   3. a TERM during up leaves no namespace; down removes every one; bad usage exits 2
 #      with one line and makes nothing;
 #   4. netcheck.sh --quick, run by study run simulate (make simulate), calibrates a
@@ -36,6 +37,9 @@ qd=$(ip netns exec rsn2 tc qdisc show dev rsn2-e | grep -c 'tbf.*rate 100Mbit' |
 [ "$qd" -eq 1 ] && ok "host 2's link shaped by tbf at 100 Mbit/s" || bad "host 2's qdisc: $(ip netns exec rsn2 tc qdisc show dev rsn2-e)"
 sh $nc up --hosts 3 --rate 100 > "$tmp/up2" 2>&1 && grep -q "up already" "$tmp/up2" && ok "up again: nothing changes" ||
     bad "up again: $(cat "$tmp/up2")"
+timeout 60 python3 scaling/net/tcpring.py --hosts 3 --bytes 262144 --rounds 2 > "$tmp/ring" 2>&1 &&
+    grep -q "^tcpring: 3 hosts, 262144 bytes each way: .* MB/s each way$" "$tmp/ring" &&
+    ok "tcpring.py: plain TCP around the 3 hosts ($(sed 's/.*: median/median/' "$tmp/ring"))" || bad "tcpring.py: $(cat "$tmp/ring")"
 sh $nc up --hosts 2 --rate 0 > /dev/null 2>&1 && sh $nc status | grep -q "up, 2 hosts .* rate 0" &&
     [ "$(ip netns list | grep -c -E '^rsn[0-9]+')" -eq 2 ] && ok "up with other settings remakes it (2 hosts, unshaped)" ||
     bad "remade: $(sh $nc status)"
