@@ -172,6 +172,7 @@ kept=$(grep -c '^section of ' "$tmp/c1/scaling_report.md")
 [ "$kept" -eq 3 ] && grep -q '<!-- scaling_compose -->' "$tmp/c1/scaling_report.md" &&
     ok "collect converge keeps the regime, compose and models sections" || bad "collect converge kept $kept of 3 sections"
 rm -f "$tmp/c1/regime_report.md" "$tmp/c1/scaling_compose.md" "$tmp/c1/scaling_models.md"
+build/bin/study collect converge "$tmp/c1" > /dev/null 2>&1   # the planted sections gone again
 
 echo "== scaling-fit: a best point that never reached the target is named, not fitted"
 printf 'point,N,b,global_batch,steps_to_target,best\na,1,4,4,1000,1\nb,2,4,8,520,1\nc,4,4,16,280,1\nd,8,4,32,160,1\ne,16,4,64,,1\n' \
