@@ -221,24 +221,17 @@ static int exists(const char *dir, const char *file)
     return access(path, F_OK) == 0;
 }
 
-/* RUN/FILE's bytes to out, less its trailing newlines when trim. */
-static void copy_file(FILE *out, const char *dir, const char *file, int trim)
+/* RUN/FILE's bytes to out. */
+static void copy_file(FILE *out, const char *dir, const char *file)
 {
-    char path[2600];
+    char path[2600], buf[8192];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     FILE *f = rs_fopen_read(path);
-    size_t len = 0, cap = 4096, k;
-    char *buf = malloc(cap);
-    RS_ASSERT(buf != NULL);
-    while (f && (k = fread(buf + len, 1, cap - len, f)) > 0)
-        if ((len += k) == cap && !(buf = realloc(buf, cap *= 2)))
-            RS_ASSERT(!"out of memory");
+    size_t k;
+    while (f && (k = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, k, out);
     if (f)
         fclose(f);
-    while (trim && len > 0 && buf[len - 1] == '\n')
-        len--;
-    fwrite(buf, 1, len, out);
-    free(buf);
 }
 
 static void claim(FILE *out, const conv_fit_row *f, int nf, const char *target_x)
@@ -276,9 +269,10 @@ int conv_report(const study_run *r, FILE *out)
     }
     /* the regime study's section leads the report where it ran here */
     if (exists(r->dir, "regime_report.md")) {
-        fprintf(out, "<!-- regime -->\n");
-        copy_file(out, r->dir, "regime_report.md", 1);
-        fprintf(out, "\n<!-- /regime -->\n\n");
+        char md[2600];
+        snprintf(md, sizeof md, "%s/regime_report.md", r->dir);
+        study_put_section(out, "regime", md);
+        fprintf(out, "\n");
     }
     fprintf(out, "## Secondary: steps to target against batch size at small per-worker batches\n\n"
             "Model: `rnn-train %s` on the corpus %s; N synchronous\n"
@@ -315,7 +309,7 @@ int conv_report(const study_run *r, FILE *out)
                  "tried at the large end only, are in the table above and as open marks in the figure.\n\n");
     if (exists(r->dir, "scaling_fit.txt")) {
         fprintf(out, "```\n");
-        copy_file(out, r->dir, "scaling_fit.txt", 0);
+        copy_file(out, r->dir, "scaling_fit.txt");
         fprintf(out, "```\n");
     }
     fprintf(out, "\nB_crit = E_min / S_min. Regimes: perfect scaling for B <= B_crit / 10 (steps within\n"
@@ -335,9 +329,10 @@ int conv_report(const study_run *r, FILE *out)
                                            {"scaling_models", "scaling_models.md"}};
     for (int i = 0; i < 2; i++)
         if (exists(r->dir, parts[i][1])) {
-            fprintf(out, "\n<!-- %s -->\n", parts[i][0]);
-            copy_file(out, r->dir, parts[i][1], 1);
-            fprintf(out, "\n<!-- /%s -->\n", parts[i][0]);
+            char md[2600];
+            snprintf(md, sizeof md, "%s/%s", r->dir, parts[i][1]);
+            fprintf(out, "\n");
+            study_put_section(out, parts[i][0], md);
         }
     rs_table_free(t);
     return ferror(out) ? -1 : 0;

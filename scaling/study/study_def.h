@@ -169,6 +169,10 @@ void study_remove_tree(const char *path);
 long study_ckpt_every(long steps);
 /* RUN/PATH moved to RUN/old-K/ (the first K free for its name), so nothing is overwritten. */
 int study_keep_aside(const study_run *r, const char *path);
+/* The one layout of a report section: <!-- NAME -->, the file MD with its trailing
+ * newlines trimmed to one, <!-- /NAME -->; so a report is the same bytes whichever study
+ * wrote it last (a missing MD: an empty section). */
+void study_put_section(FILE *out, const char *name, const char *md);
 /* The section between <!-- NAME --> marks of RUN/scaling_report.md replaced (or added). */
 int study_report_section(const study_run *r, const char *name, const char *md_file);
 /* The same, but a section new to the report goes first (the study the report leads with). */

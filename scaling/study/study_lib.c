@@ -285,10 +285,7 @@ int study_keep_aside(const study_run *r, const char *path)
     return 0;
 }
 
-/* The section between its marks, laid out as converge_report.c writes the sections it
- * keeps (the file's trailing newlines trimmed to one), so the report is the same bytes
- * whichever study was collected last, and again. */
-static void put_section(FILE *out, const char *begin, const char *end, const char *md)
+void study_put_section(FILE *out, const char *name, const char *md)
 {
     char *buf = NULL;
     size_t len = 0, cap = 0, n;
@@ -303,11 +300,10 @@ static void put_section(FILE *out, const char *begin, const char *end, const cha
         fclose(m);
     while (len > 0 && buf[len - 1] == '\n')
         len--;
-    fputs(begin, out);
+    fprintf(out, "<!-- %s -->\n", name);
     if (len)
         fwrite(buf, 1, len, out);
-    fputs("\n", out);
-    fputs(end, out);
+    fprintf(out, "\n<!-- /%s -->\n", name);
     free(buf);
 }
 
@@ -327,13 +323,13 @@ static int section_writer(FILE *out, void *ctx)
     if (f && a[3])
         rewind(f);
     if (a[3] && !put) {
-        put_section(out, begin, end, a[2]);
+        study_put_section(out, a[1], a[2]);
         fputs("\n", out);
     }
     put = a[3] && !put;
     while (f && fgets(line, sizeof line, f)) {
         if (strcmp(line, begin) == 0 && !put) {
-            put_section(out, begin, end, a[2]);
+            study_put_section(out, a[1], a[2]);
             skip = put = 1;
         }
         if (!skip)
@@ -345,7 +341,7 @@ static int section_writer(FILE *out, void *ctx)
         fclose(f);
     if (!put) {
         fputs("\n", out);
-        put_section(out, begin, end, a[2]);
+        study_put_section(out, a[1], a[2]);
     }
     return ferror(out) ? -1 : 0;
 }
